@@ -1,0 +1,26 @@
+// Jest preset shipped with the package: `preset: "jest-session-parity"`.
+// Registers the matchers and lets ts-jest transform msw's ESM-only dependencies.
+"use strict";
+const path = require("node:path");
+
+const ESM_DEPENDENCIES = [
+  "rettime",
+  "until-async",
+  "@open-draft",
+  "@mswjs",
+  "msw",
+  "headers-polyfill",
+  "outvariant",
+  "strict-event-emitter",
+  "is-node-process",
+];
+
+module.exports = {
+  testEnvironment: "node",
+  moduleFileExtensions: ["ts", "tsx", "js", "mjs", "cjs", "json"],
+  transform: {
+    "^.+\\.(t|j|mj)s$": ["ts-jest", { tsconfig: { allowJs: true, esModuleInterop: true, isolatedModules: true }, diagnostics: false }],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_DEPENDENCIES.join("|")})/)`],
+  setupFilesAfterEnv: [path.join(__dirname, "dist", "setup", "setup.js")],
+};

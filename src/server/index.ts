@@ -1,0 +1,3 @@
+// Public surface of the server component; the package root re-exports it.
+// Each module of the component adds its exports here.
+export {};
