@@ -1,3 +1,3 @@
-// Public surface of the agent component; the package root re-exports it.
+// Public surface of the agent component: the scripted weather verify agent and its texts.
 // Each module of the component adds its exports here.
-export {};
+export * from "./texts";

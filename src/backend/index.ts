@@ -1,3 +1,3 @@
-// Public surface of the backend component; the package root re-exports it.
+// Public surface of the backend component: the SGLang-compatible mock built from msw handlers.
 // Each module of the component adds its exports here.
-export {};
+export * from "./types";

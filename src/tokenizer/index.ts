@@ -1,3 +1,3 @@
-// Public surface of the tokenizer component; the package root re-exports it.
+// Public surface of the tokenizer component: Qwen3 tokenizer, chat template and TITO rules.
 // Each module of the component adds its exports here.
-export {};
+export * from "./types";

@@ -1,3 +1,4 @@
-// Public surface of the wire component; the package root re-exports it.
+// Public surface of the wire component: the Sample model, tensors and the samples-op codec.
 // Each module of the component adds its exports here.
-export {};
+export * from "./tensor";
+export * from "./sample";
