@@ -1,0 +1,180 @@
+// The v2 session as an append-only forest of generations, plus the search that places a new request in it.
+// Pure data: no I/O, no tokenization, no locking; the serving policy builds on top of it.
+import type { ChatMessage } from "../../tokenizer/types";
+import type { SessionRecord } from "../types";
+
+/** Most nodes one session may hold; committing one more is refused. */
+export const MAX_TREE_NODES = 1024;
+
+/** Decides whether a stored message and a request message count as the same message. */
+export type MessageMatcher = (stored: ChatMessage, incoming: ChatMessage) => boolean;
+
+/** Raised when a commit would grow a session past its node cap. */
+export class ForestCapacityError extends Error {
+  constructor(readonly cap: number) {
+    super(
+      `trajectory tree node cap reached (${cap} nodes): the session cannot branch or extend any further; ` +
+        `this usually means the agent is not replaying its history verbatim, so every request opens a new branch`,
+    );
+    this.name = "ForestCapacityError";
+  }
+}
+
+/** What a commit supplies to create one node. */
+export interface NodeInit {
+  /** Request messages beyond the parent's path, followed by the generated assistant message. */
+  deltaMessages: readonly ChatMessage[];
+  /** Full token snapshot root -> this node (prompt + completion). */
+  tokenIds: readonly number[];
+  /** This node's sampled completion inside `tokenIds`: `[promptLen, totalLen)`. */
+  completionSpan: readonly [number, number];
+  /** Wall-clock commit time in seconds since the epoch; informational only, never used for ordering. */
+  committedAt: number;
+  /** Upstream `response.id` (the key that joins an agent branch with its leaf). */
+  responseId: string;
+  /** The session record of this generation. */
+  record: SessionRecord;
+  /** Upstream finish reason ("" when absent). */
+  finishReason: string;
+}
+
+/** One committed generation. `id` is its commit order inside the session (also called `seq`). */
+export class TrajectoryNode {
+  /** Children in commit order. */
+  readonly children: TrajectoryNode[] = [];
+  /** Number of nodes root -> this node (inclusive). */
+  readonly depth: number;
+  /** Number of messages on the root -> this node path (inclusive of this delta). */
+  readonly messageEnd: number;
+  readonly deltaMessages: readonly ChatMessage[];
+  readonly tokenIds: readonly number[];
+  readonly completionSpan: readonly [number, number];
+  readonly committedAt: number;
+  readonly responseId: string;
+  readonly record: SessionRecord;
+  readonly finishReason: string;
+
+  constructor(
+    readonly id: number,
+    readonly parent: TrajectoryNode | null,
+    init: NodeInit,
+  ) {
+    this.deltaMessages = [...init.deltaMessages];
+    this.tokenIds = [...init.tokenIds];
+    this.completionSpan = [init.completionSpan[0], init.completionSpan[1]];
+    this.committedAt = init.committedAt;
+    this.responseId = init.responseId;
+    this.record = init.record;
+    this.finishReason = init.finishReason;
+    this.depth = parent === null ? 1 : parent.depth + 1;
+    this.messageEnd = (parent === null ? 0 : parent.messageEnd) + this.deltaMessages.length;
+  }
+
+  /** Commit order; the only ordering key of the forest. Same value as `id`. */
+  get seq(): number {
+    return this.id;
+  }
+
+  /** A generation that stopped at the length limit; its path can never be extended. */
+  get truncated(): boolean {
+    return this.finishReason === "length";
+  }
+
+  /** Nodes root -> this node. */
+  pathNodes(): TrajectoryNode[] {
+    const nodes: TrajectoryNode[] = new Array(this.depth);
+    let node: TrajectoryNode | null = this;
+    for (let i = this.depth - 1; node !== null; i -= 1, node = node.parent) nodes[i] = node;
+    return nodes;
+  }
+
+  /** Ids of the nodes root -> this node. */
+  pathIds(): number[] {
+    return this.pathNodes().map((node) => node.id);
+  }
+
+  /** All messages root -> this node, in order. */
+  pathMessages(): ChatMessage[] {
+    const messages: ChatMessage[] = [];
+    for (const node of this.pathNodes()) messages.push(...node.deltaMessages);
+    return messages;
+  }
+}
+
+/** Where a request lands in the forest. */
+export interface AttachPoint {
+  /** The node the request extends, or null for a new root. */
+  node: TrajectoryNode | null;
+  /** Request messages covered by the attach node's path (0 for a new root). */
+  matchedMessages: number;
+  /** Diagnostics: the longest request prefix seen matching, partial deltas included. */
+  bestOverlap: number;
+}
+
+/** The forest of one v2 session: roots and nodes in commit order, append-only. */
+export class TrajectoryForest {
+  /** Every node, in commit order (`nodes[i].id === i`). */
+  readonly nodes: TrajectoryNode[] = [];
+  /** Root nodes, in commit order. */
+  readonly roots: TrajectoryNode[] = [];
+
+  /** @param cap most nodes this forest accepts (default {@link MAX_TREE_NODES}). */
+  constructor(readonly cap: number = MAX_TREE_NODES) {}
+
+  /** Whether one more node can be committed. */
+  get full(): boolean {
+    return this.nodes.length >= this.cap;
+  }
+
+  /** Nodes without children, in commit order. */
+  leaves(): TrajectoryNode[] {
+    return this.nodes.filter((node) => node.children.length === 0);
+  }
+
+  /**
+   * Appends a node under `parent` (null: a new root) and returns it. Its id is the next commit number.
+   * @throws ForestCapacityError when the forest already holds `cap` nodes.
+   */
+  createNode(parent: TrajectoryNode | null, init: NodeInit): TrajectoryNode {
+    if (this.full) throw new ForestCapacityError(this.cap);
+    if (parent !== null && this.nodes[parent.id] !== parent) {
+      throw new Error(`createNode: parent node ${parent.id} does not belong to this forest`);
+    }
+    const node = new TrajectoryNode(this.nodes.length, parent, init);
+    this.nodes.push(node);
+    if (parent === null) this.roots.push(node);
+    else parent.children.push(node);
+    return node;
+  }
+
+  /**
+   * The deepest node whose whole root -> node path is a message-by-message prefix of `request`.
+   * A node whose delta is only partly matched is no candidate (nor is anything below it); when two
+   * candidates cover the same number of messages the higher commit number wins. Never mutates.
+   */
+  findAttachPoint(request: readonly ChatMessage[], matches: MessageMatcher): AttachPoint {
+    let best: TrajectoryNode | null = null;
+    let bestMatched = -1;
+    let bestOverlap = 0;
+    // Iterative depth-first walk: paths can be up to `cap` nodes deep.
+    const stack: Array<[TrajectoryNode, number]> = [];
+    for (let i = this.roots.length - 1; i >= 0; i -= 1) stack.push([this.roots[i], 0]);
+    while (stack.length > 0) {
+      const [node, offset] = stack.pop() as [TrajectoryNode, number];
+      const delta = node.deltaMessages;
+      let i = 0;
+      while (i < delta.length && offset + i < request.length && matches(delta[i], request[offset + i])) i += 1;
+      if (offset + i > bestOverlap) bestOverlap = offset + i;
+      if (i < delta.length) continue;
+      const matched = offset + delta.length;
+      if (matched > bestMatched || (matched === bestMatched && best !== null && node.id > best.id)) {
+        best = node;
+        bestMatched = matched;
+      }
+      for (let c = node.children.length - 1; c >= 0; c -= 1) stack.push([node.children[c], matched]);
+    }
+    return best === null
+      ? { node: null, matchedMessages: 0, bestOverlap }
+      : { node: best, matchedMessages: bestMatched, bestOverlap };
+  }
+}
