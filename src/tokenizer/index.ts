@@ -1,3 +1,6 @@
 // Public surface of the tokenizer component: Qwen3 tokenizer, chat template and TITO rules.
 // Each module of the component adds its exports here.
 export * from "./types";
+export * from "./chat-template";
+export * from "./qwen3-tokenizer";
+export * from "./load";

@@ -1,0 +1,97 @@
+// The Qwen3 implementation of the Tokenizer contract: @huggingface/tokenizers for ids, the append-safe template for text.
+// Built from already-parsed tokenizer.json / tokenizer_config.json objects; file reading lives in load.ts.
+import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
+import { ChatTemplate, qwen3ChatTemplate } from "./chat-template";
+import type { ChatMessage, RenderOptions, Tokenizer } from "./types";
+
+/** Well-known Qwen3 token ids (SPEC §8); the loader checks the vocabulary agrees. */
+export const QWEN3_IDS = {
+  imStart: 151644,
+  imEnd: 151645,
+  newline: 198,
+  thinkOpen: 151667,
+  thinkClose: 151668,
+} as const;
+
+interface AddedTokenEntry {
+  id: number;
+  content: string;
+  special?: boolean;
+}
+
+/** Qwen3 tokenizer plus chat template. Synchronous once constructed. */
+export class Qwen3Tokenizer implements Tokenizer {
+  /** Always `"qwen3"`. */
+  readonly family = "qwen3";
+  /** Ids of the added tokens flagged special (`<|im_start|>`, `<|im_end|>`, `<|endoftext|>`, ...). */
+  readonly specialIds: ReadonlySet<number>;
+  /** Id of `<|im_end|>`. */
+  readonly imEndId: number;
+  /** Id of `<|im_start|>`. */
+  readonly imStartId: number;
+  /** Id of the single token that encodes "\n". */
+  readonly newlineId: number;
+  private readonly hf: HfTokenizer;
+
+  /**
+   * @param tokenizerJson parsed tokenizer.json
+   * @param tokenizerConfig parsed tokenizer_config.json
+   * @param source where tokenizer.json was read from (reported in errors and metadata)
+   * @param chatTemplate template used by renderChatTemplate; the package's append-safe Qwen3 template by default
+   */
+  constructor(
+    tokenizerJson: Record<string, unknown>,
+    tokenizerConfig: Record<string, unknown>,
+    readonly source: string,
+    readonly chatTemplate: ChatTemplate = qwen3ChatTemplate(),
+  ) {
+    this.hf = new HfTokenizer(tokenizerJson, tokenizerConfig);
+    const added = Array.isArray(tokenizerJson.added_tokens) ? (tokenizerJson.added_tokens as AddedTokenEntry[]) : [];
+    this.specialIds = new Set(added.filter((entry) => entry.special === true).map((entry) => entry.id));
+    this.imStartId = this.requireId("<|im_start|>");
+    this.imEndId = this.requireId("<|im_end|>");
+    const newline = this.encode("\n");
+    if (newline.length !== 1) {
+      throw new Error(`tokenizer ${source} encodes "\\n" as ${newline.length} tokens; a Qwen3 tokenizer uses one`);
+    }
+    this.newlineId = newline[0]!;
+  }
+
+  private requireId(token: string): number {
+    const id = this.hf.token_to_id(token);
+    if (id === undefined) throw new Error(`tokenizer ${this.source} has no ${token} token; it is not a Qwen3 tokenizer`);
+    return id;
+  }
+
+  /** Encodes text without adding special tokens (special-token text inside `text` still maps to its id). */
+  encode(text: string): number[] {
+    return this.hf.encode(text, { add_special_tokens: false }).ids;
+  }
+
+  /** Decodes ids; special tokens are kept unless `skipSpecialTokens` is true. */
+  decode(ids: readonly number[], options: { skipSpecialTokens?: boolean } = {}): string {
+    return this.hf.decode([...ids], { skip_special_tokens: options.skipSpecialTokens ?? false });
+  }
+
+  /** Id of a vocabulary token (byte-level spelling, e.g. "Ċ" for "\n"), or undefined. */
+  tokenToId(token: string): number | undefined {
+    return this.hf.token_to_id(token);
+  }
+
+  /** Vocabulary spelling of an id, or undefined. */
+  idToToken(id: number): string | undefined {
+    return this.hf.id_to_token(id);
+  }
+
+  /** Renders messages with this tokenizer's chat template. */
+  renderChatTemplate(messages: readonly ChatMessage[], options: RenderOptions = {}): string {
+    return this.chatTemplate.render(messages, options);
+  }
+
+  /** The same vocabulary rendering through another template (e.g. a checkpoint's native one). */
+  withChatTemplate(chatTemplate: ChatTemplate): Qwen3Tokenizer {
+    const copy = Object.create(Qwen3Tokenizer.prototype) as Qwen3Tokenizer;
+    Object.assign(copy, this, { chatTemplate });
+    return copy;
+  }
+}
