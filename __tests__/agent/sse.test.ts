@@ -1,0 +1,76 @@
+// SSE framing and the fold of chat.completion.chunk deltas back into one assistant message.
+import { foldChatChunks, SseDataParser } from "../../src/agent";
+import { streamChunks } from "./fake-session-endpoint";
+
+describe("SseDataParser", () => {
+  test("events split across pushes, CRLF and CR line ends, comments and multi-line data", () => {
+    const parser = new SseDataParser();
+    const text = 'data: {"a":1}\r\n\r\n: comment\n\nevent: x\ndata: line1\ndata: line2\n\ndata:no-space\r\rdata: [DONE]\n\n';
+    const events: string[] = [];
+    for (let i = 0; i < text.length; i += 3) events.push(...parser.push(text.slice(i, i + 3)));
+    events.push(...parser.end());
+    expect(events).toEqual(['{"a":1}', "line1\nline2", "no-space", "[DONE]"]);
+  });
+
+  test("a final event without its blank line is still delivered at end()", () => {
+    const parser = new SseDataParser();
+    expect(parser.push("data: last")).toEqual([]);
+    expect(parser.end()).toEqual(["last"]);
+  });
+});
+
+describe("foldChatChunks", () => {
+  test("content concatenates and tool-call fragments merge by index, index dropped", () => {
+    const chunks = streamChunks(
+      {
+        content: "Let me check both cities.",
+        reasoning_content: "need two calls",
+        tool_calls: [
+          { id: "call_a", name: "get_weather", arguments: '{"location": "Beijing"}' },
+          { id: "call_b", name: "get_weather", arguments: '{"location": "Shanghai"}' },
+        ],
+      },
+      "tool_calls",
+    );
+    const folded = foldChatChunks(chunks);
+    expect(folded.choices[0].finish_reason).toBe("tool_calls");
+    expect(folded.usage).toEqual({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 });
+    expect(folded.id).toBe("chatcmpl-fake");
+    expect(folded.object).toBe("chat.completion");
+    const message = folded.choices[0].message;
+    expect(message).toEqual({
+      role: "assistant",
+      content: "Let me check both cities.",
+      reasoning_content: "need two calls",
+      tool_calls: [
+        { id: "call_a", type: "function", function: { name: "get_weather", arguments: '{"location": "Beijing"}' } },
+        { id: "call_b", type: "function", function: { name: "get_weather", arguments: '{"location": "Shanghai"}' } },
+      ],
+    });
+    expect(Object.keys(message.tool_calls![0])).toEqual(["id", "type", "function"]);
+  });
+
+  test("interleaved fragments of two calls, out-of-order indexes", () => {
+    const c = (toolCalls: unknown[]) => ({ object: "chat.completion.chunk", choices: [{ delta: { tool_calls: toolCalls } }] });
+    const folded = foldChatChunks([
+      c([{ index: 1, id: "second", function: { name: "get_weather", arguments: '{"loc' } }]),
+      c([{ index: 0, id: "first", function: { name: "get_weather", arguments: "{}" } }]),
+      c([{ index: 1, function: { arguments: 'ation": "X"}' }, id: null }]),
+    ]);
+    expect(folded.choices[0].message.tool_calls).toEqual([
+      { id: "first", function: { name: "get_weather", arguments: "{}" } },
+      { id: "second", function: { name: "get_weather", arguments: '{"location": "X"}' } },
+    ]);
+    expect(folded.choices[0].message.content).toBeNull();
+    expect(folded.choices[0].finish_reason).toBeNull();
+  });
+
+  test("malformed streams are refused with the label", () => {
+    expect(() => foldChatChunks([], "step 2 tool_result")).toThrow("step 2 tool_result: the SSE stream held no chunk before [DONE]");
+    expect(() => foldChatChunks([{ object: "chat.completion", choices: [] }], "s")).toThrow(/SSE event 0 is not a chat.completion.chunk/);
+    expect(() => foldChatChunks([{ object: "chat.completion.chunk", choices: [{}, {}] }], "s")).toThrow(/exactly one choice/);
+    expect(() => foldChatChunks([{ object: "chat.completion.chunk", choices: [{ delta: { tool_calls: [{ id: "x" }] } }] }], "s")).toThrow(
+      /tool-call fragment without an integer index/,
+    );
+  });
+});

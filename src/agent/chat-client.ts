@@ -1,0 +1,132 @@
+// The agent's HTTP edge: one OpenAI chat-completions call over undici, streamed (SSE) or not.
+// A streamed reply is folded back into the non-streaming shape so the agent never sees the difference.
+import { request, type Dispatcher } from "undici";
+import { foldChatChunks, SseDataParser, type WireObject } from "./sse";
+import type { ChatMessage } from "../tokenizer/types";
+
+/** A failed chat call: names the driver step, the HTTP status (0 for a transport/protocol failure) and the body. */
+export class AgentChatError extends Error {
+  constructor(
+    /** The driver step that made the call, e.g. `"step 3 tool_result"`. */
+    readonly step: string,
+    /** HTTP status of the reply; 0 when the failure was not an HTTP status. */
+    readonly status: number,
+    /** Reply body text (or the protocol problem). */
+    readonly body: string,
+  ) {
+    super(`weather agent: ${step} chat call failed (status ${status}): ${body}`);
+    this.name = "AgentChatError";
+  }
+}
+
+/** What the agent needs from a chat reply: the first choice's assistant message, plus the raw reply. */
+export interface ChatReply {
+  message: ChatMessage;
+  finishReason: string | null;
+  raw: WireObject;
+}
+
+/** Options of {@link postChatCompletion}. */
+export interface ChatCallOptions {
+  /** Full URL of the chat-completions route. */
+  url: string;
+  /** Request body without `stream` (added here when streaming). */
+  body: WireObject;
+  /** Ask for SSE and fold the chunks (default true). */
+  stream?: boolean;
+  /** undici dispatcher (Agent/Pool); the global one when absent. */
+  dispatcher?: Dispatcher;
+  /** Step label used in errors. */
+  step: string;
+}
+
+/**
+ * POSTs one chat completion and returns the assistant message.
+ * @throws AgentChatError on a non-200 status, a malformed reply, an SSE stream without `[DONE]` or a transport failure.
+ */
+export async function postChatCompletion(options: ChatCallOptions): Promise<ChatReply> {
+  const stream = options.stream ?? true;
+  const payload = stream ? { ...options.body, stream: true } : options.body;
+  let reply: Dispatcher.ResponseData;
+  try {
+    reply = await request(options.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: stream ? "text/event-stream" : "application/json" },
+      body: JSON.stringify(payload),
+      dispatcher: options.dispatcher,
+    });
+  } catch (error) {
+    throw new AgentChatError(options.step, 0, `transport error: ${errorText(error)}`);
+  }
+  if (reply.statusCode !== 200) {
+    const text = await reply.body.text().catch((error: unknown) => `<unreadable body: ${errorText(error)}>`);
+    throw new AgentChatError(options.step, reply.statusCode, text);
+  }
+  const raw = stream ? await readStreamedCompletion(reply, options.step) : await readJsonCompletion(reply, options.step);
+  return extractAssistant(raw, options.step);
+}
+
+async function readJsonCompletion(reply: Dispatcher.ResponseData, step: string): Promise<WireObject> {
+  const text = await reply.body.text();
+  try {
+    return JSON.parse(text) as WireObject;
+  } catch {
+    throw new AgentChatError(step, reply.statusCode, `reply is not JSON: ${text.slice(0, 500)}`);
+  }
+}
+
+async function readStreamedCompletion(reply: Dispatcher.ResponseData, step: string): Promise<WireObject> {
+  const contentType = String(reply.headers["content-type"] ?? "");
+  if (!contentType.startsWith("text/event-stream")) {
+    const text = await reply.body.text();
+    throw new AgentChatError(step, reply.statusCode, `expected text/event-stream, got content-type ${JSON.stringify(contentType)}: ${text.slice(0, 500)}`);
+  }
+  const parser = new SseDataParser();
+  const decoder = new TextDecoder();
+  const chunks: unknown[] = [];
+  let done = false;
+  const take = (events: string[]): void => {
+    for (const data of events) {
+      if (done) throw new AgentChatError(step, reply.statusCode, `SSE event after [DONE]: ${data.slice(0, 200)}`);
+      if (data === "[DONE]") {
+        done = true;
+        continue;
+      }
+      try {
+        chunks.push(JSON.parse(data));
+      } catch {
+        throw new AgentChatError(step, reply.statusCode, `SSE data is not JSON: ${data.slice(0, 200)}`);
+      }
+    }
+  };
+  try {
+    for await (const piece of reply.body) take(parser.push(decoder.decode(piece as Uint8Array, { stream: true })));
+    take(parser.push(decoder.decode()));
+    take(parser.end());
+  } catch (error) {
+    reply.body.destroy();
+    if (error instanceof AgentChatError) throw error;
+    throw new AgentChatError(step, reply.statusCode, `SSE stream broke: ${errorText(error)}`);
+  }
+  if (!done) throw new AgentChatError(step, reply.statusCode, "SSE stream ended without data: [DONE]");
+  try {
+    return foldChatChunks(chunks, step) as unknown as WireObject;
+  } catch (error) {
+    throw new AgentChatError(step, reply.statusCode, errorText(error));
+  }
+}
+
+function extractAssistant(raw: WireObject, step: string): ChatReply {
+  const choices = raw.choices;
+  const first = Array.isArray(choices) ? (choices[0] as unknown) : undefined;
+  const message = typeof first === "object" && first !== null ? (first as WireObject).message : undefined;
+  if (typeof message !== "object" || message === null || typeof (message as WireObject).role !== "string") {
+    throw new AgentChatError(step, 200, `reply has no choices[0].message: ${JSON.stringify(raw).slice(0, 500)}`);
+  }
+  const finish = (first as WireObject).finish_reason;
+  return { message: message as ChatMessage, finishReason: typeof finish === "string" ? finish : null, raw };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,232 @@
+// The scripted weather verify agent: walks the driver schedule against one session, one chat call per step.
+// Its retries (rollbacks) and role appends are what exercise a session server's trajectory handling.
+import type { Dispatcher } from "undici";
+import { postChatCompletion } from "./chat-client";
+import { buildDriverSchedule, QWEN3_APPEND_ROLES, type DriverAction } from "./schedule";
+import {
+  ASSISTANT_INPUT_FOLLOWUP_TEXT,
+  ASSISTANT_INPUT_TEXTS,
+  buildInitialMessages,
+  FORCE_FINAL_TEXT,
+  MOCK_TOOL_RESULTS,
+  SYSTEM_REMINDER_TEXT,
+  TOOL_CALL_FAILURE_TEXT,
+  USER_FOLLOWUP_TEXT,
+  WEATHER_TOOLS,
+} from "./texts";
+import type { ChatMessage } from "../tokenizer/types";
+import type { JsonValue } from "../wire/sample";
+
+/** What a `tool_result` step does when the last assistant turn holds no tool call. */
+export type ToolCallFailureMode = "rollback" | "append_tool" | "append_user";
+
+/** All {@link ToolCallFailureMode} values. */
+export const TOOL_CALL_FAILURE_MODES: readonly ToolCallFailureMode[] = ["rollback", "append_tool", "append_user"];
+
+/** Most `rollback` fallbacks allowed in a row before the agent gives up. */
+export const MAX_CONSECUTIVE_FAILURE_ROLLBACKS = 3;
+
+/** Sampling parameters copied into every chat request (`messages`, `tools` and `stream` are the agent's own). */
+export type AgentSampling = { [key: string]: JsonValue };
+
+/** Driver event names recorded in {@link WeatherAgentResult.driver_events}. */
+export type DriverEvent =
+  | "initial"
+  | "append_tool"
+  | "append_user"
+  | "append_system"
+  | "rollback"
+  | "force_final"
+  | "append_assistant"
+  | "tool_call_failure_rollback"
+  | "tool_call_failure_append_tool"
+  | "tool_call_failure_append_user";
+
+/** The agent's return value; it is also the agent metadata sent to a v2 samples op (snake_case like the wire). */
+export type WeatherAgentResult = {
+  driver_events: DriverEvent[];
+  rollback_count: number;
+  user_count: number;
+  system_count: number;
+  assistant_input_count: number;
+  tool_result_count: number;
+  tool_call_count: number;
+};
+
+/** Options of {@link runWeatherAgent}. */
+export interface WeatherAgentOptions {
+  /** The session's base URL, `<server>/sessions/<id>`; chat goes to `<baseUrl>/v1/chat/completions`. */
+  baseUrl: string;
+  /** Sampling parameters sent with every call (default none). */
+  sampling?: AgentSampling;
+  /** Schedule cycles (default 1). */
+  cycles?: number;
+  /** Fallback when a tool-result step finds no tool call (default `"rollback"`). */
+  toolCallFailureMode?: ToolCallFailureMode;
+  /** Roles the server's template lets the agent append (default Qwen3's: tool, user, system, assistant). */
+  allowedAppendRoles?: readonly string[];
+  /** Stream every call as SSE (default true) or ask for plain JSON. */
+  stream?: boolean;
+  /** undici dispatcher for the calls; the global one when absent. */
+  dispatcher?: Dispatcher;
+}
+
+const RESERVED_SAMPLING_KEYS = ["messages", "tools", "stream", "stream_options"];
+
+/**
+ * Runs the weather agent against one session: the initial call, then each scheduled action followed
+ * by one chat call. Rollbacks pop the last assistant message locally, so the next request is shorter
+ * than what the server stored.
+ *
+ * @throws Error on bad options (unknown mode or role, `append_user` without the user role, reserved sampling keys),
+ *   {@link AgentChatError} when a chat call fails, and Error when the rollback fallback hits its cap.
+ */
+export async function runWeatherAgent(options: WeatherAgentOptions): Promise<WeatherAgentResult> {
+  const allowedRoles = options.allowedAppendRoles ?? QWEN3_APPEND_ROLES;
+  const schedule = buildDriverSchedule(allowedRoles, options.cycles ?? 1);
+  const failureMode = options.toolCallFailureMode ?? "rollback";
+  if (!TOOL_CALL_FAILURE_MODES.includes(failureMode)) {
+    throw new Error(`runWeatherAgent: unknown toolCallFailureMode ${JSON.stringify(failureMode)}; use one of ${TOOL_CALL_FAILURE_MODES.join(", ")}`);
+  }
+  if (failureMode === "append_user" && !allowedRoles.includes("user")) {
+    throw new Error(
+      `runWeatherAgent: toolCallFailureMode "append_user" needs the "user" append role, allowed roles are ${JSON.stringify([...allowedRoles])}; ` +
+        `use "rollback" or "append_tool" instead`,
+    );
+  }
+  const sampling = options.sampling ?? {};
+  const reserved = RESERVED_SAMPLING_KEYS.filter((key) => key in sampling);
+  if (reserved.length > 0) {
+    throw new Error(`runWeatherAgent: sampling must not set ${reserved.join(", ")} (the agent owns them)`);
+  }
+
+  const state = new AgentState();
+  const chat = async (step: string): Promise<void> => {
+    const reply = await postChatCompletion({
+      url: `${options.baseUrl.replace(/\/+$/, "")}/v1/chat/completions`,
+      body: { messages: state.messages, tools: WEATHER_TOOLS, ...sampling },
+      stream: options.stream,
+      dispatcher: options.dispatcher,
+      step,
+    });
+    state.acceptAssistant(reply.message);
+  };
+
+  await chat("initial");
+  state.events.push("initial");
+  for (const [position, action] of schedule.entries()) {
+    const step = `step ${position + 1} ${action}`;
+    applyAction(state, action, failureMode, step);
+    await chat(step);
+  }
+  return state.result();
+}
+
+/** The agent's local conversation, counters and events. */
+class AgentState {
+  readonly messages: ChatMessage[] = buildInitialMessages();
+  readonly events: DriverEvent[] = [];
+  readonly counters = {
+    rollback_count: 0,
+    user_count: 0,
+    system_count: 0,
+    assistant_input_count: 0,
+    tool_result_count: 0,
+    tool_call_count: 0,
+  };
+  lastAssistant: ChatMessage | null = null;
+  failureRollbacks = 0;
+
+  acceptAssistant(message: ChatMessage): void {
+    this.messages.push(message);
+    this.lastAssistant = message;
+    this.counters.tool_call_count += message.tool_calls?.length ?? 0;
+  }
+
+  popAssistant(step: string): void {
+    const tail = this.messages[this.messages.length - 1];
+    if (tail?.role !== "assistant") {
+      throw new Error(`weather agent: cannot roll back at ${step}: the last message is ${tail ? `a ${tail.role} message` : "missing"}, not an assistant turn`);
+    }
+    this.messages.pop();
+    this.counters.rollback_count += 1;
+  }
+
+  result(): WeatherAgentResult {
+    return { driver_events: [...this.events], ...this.counters };
+  }
+}
+
+function applyAction(state: AgentState, action: DriverAction, failureMode: ToolCallFailureMode, step: string): void {
+  switch (action) {
+    case "tool_result":
+      appendToolResults(state, failureMode, step);
+      return;
+    case "user_followup":
+      state.messages.push({ role: "user", content: USER_FOLLOWUP_TEXT });
+      state.counters.user_count += 1;
+      state.events.push("append_user");
+      return;
+    case "system_reminder":
+      state.messages.push({ role: "system", content: SYSTEM_REMINDER_TEXT });
+      state.counters.system_count += 1;
+      state.events.push("append_system");
+      return;
+    case "rollback":
+      state.popAssistant(step);
+      state.events.push("rollback");
+      return;
+    case "force_final":
+      state.messages.push({ role: "user", content: FORCE_FINAL_TEXT });
+      state.events.push("force_final");
+      return;
+    case "assistant_input":
+      for (const text of ASSISTANT_INPUT_TEXTS) state.messages.push({ role: "assistant", content: text });
+      state.messages.push({ role: "user", content: ASSISTANT_INPUT_FOLLOWUP_TEXT });
+      state.counters.assistant_input_count += ASSISTANT_INPUT_TEXTS.length;
+      state.counters.user_count += 1;
+      state.events.push("append_assistant");
+      return;
+  }
+}
+
+/** Answers every tool call of the last assistant turn, or applies the failure mode when there is none. */
+function appendToolResults(state: AgentState, failureMode: ToolCallFailureMode, step: string): void {
+  const toolCalls = state.lastAssistant?.tool_calls ?? [];
+  if (toolCalls.length > 0) {
+    state.failureRollbacks = 0;
+    toolCalls.forEach((call, i) => {
+      if (typeof call.id !== "string" || call.id === "") {
+        throw new Error(`weather agent: ${step}: tool call ${i} of the last assistant turn has no id to answer: ${JSON.stringify(call)}`);
+      }
+      const result = MOCK_TOOL_RESULTS[(state.counters.tool_result_count + i) % MOCK_TOOL_RESULTS.length];
+      state.messages.push({ role: "tool", content: result, tool_call_id: call.id });
+    });
+    state.counters.tool_result_count += toolCalls.length;
+    state.events.push("append_tool");
+    return;
+  }
+  switch (failureMode) {
+    case "append_tool":
+      state.messages.push({ role: "tool", tool_call_id: "none", content: TOOL_CALL_FAILURE_TEXT });
+      state.events.push("tool_call_failure_append_tool");
+      return;
+    case "append_user":
+      state.messages.push({ role: "user", content: TOOL_CALL_FAILURE_TEXT });
+      state.counters.user_count += 1;
+      state.events.push("tool_call_failure_append_user");
+      return;
+    case "rollback":
+      state.failureRollbacks += 1;
+      if (state.failureRollbacks > MAX_CONSECUTIVE_FAILURE_ROLLBACKS) {
+        throw new Error(
+          `weather agent: ${step}: the model answered without a tool call ${state.failureRollbacks} times in a row; ` +
+            `the rollback fallback is capped at ${MAX_CONSECUTIVE_FAILURE_ROLLBACKS} consecutive retries ` +
+            `(check the sampling, the tool spec, or use toolCallFailureMode "append_tool"/"append_user")`,
+        );
+      }
+      state.popAssistant(step);
+      state.events.push("tool_call_failure_rollback");
+      return;
+  }
+}
