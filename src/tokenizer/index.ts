@@ -4,3 +4,5 @@ export * from "./types";
 export * from "./chat-template";
 export * from "./qwen3-tokenizer";
 export * from "./load";
+export * from "./mismatch";
+export * from "./tito";

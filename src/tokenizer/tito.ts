@@ -1,0 +1,214 @@
+// Token-in/token-out (TITO) prompt construction for Qwen3: reuse stored ids, tokenize only the appended messages.
+// Also merges request chat_template_kwargs over server defaults and produces the tito_session_mismatch report.
+import { MismatchComparator, type TitoMismatchEntry } from "./mismatch";
+import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolSpec } from "./types";
+
+/** A TITO rule was broken: disallowed role, conflicting pinned kwarg, non-append-only render, ... */
+export class TitoError extends Error {
+  override readonly name = "TitoError";
+}
+
+/** Roles that may follow the stored history, in the order they are listed in messages. */
+export const QWEN3_TITO_APPEND_ROLES: readonly string[] = ["tool", "user", "system", "assistant"];
+
+/** Kwargs the Qwen3 family fixes for TITO; a request may repeat them but never change them. */
+export const QWEN3_PINNED_KWARGS: Readonly<ChatTemplateKwargs> = Object.freeze({ clear_thinking: false });
+
+/** Decides whether a stored message and a new message are the same history entry. */
+export type TitoMessageMatcher = (stored: ChatMessage, incoming: ChatMessage) => boolean;
+
+const DUMMY_SYSTEM: ChatMessage = Object.freeze({ role: "system", content: "dummy system" }) as ChatMessage;
+
+/** Stand-in for the stored last turn: keeps its tool calls (they decide how a following tool result opens). */
+function dummyAssistant(stored: ChatMessage): ChatMessage {
+  return { role: "assistant", content: "", reasoning_content: " ", tool_calls: stored.tool_calls ?? [] };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Qwen3 TITO rules (SPEC §8). Stateless apart from the tokenizer and the default kwargs. */
+export class Qwen3Tito {
+  /** Stored completion tokens that may be trimmed before merging; Qwen3 never trims. */
+  readonly maxTrimTokens = 0;
+  /** Roles a request may append after the stored history. */
+  readonly allowedAppendRoles: ReadonlySet<string> = new Set(QWEN3_TITO_APPEND_ROLES);
+  /** Server default kwargs with the pinned ones applied. */
+  readonly defaultKwargs: Readonly<ChatTemplateKwargs>;
+  private readonly comparator: MismatchComparator;
+  private readonly imEndId: number;
+  private readonly newlineId: number;
+
+  /**
+   * @param tokenizer a Qwen3 tokenizer (its renderChatTemplate must be append-safe)
+   * @param defaultKwargs server default chat-template kwargs, e.g. `{enable_thinking: false}`
+   * @throws TitoError when the defaults contradict a pinned kwarg, or the vocabulary lacks `<|im_end|>`
+   */
+  constructor(
+    readonly tokenizer: Tokenizer,
+    defaultKwargs: ChatTemplateKwargs = {},
+  ) {
+    this.defaultKwargs = Object.freeze(this.applyPinned({ ...defaultKwargs }, "default"));
+    const imEnd = tokenizer.tokenToId("<|im_end|>");
+    if (imEnd === undefined) throw new TitoError(`tokenizer ${tokenizer.source} has no <|im_end|> token`);
+    const newline = tokenizer.encode("\n");
+    if (newline.length !== 1) throw new TitoError(`tokenizer ${tokenizer.source} does not encode "\\n" as one token`);
+    this.imEndId = imEnd;
+    this.newlineId = newline[0]!;
+    this.comparator = new MismatchComparator({
+      specialIds: tokenizer.specialIds,
+      trailingIds: new Set([this.newlineId]),
+      assistantStart: "<|im_start|>assistant",
+      decode: (ids) => tokenizer.decode(ids, { skipSpecialTokens: false }),
+    });
+  }
+
+  private applyPinned(kwargs: ChatTemplateKwargs, layer: string): ChatTemplateKwargs {
+    for (const [key, value] of Object.entries(QWEN3_PINNED_KWARGS)) {
+      if (key in kwargs && kwargs[key] !== undefined && !sameJson(kwargs[key], value)) {
+        throw new TitoError(
+          `chat_template_kwargs.${key}=${JSON.stringify(kwargs[key])} (${layer}) conflicts with the value ` +
+            `the qwen3 TITO template requires: ${JSON.stringify(value)}`,
+        );
+      }
+      kwargs[key] = value;
+    }
+    return kwargs;
+  }
+
+  /**
+   * Request kwargs layered over the defaults. Pinned kwargs (`clear_thinking: false`) always win; a request that
+   * asks for a different value is rejected. Idempotent: merging already-merged kwargs returns the same values.
+   * @throws TitoError when the kwargs are not an object or contradict a pinned kwarg
+   */
+  mergeKwargs(requestKwargs?: ChatTemplateKwargs | null): ChatTemplateKwargs {
+    if (requestKwargs === undefined || requestKwargs === null) return { ...this.defaultKwargs };
+    if (!isPlainObject(requestKwargs)) throw new TitoError("chat_template_kwargs must be an object");
+    return this.applyPinned({ ...this.defaultKwargs, ...requestKwargs }, "request");
+  }
+
+  /** Prompt ids for `messages` rendered from scratch, with the generation prompt. */
+  renderPromptIds(messages: readonly ChatMessage[], tools: readonly ToolSpec[] | null, kwargs?: ChatTemplateKwargs): number[] {
+    const text = this.tokenizer.renderChatTemplate(messages, {
+      tools,
+      addGenerationPrompt: true,
+      kwargs: this.mergeKwargs(kwargs),
+    });
+    return this.tokenizer.encode(text);
+  }
+
+  /**
+   * Checks that `newMessages` (the full new list) extends `oldMessages` with allowed roles only. With a matcher,
+   * each stored message must also match its counterpart; without one, the caller vouches for the prefix.
+   * @throws TitoError naming the offending index and role
+   */
+  assertAppendable(
+    oldMessages: readonly ChatMessage[],
+    newMessages: readonly ChatMessage[],
+    matcher?: TitoMessageMatcher,
+  ): void {
+    if (newMessages.length < oldMessages.length) {
+      throw new TitoError(`new messages (${newMessages.length}) are fewer than stored messages (${oldMessages.length})`);
+    }
+    if (matcher) {
+      oldMessages.forEach((stored, index) => {
+        if (!matcher(stored, newMessages[index]!)) {
+          throw new TitoError(
+            `message ${index} (role ${JSON.stringify(newMessages[index]!.role)}) does not match the stored ` +
+              `message (role ${JSON.stringify(stored.role)})`,
+          );
+        }
+      });
+    }
+    for (let index = oldMessages.length; index < newMessages.length; index += 1) {
+      const role = newMessages[index]!.role;
+      if (!this.allowedAppendRoles.has(role)) {
+        throw new TitoError(
+          `appended message ${index} has role ${JSON.stringify(role)}, which the qwen3 TITO template cannot ` +
+            `append; allowed roles: ${[...this.allowedAppendRoles].join(", ")}`,
+        );
+      }
+    }
+  }
+
+  /**
+   * Ids of the messages appended after `oldMessages`, plus the generation prompt: renders
+   * `[dummySystem, dummyAssistant] + appended` (with generation prompt) and `[dummySystem, dummyAssistant]`
+   * (without) and encodes the difference. The cost depends on the appended messages only, never on the history.
+   * @throws TitoError when a role is not allowed, there is no stored message, or the render is not append-only
+   */
+  tokenizeAppended(
+    oldMessages: readonly ChatMessage[],
+    newMessages: readonly ChatMessage[],
+    tools: readonly ToolSpec[] | null,
+    kwargs?: ChatTemplateKwargs,
+  ): number[] {
+    if (oldMessages.length === 0) {
+      throw new TitoError("no stored messages to append to; render the prompt from scratch instead");
+    }
+    this.assertAppendable(oldMessages, newMessages);
+    const appended = newMessages.slice(oldMessages.length);
+    const base = [DUMMY_SYSTEM, dummyAssistant(oldMessages[oldMessages.length - 1]!)];
+    const merged = this.mergeKwargs(kwargs);
+    const prefix = this.tokenizer.renderChatTemplate(base, { tools, addGenerationPrompt: false, kwargs: merged });
+    const full = this.tokenizer.renderChatTemplate([...base, ...appended], { tools, addGenerationPrompt: true, kwargs: merged });
+    if (!full.startsWith(prefix)) {
+      const roles = appended.length > 0 ? appended.map((m) => m.role).join(", ") : "generation prompt";
+      throw new TitoError(
+        `rendered suffix for appended [${roles}] does not extend the rendered prefix: the chat template is not ` +
+          `append-only here (prefix ends ${JSON.stringify(prefix.slice(-60))}, render has ` +
+          `${JSON.stringify(full.slice(Math.max(0, prefix.length - 60), prefix.length))} there)`,
+      );
+    }
+    return this.tokenizer.encode(full.slice(prefix.length));
+  }
+
+  /**
+   * Prompt ids for `newMessages` built on stored ids: stored ids, then "\n" (198) when they end in `<|im_end|>`
+   * (the model stops before the template's newline), then {@link tokenizeAppended}. Never trims stored ids.
+   */
+  mergeTokens(
+    oldMessages: readonly ChatMessage[],
+    newMessages: readonly ChatMessage[],
+    storedIds: readonly number[],
+    tools: readonly ToolSpec[] | null,
+    kwargs?: ChatTemplateKwargs,
+  ): number[] {
+    const suffix = this.tokenizeAppended(oldMessages, newMessages, tools, kwargs);
+    const addNewline = storedIds.length > 0 && storedIds[storedIds.length - 1] === this.imEndId;
+    const out = new Array<number>(storedIds.length + (addNewline ? 1 : 0) + suffix.length);
+    let at = 0;
+    for (let i = 0; i < storedIds.length; i += 1) out[at++] = storedIds[i]!;
+    if (addNewline) out[at++] = this.newlineId;
+    for (let i = 0; i < suffix.length; i += 1) out[at++] = suffix[i]!;
+    return out;
+  }
+
+  /**
+   * The `tito_session_mismatch` report: renders `messages` canonically (no generation prompt) and compares the
+   * ids with `tokenIds` segment by segment. Empty when the accumulated ids are what the template renders.
+   */
+  compareWithCanonical(
+    messages: readonly ChatMessage[],
+    tokenIds: readonly number[],
+    tools: readonly ToolSpec[] | null,
+    kwargs?: ChatTemplateKwargs,
+  ): TitoMismatchEntry[] {
+    const text = this.tokenizer.renderChatTemplate(messages, {
+      tools,
+      addGenerationPrompt: false,
+      kwargs: this.mergeKwargs(kwargs),
+    });
+    return this.comparator.compare(this.tokenizer.encode(text), tokenIds);
+  }
+}
+
+/** Factory form of `new Qwen3Tito(tokenizer, defaultKwargs)`. */
+export function createTito(tokenizer: Tokenizer, defaultKwargs?: ChatTemplateKwargs): Qwen3Tito {
+  return new Qwen3Tito(tokenizer, defaultKwargs);
+}
