@@ -1,0 +1,33 @@
+// SGLang-style error replies of the mock backend: `{object: "error", message, type, param, code}`.
+// One place so the msw handlers and the node:http bridge answer bad input with identical bytes.
+
+const ERROR_TYPES: Readonly<Record<number, string>> = {
+  400: "BadRequestError",
+  404: "NotFoundError",
+  500: "InternalServerError",
+  503: "ServiceUnavailableError",
+};
+
+/** The JSON body of an error reply with `status`. */
+export function errorBody(status: number, message: string): Record<string, unknown> {
+  return { object: "error", message, type: ERROR_TYPES[status] ?? "Error", param: null, code: status };
+}
+
+/** An error reply as a Fetch `Response`. */
+export function errorResponse(status: number, message: string): Response {
+  return jsonResponse(status, errorBody(status, message));
+}
+
+/** A JSON reply with an explicit content length (same bytes whichever transport carries it). */
+export function jsonResponse(status: number, body: unknown): Response {
+  const text = JSON.stringify(body);
+  return new Response(text, {
+    status,
+    headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)) },
+  });
+}
+
+/** Message of the 404 reply for a path the backend does not serve. */
+export function notFoundMessage(method: string, path: string): string {
+  return `no route for ${method} ${path}; the mock backend serves POST /v1/chat/completions, POST /generate, GET /health, POST /abort_request`;
+}

@@ -1,0 +1,244 @@
+// The mock backend itself: msw request handlers that answer like SGLang's HTTP server.
+// Both transports (node:http bridge, in-process setupServer) serve these same handlers.
+import { setTimeout as sleep } from "node:timers/promises";
+import { randomBytes } from "node:crypto";
+import { http, type RequestHandler } from "msw";
+import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolSpec } from "../tokenizer/types";
+import type { ProcessFunction, ProcessResult } from "./types";
+import { BackendStatsRecorder, type BackendRequestEntry } from "./stats";
+import { errorResponse, jsonResponse, notFoundMessage } from "./errors";
+import { buildChatCompletion, buildGenerateReply, chatCompletionToSse, type PromptView, type ReplyContext } from "./replies";
+
+/** The stop token a Qwen3 engine reports at the end of a finished turn. */
+export const QWEN3_STOP_TOKEN = "<|im_end|>";
+
+/** Default `model` of replies when the request names none. */
+export const DEFAULT_MOCK_MODEL = "mock-model";
+
+/** Options of {@link createBackendHandlers}. */
+export interface BackendOptions {
+  /** Decides the completion for each prompt. */
+  process: ProcessFunction;
+  /** Qwen3 tokenizer used to decode `input_ids`, render `messages` and encode completions. */
+  tokenizer: Tokenizer;
+  /** Delay before each generation reply, in milliseconds (default 0). */
+  latencyMs?: number;
+  /** Append `<|im_end|>` to the output ids of stop/tool-call finishes (default true). */
+  emitStopToken?: boolean;
+  /** `model` of replies whose request names none (default `"mock-model"`). */
+  model?: string;
+  /** Recorder the handlers log into; pass one to share it, otherwise a fresh one is used. */
+  stats?: BackendStatsRecorder;
+  /**
+   * Serve only this origin (`http://host:port`) and answer 404 for its unknown paths. Default: match the
+   * four routes on any origin and leave other paths unhandled (the bridge answers those itself).
+   */
+  origin?: string;
+  /** Clock in seconds since the epoch, for `created` (default wall clock). */
+  clock?: () => number;
+  /** Source of the 8-hex-digit reply ids (default random). */
+  idSource?: () => string;
+  /** Aborting it ends pending latency waits (used by `close()`). */
+  signal?: AbortSignal;
+}
+
+/** A tokenizer given directly or loaded on first use. */
+export type TokenizerSource = Tokenizer | (() => Promise<Tokenizer>);
+
+/** {@link BackendOptions} with a lazily loaded tokenizer (used by the transports). */
+export type LazyBackendOptions = Omit<BackendOptions, "tokenizer"> & { tokenizer: TokenizerSource };
+
+class BadRequest extends Error {}
+
+const GENERATION_PATHS = ["/v1/chat/completions", "/generate"] as const;
+type GenerationPath = (typeof GENERATION_PATHS)[number];
+
+/**
+ * msw handlers for `POST /v1/chat/completions`, `POST /generate`, `GET /health` and `POST /abort_request`,
+ * matching any origin (or only `options.origin`). Stats land in `options.stats` when given.
+ */
+export function createBackendHandlers(options: BackendOptions): RequestHandler[] {
+  return buildBackendHandlers(options).handlers;
+}
+
+/** Handlers plus the recorder they write to; accepts a lazily loaded tokenizer. */
+export function buildBackendHandlers(options: LazyBackendOptions): { handlers: RequestHandler[]; stats: BackendStatsRecorder } {
+  const stats = options.stats ?? new BackendStatsRecorder();
+  const engine = new MockEngine(options, stats);
+  const origin = options.origin === undefined ? undefined : new URL(options.origin).origin;
+  const matches = (request: Request, method: string, path: string): boolean => {
+    if (request.method !== method) return false;
+    const url = new URL(request.url);
+    return url.pathname === path && (origin === undefined || url.origin === origin);
+  };
+  const handlers: RequestHandler[] = [
+    ...GENERATION_PATHS.map((path) =>
+      http.post(({ request }) => matches(request, "POST", path), ({ request }) => engine.handleGeneration(path, request)),
+    ),
+    http.get(({ request }) => matches(request, "GET", "/health"), () => jsonResponse(200, { status: "ok" })),
+    http.post(({ request }) => matches(request, "POST", "/abort_request"), () => jsonResponse(200, { status: "ok" })),
+  ];
+  if (origin !== undefined) {
+    handlers.push(
+      http.all(
+        ({ request }) => new URL(request.url).origin === origin,
+        ({ request }) => unknownPathResponse(stats, request),
+      ),
+    );
+  }
+  return { handlers, stats };
+}
+
+/** Logs a request to a path the backend does not serve and answers 404 (shared with the bridge). */
+export async function unknownPathResponse(stats: BackendStatsRecorder, request: Request): Promise<Response> {
+  const path = new URL(request.url).pathname;
+  const entry = stats.record(request.method, path, bodyForLog(await request.text()).logged);
+  entry.status = 404;
+  return errorResponse(404, notFoundMessage(request.method, path));
+}
+
+function bodyForLog(text: string): { logged: Record<string, unknown>; parsed?: Record<string, unknown>; problem?: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { logged: { invalid_body: text }, problem: `request body is not valid JSON (${(error as Error).message})` };
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return { logged: { invalid_body: text }, problem: "request body must be a JSON object" };
+  }
+  const parsed = value as Record<string, unknown>;
+  return { logged: parsed, parsed };
+}
+
+class MockEngine {
+  private tokenizerPromise: Promise<Tokenizer> | undefined;
+  private readonly latencyMs: number;
+  private readonly emitStopToken: boolean;
+  private readonly clock: () => number;
+  private readonly idSource: () => string;
+
+  constructor(
+    private readonly options: LazyBackendOptions,
+    private readonly stats: BackendStatsRecorder,
+  ) {
+    this.latencyMs = options.latencyMs ?? 0;
+    this.emitStopToken = options.emitStopToken ?? true;
+    this.clock = options.clock ?? (() => Date.now() / 1000);
+    this.idSource = options.idSource ?? (() => randomBytes(4).toString("hex"));
+  }
+
+  private tokenizer(): Promise<Tokenizer> {
+    const source = this.options.tokenizer;
+    this.tokenizerPromise ??= typeof source === "function" ? source() : Promise.resolve(source);
+    return this.tokenizerPromise;
+  }
+
+  async handleGeneration(path: GenerationPath, request: Request): Promise<Response> {
+    const { logged, parsed, problem } = bodyForLog(await request.text());
+    const entry = this.stats.record(request.method, path, logged);
+    const reply = await this.reply(path, parsed, problem);
+    entry.status = reply.status;
+    return reply;
+  }
+
+  private async reply(path: GenerationPath, body: Record<string, unknown> | undefined, problem: string | undefined): Promise<Response> {
+    if (body === undefined) return errorResponse(400, problem ?? "request body must be a JSON object");
+    let tokenizer: Tokenizer;
+    let prompt: PromptView;
+    try {
+      tokenizer = await this.tokenizer();
+    } catch (error) {
+      return errorResponse(500, `mock backend could not load its tokenizer: ${(error as Error).message}`);
+    }
+    try {
+      prompt = path === "/generate" ? generatePrompt(body, tokenizer) : chatPrompt(body, tokenizer);
+    } catch (error) {
+      return errorResponse(400, (error as Error).message);
+    }
+    const signal = this.options.signal;
+    this.stats.enter();
+    try {
+      if (this.latencyMs > 0) await sleep(this.latencyMs, undefined, { signal });
+      const result = await this.options.process(prompt.text, body);
+      checkProcessResult(result);
+      const context = this.replyContext(tokenizer);
+      if (path === "/generate") return jsonResponse(200, buildGenerateReply(prompt, result, context));
+      const completion = buildChatCompletion(body, prompt, result, context);
+      if (body["stream"] === true) {
+        return new Response(chatCompletionToSse(completion), {
+          status: 200,
+          headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+        });
+      }
+      return jsonResponse(200, completion);
+    } catch (error) {
+      if (signal?.aborted) return errorResponse(503, "mock backend is shutting down");
+      return errorResponse(500, error instanceof Error ? error.message : String(error));
+    } finally {
+      this.stats.exit();
+    }
+  }
+
+  private replyContext(tokenizer: Tokenizer): ReplyContext {
+    return {
+      tokenizer,
+      stopTokenId: tokenizer.tokenToId(QWEN3_STOP_TOKEN),
+      emitStopToken: this.emitStopToken,
+      model: this.options.model ?? DEFAULT_MOCK_MODEL,
+      now: this.clock,
+      newId: this.idSource,
+    };
+  }
+}
+
+function checkProcessResult(result: ProcessResult): void {
+  if (result === null || typeof result !== "object" || typeof result.text !== "string") {
+    throw new Error("process function must return an object with a string `text`");
+  }
+}
+
+function readInputIds(body: Record<string, unknown>): number[] | undefined {
+  const ids = body["input_ids"];
+  if (ids === undefined || ids === null) return undefined;
+  if (!Array.isArray(ids) || !ids.every((id) => Number.isInteger(id) && (id as number) >= 0)) {
+    throw new BadRequest("`input_ids` must be an array of non-negative integer token ids");
+  }
+  return ids as number[];
+}
+
+function chatPrompt(body: Record<string, unknown>, tokenizer: Tokenizer): PromptView {
+  const tools = body["tools"];
+  if (tools !== undefined && tools !== null && !Array.isArray(tools)) throw new BadRequest("`tools` must be an array");
+  const inputIds = readInputIds(body);
+  if (inputIds !== undefined) return { text: tokenizer.decode(inputIds, { skipSpecialTokens: false }), ids: inputIds };
+  const messages = body["messages"];
+  if (messages === undefined || messages === null) {
+    throw new BadRequest("request needs `messages` or `input_ids`");
+  }
+  if (!Array.isArray(messages) || !messages.every((m) => m !== null && typeof m === "object" && typeof m.role === "string")) {
+    throw new BadRequest("`messages` must be an array of objects with a string `role`");
+  }
+  const kwargs = body["chat_template_kwargs"];
+  if (kwargs !== undefined && kwargs !== null && (typeof kwargs !== "object" || Array.isArray(kwargs))) {
+    throw new BadRequest("`chat_template_kwargs` must be an object");
+  }
+  let text: string;
+  try {
+    text = tokenizer.renderChatTemplate(messages as ChatMessage[], {
+      tools: (tools as ToolSpec[] | null | undefined) ?? null,
+      addGenerationPrompt: true,
+      kwargs: (kwargs as ChatTemplateKwargs | null | undefined) ?? {},
+    });
+  } catch (error) {
+    throw new BadRequest(`chat template could not render \`messages\`: ${(error as Error).message}`);
+  }
+  return { text, ids: tokenizer.encode(text) };
+}
+
+function generatePrompt(body: Record<string, unknown>, tokenizer: Tokenizer): PromptView {
+  const inputIds = readInputIds(body);
+  if (inputIds !== undefined) return { text: tokenizer.decode(inputIds, { skipSpecialTokens: false }), ids: inputIds };
+  if (typeof body["text"] === "string") return { text: body["text"], ids: tokenizer.encode(body["text"]) };
+  throw new BadRequest("request needs `input_ids` (or `text`)");
+}

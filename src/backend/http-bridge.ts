@@ -1,0 +1,111 @@
+// Serves msw request handlers on a real loopback port through node:http (msw alone only patches fetch/http clients).
+// Each node request becomes a Fetch Request, goes through msw's getResponse, and the Response is written back.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { getResponse, type RequestHandler } from "msw";
+import { errorResponse } from "./errors";
+
+/** Options of {@link serveHandlers}. */
+export interface BridgeOptions {
+  /** Interface to bind (default 127.0.0.1). */
+  host?: string;
+  /** Port to bind (default 0: a free port). */
+  port?: number;
+  /** Answers requests no handler matched (default: a 404 JSON error). */
+  onUnhandled?: (request: Request) => Response | Promise<Response>;
+}
+
+/** A running bridge. */
+export interface HandlerBridge {
+  /** `http://host:port` of the bound socket. */
+  readonly url: string;
+  /** Stops listening and drops every open connection, in-flight requests included. */
+  close(): Promise<void>;
+}
+
+/** Starts a node:http server that answers every request with the given msw handlers. */
+export async function serveHandlers(handlers: RequestHandler[], options: BridgeOptions = {}): Promise<HandlerBridge> {
+  const host = options.host ?? "127.0.0.1";
+  const onUnhandled = options.onUnhandled ?? ((request: Request) => errorResponse(404, `no route for ${request.method} ${new URL(request.url).pathname}`));
+  const server = createServer((req, res) => {
+    void answer(req, res, handlers, onUnhandled, host);
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const url = `http://${formatHost(address.address)}:${address.port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+function formatHost(address: string): string {
+  return address.includes(":") ? `[${address}]` : address;
+}
+
+async function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  handlers: RequestHandler[],
+  onUnhandled: (request: Request) => Response | Promise<Response>,
+  host: string,
+): Promise<void> {
+  try {
+    const request = await toFetchRequest(req, host);
+    const response = (await getResponse(handlers, request)) ?? (await onUnhandled(request));
+    await writeResponse(res, response);
+  } catch (error) {
+    if (res.headersSent || res.destroyed) {
+      res.destroy();
+      return;
+    }
+    await writeResponse(res, errorResponse(500, `mock backend bridge failed: ${(error as Error).message}`)).catch(() => res.destroy());
+  }
+}
+
+async function toFetchRequest(req: IncomingMessage, host: string): Promise<Request> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i].toLowerCase();
+    if (name === "connection" || name === "keep-alive" || name === "transfer-encoding") continue;
+    headers.append(name, req.rawHeaders[i + 1]);
+  }
+  const method = req.method ?? "GET";
+  const origin = `http://${req.headers.host ?? formatHost(host)}`;
+  const hasBody = method !== "GET" && method !== "HEAD";
+  return new Request(new URL(req.url ?? "/", origin), {
+    method,
+    headers,
+    body: hasBody ? Buffer.concat(chunks) : undefined,
+  });
+}
+
+async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
+  const body = Buffer.from(await response.arrayBuffer());
+  if (res.destroyed) return;
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers["set-cookie"] = cookies;
+  headers["content-length"] = String(body.length);
+  res.writeHead(response.status, headers);
+  res.end(body);
+}

@@ -1,0 +1,71 @@
+// The mock backend intercepted in-process with msw's setupServer, for code under test that calls `fetch`.
+// No port is bound: requests to `url` never leave the process (undici Pool/request clients are not seen).
+import { setupServer } from "msw/node";
+import type { RequestHandler } from "msw";
+import type { Tokenizer } from "../tokenizer/types";
+import { loadTokenizer } from "../tokenizer/load";
+import { buildBackendHandlers, type BackendOptions } from "./handlers";
+import { BackendStatsRecorder, exposeStats, type BackendStats } from "./stats";
+
+/** Default origin the in-process backend answers on. */
+export const IN_PROCESS_BACKEND_ORIGIN = "http://sglang-mock.localhost:30000";
+
+/** Options of {@link useMockBackend}. */
+export type InProcessBackendOptions = Omit<BackendOptions, "tokenizer" | "origin" | "signal"> & {
+  /** Tokenizer to use; when absent the Qwen3 tokenizer is loaded on the first request. */
+  tokenizer?: Tokenizer;
+  /** Local checkpoint directory for the lazily loaded tokenizer. */
+  hfCheckpoint?: string;
+  /** Origin the handlers answer on (default {@link IN_PROCESS_BACKEND_ORIGIN}); other traffic passes through. */
+  origin?: string;
+};
+
+/** An in-process mock backend. Call `listen()` before the requests (e.g. in beforeAll) and `close()` after. */
+export interface InProcessMockBackend extends BackendStats {
+  /** Base URL to point the code under test at. */
+  readonly url: string;
+  /** The origin-bound handlers, for adding to a setupServer you already run (`server.use(...handlers)`). */
+  readonly handlers: readonly RequestHandler[];
+  /** Starts intercepting (unmatched requests pass through untouched). */
+  listen(): void;
+  /** Stops intercepting and ends pending latency waits. */
+  close(): void;
+}
+
+/**
+ * Builds the backend handlers bound to one origin and an msw `setupServer` for them. Only one setupServer
+ * may intercept at a time in a process; when a test already has one, use `handlers` instead of `listen()`.
+ */
+export function useMockBackend(options: InProcessBackendOptions): InProcessMockBackend {
+  const origin = new URL(options.origin ?? IN_PROCESS_BACKEND_ORIGIN).origin;
+  const stats = options.stats ?? new BackendStatsRecorder();
+  let shutdown = new AbortController();
+  const tokenizer = options.tokenizer ?? (() => loadTokenizer({ hfCheckpoint: options.hfCheckpoint }));
+  const { handlers } = buildBackendHandlers({
+    ...options,
+    tokenizer,
+    stats,
+    origin,
+    get signal() {
+      return shutdown.signal;
+    },
+  });
+  let server: ReturnType<typeof setupServer> | undefined;
+  const backend = {
+    url: origin,
+    handlers,
+    listen(): void {
+      if (server) return;
+      const started = setupServer(...handlers);
+      started.listen({ onUnhandledRequest: "bypass" });
+      server = started;
+    },
+    close(): void {
+      shutdown.abort();
+      server?.close();
+      server = undefined;
+      shutdown = new AbortController();
+    },
+  };
+  return exposeStats(backend, stats);
+}

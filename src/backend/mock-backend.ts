@@ -1,0 +1,48 @@
+// The mock backend on a real loopback port: the msw handlers behind a node:http bridge.
+// Any client reaches it (undici pools, child processes, a Python server), unlike in-process interception.
+import type { Tokenizer } from "../tokenizer/types";
+import { loadTokenizer } from "../tokenizer/load";
+import { buildBackendHandlers, unknownPathResponse, type BackendOptions } from "./handlers";
+import { serveHandlers } from "./http-bridge";
+import { BackendStatsRecorder, exposeStats, type BackendStats } from "./stats";
+
+/** Options of {@link startMockBackend}: the handler options, with the tokenizer optional. */
+export type MockBackendOptions = Omit<BackendOptions, "tokenizer" | "origin" | "signal"> & {
+  /** Tokenizer to use; when absent the Qwen3 tokenizer is loaded (from `hfCheckpoint` when given). */
+  tokenizer?: Tokenizer;
+  /** Local checkpoint directory holding tokenizer.json / tokenizer_config.json. */
+  hfCheckpoint?: string;
+  /** Interface to bind (default 127.0.0.1). */
+  host?: string;
+  /** Port to bind (default 0: a free port). */
+  port?: number;
+};
+
+/** A running loopback mock backend. */
+export interface MockBackend extends BackendStats {
+  /** Base URL, `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  /** Releases the port; in-flight requests are dropped and their latency waits ended. */
+  close(): Promise<void>;
+}
+
+/** Starts the SGLang-compatible mock on a loopback port (the tokenizer is loaded before it listens). */
+export async function startMockBackend(options: MockBackendOptions): Promise<MockBackend> {
+  const tokenizer = options.tokenizer ?? (await loadTokenizer({ hfCheckpoint: options.hfCheckpoint }));
+  const stats = options.stats ?? new BackendStatsRecorder();
+  const shutdown = new AbortController();
+  const { handlers } = buildBackendHandlers({ ...options, tokenizer, stats, signal: shutdown.signal });
+  const bridge = await serveHandlers(handlers, {
+    host: options.host,
+    port: options.port,
+    onUnhandled: (request) => unknownPathResponse(stats, request),
+  });
+  const backend = {
+    url: bridge.url,
+    async close(): Promise<void> {
+      shutdown.abort();
+      await bridge.close();
+    },
+  };
+  return exposeStats(backend, stats);
+}

@@ -1,0 +1,153 @@
+// Builds SGLang-shaped reply bodies (OpenAI chat completion, /generate) from a process result.
+// Pure: token ids come from the tokenizer handed in, time and ids from the context; no I/O here.
+import type { Tokenizer, ToolSpec } from "../tokenizer/types";
+import type { FinishReason, ProcessResult } from "./types";
+import { parseQwen25ToolCalls } from "./tool-call-parser";
+
+/** Everything a reply builder needs besides the request and the process result. */
+export interface ReplyContext {
+  tokenizer: Tokenizer;
+  /** Id of `<|im_end|>`, appended on stop/tool-call finishes when `emitStopToken`. */
+  stopTokenId: number | undefined;
+  emitStopToken: boolean;
+  model: string;
+  /** Seconds since the epoch (integer part goes into `created`). */
+  now(): number;
+  /** Fresh 8-hex-digit id for `chatcmpl-<id>` and generate `meta_info.id`. */
+  newId(): string;
+}
+
+/** The prompt as the backend saw it. */
+export interface PromptView {
+  /** Text handed to the process function. */
+  text: string;
+  /** Prompt token ids (the request's `input_ids`, else the encoding of `text`). */
+  ids: readonly number[];
+}
+
+/** `[logprob, token_id]` pair as SGLang reports it in `meta_info.output_token_logprobs`. */
+export type TokenLogprob = [number, number];
+
+interface Completion {
+  ids: number[];
+  logprobs: TokenLogprob[];
+  finishReason: FinishReason;
+}
+
+function completeTokens(result: ProcessResult, finishReason: FinishReason, context: ReplyContext): Completion {
+  const ids = context.tokenizer.encode(result.text);
+  const endsWithStop = finishReason === "stop" || finishReason === "tool_calls";
+  if (endsWithStop && context.emitStopToken && context.stopTokenId !== undefined) ids.push(context.stopTokenId);
+  const logprobs = ids.map((id, position): TokenLogprob => [position === 0 ? 0 : -position / 128, id]);
+  return { ids, logprobs, finishReason };
+}
+
+function metaExtras(result: ProcessResult): Record<string, unknown> {
+  const extras: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(result.meta_info ?? {})) if (value !== undefined) extras[key] = value;
+  return extras;
+}
+
+/**
+ * The non-streaming chat completion reply. `meta_info` sits inside `choices[0]` as SGLang returns it with
+ * `return_meta_info`; process `meta_info` extras are merged last (they may override computed keys on purpose).
+ */
+export function buildChatCompletion(
+  body: Record<string, unknown>,
+  prompt: PromptView,
+  result: ProcessResult,
+  context: ReplyContext,
+): Record<string, unknown> {
+  const tools = Array.isArray(body["tools"]) ? (body["tools"] as ToolSpec[]) : [];
+  let finishReason: FinishReason = result.finish_reason ?? "stop";
+  let content = result.text;
+  let toolCalls: Record<string, unknown>[] | null = null;
+  if (tools.length > 0 && (finishReason === "stop" || finishReason === "tool_calls")) {
+    const parsed = parseQwen25ToolCalls(result.text, tools);
+    if (parsed.calls.length > 0) {
+      finishReason = "tool_calls";
+      content = parsed.content;
+      toolCalls = parsed.calls.map((call, position) => ({
+        id: `call${String(position).padStart(5, "0")}`,
+        index: call.toolIndex,
+        type: "function",
+        function: { name: call.name, arguments: call.arguments },
+      }));
+    }
+  }
+  const completion = completeTokens(result, finishReason, context);
+  const cachedTokens = result.cached_tokens ?? 0;
+  const choice: Record<string, unknown> = {
+    index: 0,
+    message: { role: "assistant", content, tool_calls: toolCalls },
+    logprobs: { content: completion.ids.map((id, position) => tokenLogprobEntry(id, completion.logprobs[position][0], context)) },
+    finish_reason: completion.finishReason,
+    meta_info: {
+      output_token_logprobs: completion.logprobs,
+      completion_tokens: completion.ids.length,
+      prompt_tokens: prompt.ids.length,
+      cached_tokens: cachedTokens,
+      ...metaExtras(result),
+    },
+  };
+  if (body["return_prompt_token_ids"] === true) choice["prompt_token_ids"] = [...prompt.ids];
+  return {
+    id: `chatcmpl-${context.newId()}`,
+    object: "chat.completion",
+    created: Math.floor(context.now()),
+    model: typeof body["model"] === "string" && body["model"] ? body["model"] : context.model,
+    choices: [choice],
+    usage: {
+      prompt_tokens: prompt.ids.length,
+      completion_tokens: completion.ids.length,
+      total_tokens: prompt.ids.length + completion.ids.length,
+      prompt_tokens_details: { cached_tokens: cachedTokens },
+    },
+  };
+}
+
+function tokenLogprobEntry(id: number, logprob: number, context: ReplyContext): Record<string, unknown> {
+  const token = context.tokenizer.decode([id], { skipSpecialTokens: false });
+  return { token, token_id: id, logprob, bytes: [...Buffer.from(token, "utf8")], top_logprobs: [] };
+}
+
+/** The native `/generate` reply: `{text, meta_info}` with a `{type, ...}` finish reason object. */
+export function buildGenerateReply(prompt: PromptView, result: ProcessResult, context: ReplyContext): Record<string, unknown> {
+  const completion = completeTokens(result, result.finish_reason ?? "stop", context);
+  const finishReason: Record<string, unknown> = { type: completion.finishReason };
+  if (completion.finishReason === "length") finishReason["length"] = completion.ids.length;
+  const endsWithStopToken = completion.ids.length > 0 && completion.ids[completion.ids.length - 1] === context.stopTokenId;
+  if (completion.finishReason !== "length" && completion.finishReason !== "abort" && endsWithStopToken) {
+    finishReason["matched"] = context.stopTokenId;
+  }
+  return {
+    text: result.text,
+    meta_info: {
+      id: context.newId(),
+      finish_reason: finishReason,
+      prompt_tokens: prompt.ids.length,
+      cached_tokens: result.cached_tokens ?? 0,
+      completion_tokens: completion.ids.length,
+      output_token_logprobs: completion.logprobs,
+      ...metaExtras(result),
+    },
+  };
+}
+
+/**
+ * Renders a chat completion as an OpenAI SSE stream: one chunk carrying the whole delta (tool calls with
+ * their position as `index`), one chunk with the finish reason and usage, then `[DONE]`.
+ */
+export function chatCompletionToSse(reply: Record<string, unknown>): string {
+  const choice = (reply["choices"] as Record<string, unknown>[])[0];
+  const message = choice["message"] as Record<string, unknown>;
+  const delta: Record<string, unknown> = { role: "assistant", content: message["content"] };
+  const toolCalls = message["tool_calls"] as Record<string, unknown>[] | null;
+  if (toolCalls) delta["tool_calls"] = toolCalls.map((call, position) => ({ ...call, index: position }));
+  const head = { id: reply["id"], object: "chat.completion.chunk", created: reply["created"], model: reply["model"] };
+  const chunks = [
+    { ...head, choices: [{ index: 0, delta, finish_reason: null }] },
+    { ...head, choices: [{ index: 0, delta: {}, finish_reason: choice["finish_reason"] }], usage: reply["usage"] },
+  ];
+  return chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("") + "data: [DONE]\n\n";
+}

@@ -1,0 +1,67 @@
+// Ready-made process functions: the scripted weather run of the verify agent, and a plain echo.
+// weatherScript keys on the agent's own texts (imported, never retyped) so both sides cannot drift apart.
+import {
+  ASSISTANT_INPUT_FOLLOWUP_TEXT,
+  FORCE_FINAL_TEXT,
+  MOCK_TOOL_RESULTS,
+  SYSTEM_REMINDER_TEXT,
+  USER_FOLLOWUP_TEXT,
+} from "../agent/texts";
+import type { ProcessFunction, ProcessResult } from "./types";
+
+function weatherToolCall(lead: string, city: string): string {
+  return `${lead}\n<tool_call>\n{"name": "get_weather", "arguments": {"location": "${city}"}}\n</tool_call>`;
+}
+
+/** The scripted completions of the weather run, each with its fixed weight version. */
+export const WEATHER_SCRIPT_REPLIES = {
+  beijingCall: { text: weatherToolCall("Let me look up Beijing.", "Beijing"), meta_info: { weight_version: "w0" } },
+  beijingSummary: { text: "Beijing is 22 degrees Celsius and sunny.", meta_info: { weight_version: "w1" } },
+  shanghaiCall: { text: weatherToolCall("Let me look up Shanghai.", "Shanghai"), meta_info: { weight_version: "w2" } },
+  shanghaiSummary: { text: "Shanghai is 15 degrees Celsius and cloudy.", meta_info: { weight_version: "w3" } },
+  oneSentence: { text: "I will answer in one sentence.", meta_info: { weight_version: "w4" } },
+  forcedFinal: {
+    text: "<final_answer>Beijing is sunny at 22 degrees and Shanghai is cloudy at 15 degrees.</final_answer>",
+    meta_info: { weight_version: "w7" },
+  },
+  assistantInputFinal: {
+    text: "<final_answer>Beijing was sunny at 22 degrees and Shanghai was rainy at 30 degrees.</final_answer>",
+    meta_info: { weight_version: "w8" },
+  },
+} as const satisfies Record<string, ProcessResult>;
+
+/** Which scripted reply answers a prompt containing which text, most specific first. */
+const WEATHER_RULES: ReadonlyArray<readonly [string, ProcessResult]> = [
+  [ASSISTANT_INPUT_FOLLOWUP_TEXT, WEATHER_SCRIPT_REPLIES.assistantInputFinal],
+  [FORCE_FINAL_TEXT, WEATHER_SCRIPT_REPLIES.forcedFinal],
+  [SYSTEM_REMINDER_TEXT, WEATHER_SCRIPT_REPLIES.oneSentence],
+  [MOCK_TOOL_RESULTS[1], WEATHER_SCRIPT_REPLIES.shanghaiSummary],
+  [USER_FOLLOWUP_TEXT, WEATHER_SCRIPT_REPLIES.shanghaiCall],
+  [MOCK_TOOL_RESULTS[0], WEATHER_SCRIPT_REPLIES.beijingSummary],
+];
+
+function copyReply(reply: ProcessResult): ProcessResult {
+  return { ...reply, meta_info: { ...reply.meta_info } };
+}
+
+/**
+ * The weather run of SPEC §10: assistant-input follow-up → w8 final answer; force-final → w7 final answer;
+ * system reminder → w4 one-sentence promise; second tool result → w3 Shanghai summary; user follow-up →
+ * w2 Shanghai tool call; first tool result → w1 Beijing summary; anything else → w0 Beijing tool call.
+ */
+export const weatherScript: ProcessFunction = (prompt) => {
+  for (const [needle, reply] of WEATHER_RULES) if (prompt.includes(needle)) return copyReply(reply);
+  return copyReply(WEATHER_SCRIPT_REPLIES.beijingCall);
+};
+
+const USER_TURN = /<\|im_start\|>user\n([\s\S]*?)(?:<\|im_end\|>|$)/g;
+
+/** Text of the last user turn of a rendered Qwen3 prompt (empty when there is none). */
+export function lastUserTurn(prompt: string): string {
+  let last = "";
+  for (const match of prompt.matchAll(USER_TURN)) last = match[1];
+  return last;
+}
+
+/** Answers `echo: <last user message>` (read from the rendered prompt, so `input_ids` requests work too). */
+export const echoScript: ProcessFunction = (prompt) => ({ text: `echo: ${lastUserTurn(prompt)}` });

@@ -1,0 +1,85 @@
+// Request log and concurrency counters shared by every way the mock backend is served.
+// Handlers write to a recorder; callers read it through the read-only BackendStats view.
+
+/** What a test can read about the traffic a mock backend has seen. */
+export interface BackendStats {
+  /**
+   * Every generation-like request body in arrival order (chat, generate, and requests to unknown paths).
+   * A JSON object body is logged as parsed; any other body is logged as `{invalid_body: <raw text>}`.
+   */
+  readonly requestLog: Record<string, unknown>[];
+  /** Same requests with method, path and reply status. */
+  readonly requests: readonly BackendRequestEntry[];
+  /** Highest number of generation requests in flight at once since the last reset. */
+  readonly maxConcurrent: number;
+  /** Generation requests in flight right now. */
+  readonly currentConcurrent: number;
+  /** Clears the logs and restarts `maxConcurrent` from the current in-flight count. */
+  reset(): void;
+}
+
+/** One logged request. */
+export interface BackendRequestEntry {
+  method: string;
+  path: string;
+  /** The same object as the matching `requestLog` entry. */
+  body: Record<string, unknown>;
+  /** Reply status, or undefined while the request is in flight. */
+  status?: number;
+}
+
+/** The writable side of {@link BackendStats}; pass one to several handler sets to pool their stats. */
+export class BackendStatsRecorder implements BackendStats {
+  readonly requestLog: Record<string, unknown>[] = [];
+  readonly requests: BackendRequestEntry[] = [];
+  private inFlight = 0;
+  private peak = 0;
+
+  /** Highest concurrent count since the last reset. */
+  get maxConcurrent(): number {
+    return this.peak;
+  }
+
+  /** Current in-flight count. */
+  get currentConcurrent(): number {
+    return this.inFlight;
+  }
+
+  /** Clears logs; in-flight requests keep counting. */
+  reset(): void {
+    this.requestLog.length = 0;
+    this.requests.length = 0;
+    this.peak = this.inFlight;
+  }
+
+  /** Logs a request and returns its entry so the caller can set the status later. */
+  record(method: string, path: string, body: Record<string, unknown>): BackendRequestEntry {
+    const entry: BackendRequestEntry = { method, path, body };
+    this.requestLog.push(body);
+    this.requests.push(entry);
+    return entry;
+  }
+
+  /** Marks one request as started. */
+  enter(): void {
+    this.inFlight += 1;
+    if (this.inFlight > this.peak) this.peak = this.inFlight;
+  }
+
+  /** Marks one request as finished. */
+  exit(): void {
+    this.inFlight -= 1;
+  }
+}
+
+/** Binds the read-only stats view onto `target`, delegating to `recorder` (getters stay live). */
+export function exposeStats<T extends object>(target: T, recorder: BackendStatsRecorder): T & BackendStats {
+  Object.defineProperties(target, {
+    requestLog: { get: () => recorder.requestLog, enumerable: true },
+    requests: { get: () => recorder.requests, enumerable: true },
+    maxConcurrent: { get: () => recorder.maxConcurrent, enumerable: true },
+    currentConcurrent: { get: () => recorder.currentConcurrent, enumerable: true },
+    reset: { value: () => recorder.reset(), enumerable: false },
+  });
+  return target as T & BackendStats;
+}
