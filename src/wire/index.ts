@@ -2,3 +2,6 @@
 // Each module of the component adds its exports here.
 export * from "./tensor";
 export * from "./sample";
+export * from "./errors";
+export * from "./safetensors";
+export * from "./samples-codec";

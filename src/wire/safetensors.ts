@@ -1,0 +1,312 @@
+// Reads and writes safetensors containers (8-byte little-endian header size, JSON header, contiguous tensor data).
+// The samples payload travels in this format so a Python `safetensors` reader opens it unchanged, and vice versa.
+import { SafetensorsFormatError } from "./errors";
+import { DTYPE_ARRAY, DTYPE_BYTES, Tensor, isDtype, type Dtype, type TensorData } from "./tensor";
+
+/** Largest header the reader accepts, in bytes (the reference implementation's limit). Checked before any allocation. */
+export const MAX_SAFETENSORS_HEADER_BYTES = 100_000_000;
+
+/** Header key that holds the free-form string map instead of a tensor. */
+export const SAFETENSORS_METADATA_KEY = "__metadata__";
+
+/** What {@link readSafetensors} returns. */
+export interface SafetensorsContents {
+  /** Tensors by name, in data-offset order. */
+  tensors: Map<string, Tensor>;
+  /** The `__metadata__` string map, or null when the header has none. */
+  metadata: Record<string, string> | null;
+}
+
+/**
+ * Serialization order of dtypes, lowest first, as the reference writer declares them (by alignment).
+ * The writer lays tensors out by descending rank, then by name, which keeps every tensor aligned.
+ */
+const DTYPE_RANK: Readonly<Record<Dtype, number>> = {
+  BOOL: 0,
+  U8: 1,
+  I8: 2,
+  I16: 3,
+  U16: 4,
+  F16: 5,
+  BF16: 6,
+  I32: 7,
+  U32: 8,
+  F32: 9,
+  F64: 10,
+  I64: 11,
+  U64: 12,
+};
+
+const HOST_IS_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const UTF8_STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const UTF8_ENCODER = new TextEncoder();
+const LONE_SURROGATE = /\p{Cs}/u;
+
+interface HeaderEntry {
+  name: string;
+  dtype: Dtype;
+  shape: number[];
+  begin: number;
+  end: number;
+  count: number;
+}
+
+/**
+ * Parses a safetensors container.
+ *
+ * Every rule of the format is checked and a violation throws {@link SafetensorsFormatError} naming it:
+ * at least 8 bytes; header size within the payload and at most {@link MAX_SAFETENSORS_HEADER_BYTES}
+ * (checked before anything is allocated); header valid UTF-8 JSON object; `__metadata__` a string map;
+ * each tensor a known dtype, a shape of non-negative integers and `data_offsets` `[begin, end]` with
+ * `begin <= end <= data length` and `end - begin = element size × product(shape)`; tensors (in any header
+ * order) tile the data section exactly, without gap, overlap or trailing bytes.
+ *
+ * Memory: a tensor whose data starts at an address aligned to its element size is a **view** on
+ * `bytes` (no copy; it changes if `bytes` changes and keeps `bytes` alive); a misaligned tensor (only
+ * possible when `bytes` itself sits at an odd offset of its buffer, or when another writer produced an
+ * unaligned layout) is **copied** into fresh memory.
+ */
+export function readSafetensors(bytes: Uint8Array): SafetensorsContents {
+  assertLittleEndianHost();
+  if (!(bytes instanceof Uint8Array)) throw new SafetensorsFormatError("safetensors: expected a Uint8Array payload");
+  if (bytes.length < 8) {
+    throw new SafetensorsFormatError(`safetensors: payload has ${bytes.length} bytes, fewer than the 8-byte header size field`);
+  }
+  const sizeView = new DataView(bytes.buffer, bytes.byteOffset, 8);
+  const low = sizeView.getUint32(0, true);
+  const high = sizeView.getUint32(4, true);
+  const headerSize = high * 0x1_0000_0000 + low;
+  if (headerSize > MAX_SAFETENSORS_HEADER_BYTES) {
+    throw new SafetensorsFormatError(`safetensors: header size ${sizeView.getBigUint64(0, true)} exceeds the ${MAX_SAFETENSORS_HEADER_BYTES}-byte limit`);
+  }
+  if (headerSize > bytes.length - 8) {
+    throw new SafetensorsFormatError(`safetensors: header size ${headerSize} runs past the payload (${bytes.length - 8} bytes after the size field)`);
+  }
+  const dataStart = 8 + headerSize;
+  const dataLength = bytes.length - dataStart;
+  const header = parseHeader(bytes.subarray(8, dataStart));
+
+  let metadata: Record<string, string> | null = null;
+  const entries: HeaderEntry[] = [];
+  for (const [name, info] of Object.entries(header)) {
+    if (name === SAFETENSORS_METADATA_KEY) {
+      metadata = checkMetadata(info);
+      continue;
+    }
+    entries.push(checkEntry(name, info, dataLength));
+  }
+  checkTiling(entries, dataLength);
+
+  const tensors = new Map<string, Tensor>();
+  for (const entry of entries) {
+    tensors.set(entry.name, materialize(bytes, dataStart, entry));
+  }
+  return { tensors, metadata };
+}
+
+/**
+ * Serializes tensors into one safetensors container, byte-compatible with the reference writer:
+ * tensors ordered by descending dtype alignment then by name (code-point order), compact JSON header
+ * (`__metadata__` first, keys sorted, when given) padded with spaces to a multiple of 8, data contiguous.
+ * Each tensor contributes exactly its own bytes (`Tensor.bytes()`), so a tensor that is a view on a
+ * larger buffer is written correctly. Throws {@link SafetensorsFormatError} for an invalid name,
+ * a non-Tensor value or non-string metadata.
+ */
+export function writeSafetensors(
+  tensors: ReadonlyMap<string, Tensor> | Readonly<Record<string, Tensor>>,
+  metadata?: Readonly<Record<string, string>>,
+): Uint8Array {
+  assertLittleEndianHost();
+  const items: Array<[string, Tensor]> = tensors instanceof Map ? [...tensors.entries()] : Object.entries(tensors as Record<string, Tensor>);
+  for (const [name, tensor] of items) checkWritable(name, tensor);
+  items.sort(([nameA, a], [nameB, b]) => DTYPE_RANK[b.dtype] - DTYPE_RANK[a.dtype] || compareCodePoints(nameA, nameB));
+
+  const parts: string[] = [];
+  if (metadata !== undefined) parts.push(`${JSON.stringify(SAFETENSORS_METADATA_KEY)}:${metadataJson(metadata)}`);
+  let offset = 0;
+  for (const [name, tensor] of items) {
+    const length = tensor.data.byteLength;
+    parts.push(`${JSON.stringify(name)}:{"dtype":"${tensor.dtype}","shape":[${tensor.shape.join(",")}],"data_offsets":[${offset},${offset + length}]}`);
+    offset += length;
+  }
+  const headerText = UTF8_ENCODER.encode(`{${parts.join(",")}}`);
+  const headerSize = Math.ceil(headerText.length / 8) * 8;
+
+  const out = new Uint8Array(8 + headerSize + offset);
+  const sizeView = new DataView(out.buffer, 0, 8);
+  sizeView.setUint32(0, headerSize % 0x1_0000_0000, true);
+  sizeView.setUint32(4, Math.floor(headerSize / 0x1_0000_0000), true);
+  out.set(headerText, 8);
+  out.fill(0x20, 8 + headerText.length, 8 + headerSize);
+  let cursor = 8 + headerSize;
+  for (const [, tensor] of items) {
+    out.set(tensor.bytes(), cursor);
+    cursor += tensor.data.byteLength;
+  }
+  return out;
+}
+
+function parseHeader(headerBytes: Uint8Array): Record<string, unknown> {
+  let text: string;
+  try {
+    text = UTF8_STRICT.decode(headerBytes);
+  } catch {
+    throw new SafetensorsFormatError("safetensors: header is not valid UTF-8");
+  }
+  if (!text.startsWith("{")) {
+    throw new SafetensorsFormatError(`safetensors: header must be a JSON object starting with "{", got ${JSON.stringify(text.slice(0, 16))}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new SafetensorsFormatError(`safetensors: header is not valid JSON (${(error as Error).message})`);
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new SafetensorsFormatError(`safetensors: header must be a JSON object, got ${describe(parsed)}`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function checkMetadata(info: unknown): Record<string, string> | null {
+  if (info === null) return null;
+  if (typeof info !== "object" || Array.isArray(info)) {
+    throw new SafetensorsFormatError(`safetensors: ${SAFETENSORS_METADATA_KEY} must be an object of strings, got ${describe(info)}`);
+  }
+  for (const [key, value] of Object.entries(info)) {
+    if (typeof value !== "string") {
+      throw new SafetensorsFormatError(`safetensors: ${SAFETENSORS_METADATA_KEY}.${key} must be a string, got ${describe(value)}`);
+    }
+  }
+  return info as Record<string, string>;
+}
+
+function checkEntry(name: string, info: unknown, dataLength: number): HeaderEntry {
+  const where = `safetensors: tensor ${JSON.stringify(name)}`;
+  if (info === null || typeof info !== "object" || Array.isArray(info)) {
+    throw new SafetensorsFormatError(`${where}: entry must be an object with dtype, shape and data_offsets, got ${describe(info)}`);
+  }
+  const { dtype, shape, data_offsets: offsets } = info as Record<string, unknown>;
+  if (!isDtype(dtype)) throw new SafetensorsFormatError(`${where}: unknown dtype ${JSON.stringify(dtype) ?? "undefined"}`);
+  if (!Array.isArray(shape) || !shape.every(isNonNegativeSafeInteger)) {
+    throw new SafetensorsFormatError(`${where}: shape must be an array of non-negative integers, got ${describe(shape)}`);
+  }
+  if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every(isNonNegativeSafeInteger)) {
+    throw new SafetensorsFormatError(`${where}: data_offsets must be [begin, end] non-negative integers, got ${describe(offsets)}`);
+  }
+  const [begin, end] = offsets as [number, number];
+  if (end < begin) throw new SafetensorsFormatError(`${where}: data_offsets [${begin}, ${end}] are reversed (end before begin)`);
+  if (end > dataLength) {
+    throw new SafetensorsFormatError(`${where}: data_offsets [${begin}, ${end}] out of range of the ${dataLength}-byte data section`);
+  }
+  const count = elementCount(shape as number[]);
+  const expected = count === null ? null : count * DTYPE_BYTES[dtype];
+  if (expected === null || expected !== end - begin) {
+    throw new SafetensorsFormatError(
+      `${where}: byte length ${end - begin} does not match dtype ${dtype} (${DTYPE_BYTES[dtype]} bytes) × shape [${(shape as number[]).join(", ")}]`,
+    );
+  }
+  return { name, dtype, shape: shape as number[], begin, end, count: count as number };
+}
+
+/** Product of the dimensions, or null when it exceeds the safe-integer range. */
+function elementCount(shape: readonly number[]): number | null {
+  if (shape.includes(0)) return 0;
+  let count = 1;
+  for (const dim of shape) {
+    count *= dim;
+    if (count > Number.MAX_SAFE_INTEGER) return null;
+  }
+  return count;
+}
+
+function checkTiling(entries: HeaderEntry[], dataLength: number): void {
+  entries.sort((a, b) => a.begin - b.begin || a.end - b.end);
+  let cursor = 0;
+  let previous: HeaderEntry | null = null;
+  for (const entry of entries) {
+    if (entry.begin < cursor && previous !== null) {
+      throw new SafetensorsFormatError(
+        `safetensors: tensor ${JSON.stringify(entry.name)} [${entry.begin}, ${entry.end}] overlaps tensor ${JSON.stringify(previous.name)} [${previous.begin}, ${previous.end}]`,
+      );
+    }
+    if (entry.begin > cursor) {
+      throw new SafetensorsFormatError(`safetensors: ${entry.begin - cursor}-byte gap in the data section before tensor ${JSON.stringify(entry.name)}`);
+    }
+    cursor = entry.end;
+    previous = entry;
+  }
+  if (cursor !== dataLength) {
+    throw new SafetensorsFormatError(`safetensors: ${dataLength - cursor} trailing bytes in the data section are not covered by any tensor`);
+  }
+}
+
+function materialize(bytes: Uint8Array, dataStart: number, entry: HeaderEntry): Tensor {
+  const Ctor = DTYPE_ARRAY[entry.dtype];
+  const absolute = bytes.byteOffset + dataStart + entry.begin;
+  let data: TensorData;
+  if (absolute % Ctor.BYTES_PER_ELEMENT === 0) {
+    data = new Ctor(bytes.buffer, absolute, entry.count);
+  } else {
+    data = new Ctor(entry.count);
+    new Uint8Array(data.buffer).set(bytes.subarray(dataStart + entry.begin, dataStart + entry.end));
+  }
+  try {
+    return new Tensor(entry.dtype, entry.shape, data as never);
+  } catch (error) {
+    throw new SafetensorsFormatError(`safetensors: tensor ${JSON.stringify(entry.name)}: ${(error as Error).message}`);
+  }
+}
+
+function checkWritable(name: string, tensor: Tensor): void {
+  if (typeof name !== "string" || name === SAFETENSORS_METADATA_KEY || LONE_SURROGATE.test(name)) {
+    throw new SafetensorsFormatError(`safetensors: invalid tensor name ${JSON.stringify(name)}`);
+  }
+  if (!(tensor instanceof Tensor)) throw new SafetensorsFormatError(`safetensors: ${JSON.stringify(name)} is not a Tensor (${describe(tensor)})`);
+  if (!(tensor.data instanceof DTYPE_ARRAY[tensor.dtype]) || tensor.data.length !== elementCount(tensor.shape)) {
+    throw new SafetensorsFormatError(`safetensors: tensor ${JSON.stringify(name)} data does not match dtype ${tensor.dtype} and shape [${tensor.shape.join(", ")}]`);
+  }
+}
+
+function metadataJson(metadata: Readonly<Record<string, string>>): string {
+  if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata)) {
+    throw new SafetensorsFormatError(`safetensors: metadata must be an object of strings, got ${describe(metadata)}`);
+  }
+  const keys = Object.keys(metadata).sort(compareCodePoints);
+  const parts = keys.map((key) => {
+    const value = metadata[key];
+    if (typeof value !== "string") throw new SafetensorsFormatError(`safetensors: metadata ${JSON.stringify(key)} must be a string, got ${describe(value)}`);
+    if (LONE_SURROGATE.test(key) || LONE_SURROGATE.test(value)) {
+      throw new SafetensorsFormatError(`safetensors: metadata ${JSON.stringify(key)} holds a lone UTF-16 surrogate`);
+    }
+    return `${JSON.stringify(key)}:${JSON.stringify(value)}`;
+  });
+  return `{${parts.join(",")}}`;
+}
+
+/** Orders strings by Unicode code point, which is the byte order of their UTF-8 encodings. */
+function compareCodePoints(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.codePointAt(i) as number;
+    const y = b.codePointAt(i) as number;
+    if (x !== y) return x - y;
+    if (x > 0xffff) i++;
+  }
+  return a.length - b.length;
+}
+
+function isNonNegativeSafeInteger(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (ArrayBuffer.isView(value)) return Object.prototype.toString.call(value);
+  return typeof value === "object" ? "an object" : `${typeof value} ${String(value).slice(0, 40)}`;
+}
+
+function assertLittleEndianHost(): void {
+  if (!HOST_IS_LITTLE_ENDIAN) throw new SafetensorsFormatError("safetensors: big-endian hosts are not supported");
+}

@@ -1,0 +1,369 @@
+// The samples-op payload (SPEC §7.4): the server packs assembled Samples into one safetensors container,
+// the driver overlays each wire sample onto a deep copy of its input sample. Pure; no I/O.
+import { InputSampleDefaultsError, SamplesCodecError, SafetensorsFormatError } from "./errors";
+import { PrefixCacheInfo, SAMPLE_STATUSES, Sample, SpecInfo, type JsonObject, type SampleStatus } from "./sample";
+import { deepCopySample } from "./sample-copy";
+import { readSafetensors, writeSafetensors } from "./safetensors";
+import { Tensor, type Dtype } from "./tensor";
+import { float64FromNumbers, int64FromNumbers, numbersFromInt64, numbersFromTyped, uint8FromNumbers } from "./wire-arrays";
+import { assignJsonKeys, isJsonObject, stringifyExactJson } from "./wire-json";
+
+/** Why a samples reply holds no sample. */
+export type EmptyReason = "no_records" | "all_truncated";
+
+/** All valid {@link EmptyReason} values. */
+export const EMPTY_REASONS: readonly EmptyReason[] = ["no_records", "all_truncated"];
+
+/** Sample fields that travel as tensors named `"<field>.<sample index>"`; always on the wire (null ones listed in `nulls`). */
+export const WIRE_TENSOR_FIELDS = ["tokens", "loss_mask", "rollout_log_probs", "rollout_routed_experts", "rollout_indexer_topk"] as const;
+
+/** A tensor-carried wire field. */
+export type WireTensorField = (typeof WIRE_TENSOR_FIELDS)[number];
+
+/** A JSON-carried wire field. */
+export type WireJsonField = "response" | "response_length" | "status" | "weight_versions" | "prefix_cache_info" | "metadata" | "reward";
+
+/** JSON fields of the v1 server's samples reply. */
+export const WIRE_FIELDS_V1: readonly WireJsonField[] = Object.freeze(["response", "response_length", "status", "weight_versions", "prefix_cache_info", "metadata"] as const);
+
+/** JSON fields of the v2 server's samples reply: the v1 list plus `reward`. */
+export const WIRE_FIELDS_V2: readonly WireJsonField[] = Object.freeze([...WIRE_FIELDS_V1, "reward"] as const);
+
+/** Name of the rank-1 uint8 tensor holding the UTF-8 JSON sample metadata. */
+export const SAMPLES_META_TENSOR = "_samples_meta";
+
+/** Input-sample metadata key the overlay refuses (its per-turn semantics do not survive merged samples). */
+export const OPD_STUDENT_TOP_LOGPROBS_KEY = "opd_student_top_logprobs";
+
+/** Wire dtype of each tensor field, and whether it decodes to a plain number list (else it stays a Tensor). */
+const TENSOR_SPECS: Readonly<Record<WireTensorField, { dtype: Dtype; list: boolean }>> = {
+  tokens: { dtype: "I64", list: true },
+  loss_mask: { dtype: "U8", list: true },
+  rollout_log_probs: { dtype: "F64", list: true },
+  rollout_routed_experts: { dtype: "I32", list: false },
+  rollout_indexer_topk: { dtype: "I32", list: false },
+};
+
+/** Options of {@link encodeSamples}. */
+export interface EncodeSamplesOptions {
+  /** Why the reply is empty (`null`/absent for a reply with samples). */
+  emptyReason?: EmptyReason | null;
+  /** JSON fields to carry: {@link WIRE_FIELDS_V1} or {@link WIRE_FIELDS_V2}. Tensor field names are accepted and ignored (tensors always travel). */
+  fields: readonly string[];
+}
+
+/** Options of {@link decodeSamplesReply}. */
+export interface DecodeSamplesOptions {
+  /** JSON fields to overlay; must match the server's list (extra wire keys are ignored, so v1 decoding of a v2 reply keeps v1 semantics). */
+  fields: readonly string[];
+}
+
+/** A decoded `POST /sessions/{id}/samples` reply. */
+export interface SamplesReply {
+  /** One Sample per wire sample: the input sample's deep copy with the wire fields overlaid. */
+  samples: Sample[];
+  /** The server's session metadata, as sent. */
+  session_metadata: JsonObject;
+  /** Why the reply is empty, or null. */
+  empty_reason: EmptyReason | null;
+}
+
+const UTF8_STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const UTF8_ENCODER = new TextEncoder();
+
+/**
+ * Server side: packs samples into one safetensors container (SPEC §7.4).
+ *
+ * Tensor fields become `"<field>.<index>"` tensors with pinned dtypes (tokens I64, loss_mask U8,
+ * rollout_log_probs F64, replay tensors I32); a null one is listed in that sample's `nulls`. The JSON
+ * fields named by `options.fields`, the session metadata and the empty reason go into `_samples_meta`.
+ *
+ * Throws {@link SamplesCodecError} naming field and sample for anything the wire would change: a
+ * token that is not a safe integer, a loss-mask entry outside 0..255 or fractional, a non-number
+ * log-prob, a replay tensor that is not already an I32 {@link Tensor}, a JSON value JSON cannot carry
+ * exactly (NaN, undefined, class instances, lone surrogates), or an unknown field / empty reason.
+ */
+export function encodeSamples(samples: readonly Sample[], sessionMetadata: JsonObject, options: EncodeSamplesOptions): Uint8Array {
+  const jsonFields = resolveJsonFields(options.fields);
+  const emptyReason = options.emptyReason ?? null;
+  if (emptyReason !== null && !EMPTY_REASONS.includes(emptyReason)) {
+    throw new SamplesCodecError(`encodeSamples: unknown empty reason ${JSON.stringify(emptyReason)}`);
+  }
+  if (!Array.isArray(samples)) throw new SamplesCodecError("encodeSamples: samples must be an array");
+  if (!isJsonObject(sessionMetadata)) throw new SamplesCodecError("encodeSamples: session metadata must be a JSON object");
+
+  const tensors = new Map<string, Tensor>();
+  const sampleTexts: string[] = [];
+  samples.forEach((sample, index) => {
+    if (sample === null || typeof sample !== "object") throw new SamplesCodecError(`encodeSamples: sample ${index} is not a Sample`);
+    const nulls: WireTensorField[] = [];
+    for (const field of WIRE_TENSOR_FIELDS) {
+      const value = sample[field] as unknown;
+      if (value === null || value === undefined) nulls.push(field);
+      else tensors.set(`${field}.${index}`, encodeTensorField(field, value, `encodeSamples: ${field} of sample ${index}`));
+    }
+    const parts = jsonFields.map((field) => {
+      const label = `encodeSamples: ${field} of sample ${index}`;
+      const raw = sample[field] as unknown;
+      const value = checkJsonField(field, raw instanceof PrefixCacheInfo ? raw.toDict() : raw, label);
+      return `${JSON.stringify(field)}:${stringifyExactJson(value, label, failEncode)}`;
+    });
+    parts.push(`"nulls":${JSON.stringify(nulls)}`);
+    sampleTexts.push(`{${parts.join(",")}}`);
+  });
+  const sessionText = stringifyExactJson(sessionMetadata, "encodeSamples: session_metadata", failEncode);
+  const metaBytes = UTF8_ENCODER.encode(`{"samples":[${sampleTexts.join(",")}],"session_metadata":${sessionText},"empty_reason":${JSON.stringify(emptyReason)}}`);
+  tensors.set(SAMPLES_META_TENSOR, new Tensor("U8", [metaBytes.length], metaBytes));
+  return writeSafetensors(tensors);
+}
+
+/**
+ * Driver side: decodes a samples reply and overlays each wire sample onto a deep copy of `inputSample`
+ * (which is never mutated). JSON fields replace the copy's values, except `metadata`, which is merged
+ * key by key (update semantics), and a null v2 `reward`, which keeps the input's reward. Null-marked
+ * tensor fields get a fresh empty value per sample (`tokens` → `[]`, others → null). tokens, loss_mask
+ * and rollout_log_probs decode to plain number arrays; replay tensors stay I32 {@link Tensor}s that
+ * are views on `payload` when aligned (copies otherwise), so do not mutate `payload` afterwards.
+ *
+ * Throws {@link SafetensorsFormatError} for an invalid container, {@link SamplesCodecError} for a
+ * broken samples contract (missing or ill-typed `_samples_meta`, wrong tensor dtype or rank, null
+ * markers naming non-tensor fields, a promised tensor absent, unreferenced tensors, ill-typed JSON
+ * fields, an int64 token outside the safe-integer range), and {@link InputSampleDefaultsError} when a
+ * non-empty reply meets an input sample that does not carry defaults (see {@link assertInputSampleDefaults}).
+ * Nothing else escapes for any byte string.
+ */
+export function decodeSamplesReply(payload: Uint8Array, inputSample: Sample, options: DecodeSamplesOptions): SamplesReply {
+  const jsonFields = resolveJsonFields(options.fields);
+  const { tensors } = readSafetensors(payload);
+  const meta = readMeta(tensors);
+  if (meta.samples.length > 0) assertInputSampleDefaults(inputSample);
+
+  const samples = meta.samples.map((wire, index) => overlaySample(wire, index, inputSample, jsonFields, tensors));
+  if (tensors.size > 0) {
+    const names = [...tensors.keys()].sort();
+    const shown = names.slice(0, 10).map((name) => JSON.stringify(name)).join(", ");
+    throw new SamplesCodecError(`samples reply: payload carries unreferenced tensors: ${shown}${names.length > 10 ? ` and ${names.length - 10} more` : ""}`);
+  }
+  return { samples, session_metadata: meta.session_metadata, empty_reason: meta.empty_reason };
+}
+
+/**
+ * Refuses an input sample whose state the overlay would silently replace: non-empty `weight_versions`,
+ * non-zero `prefix_cache_info` or `spec_info`, any `teacher_log_probs` / `opd_reverse_kl`, or metadata
+ * holding `opd_student_top_logprobs`. Throws {@link InputSampleDefaultsError} naming the field.
+ */
+export function assertInputSampleDefaults(inputSample: Sample): void {
+  const fail = (message: string): never => {
+    throw new InputSampleDefaultsError(`input sample must carry defaults: ${message}`);
+  };
+  if (!(inputSample instanceof Sample)) fail("expected a Sample");
+  if (inputSample.weight_versions.length !== 0) {
+    fail(`weight_versions must be empty, got ${JSON.stringify(inputSample.weight_versions)} (the overlay replaces it, it does not append)`);
+  }
+  if (!sameNumbers(inputSample.prefix_cache_info.toDict(), new PrefixCacheInfo().toDict())) {
+    fail(`prefix_cache_info must be zeros, got ${JSON.stringify(inputSample.prefix_cache_info.toDict())}`);
+  }
+  if (!sameNumbers(inputSample.spec_info.toDict(), new SpecInfo().toDict())) {
+    fail(`spec_info must be zeros, got ${JSON.stringify(inputSample.spec_info.toDict())}`);
+  }
+  if (inputSample.teacher_log_probs !== null) fail("teacher_log_probs must be null (the overlay carries server values verbatim)");
+  if (inputSample.opd_reverse_kl !== null) fail("opd_reverse_kl must be null (the overlay carries server values verbatim)");
+  if (inputSample.metadata !== null && Object.prototype.hasOwnProperty.call(inputSample.metadata, OPD_STUDENT_TOP_LOGPROBS_KEY)) {
+    fail(`metadata must not hold ${JSON.stringify(OPD_STUDENT_TOP_LOGPROBS_KEY)} (its per-token meaning does not survive merged turns)`);
+  }
+}
+
+interface WireMeta {
+  samples: Record<string, unknown>[];
+  session_metadata: JsonObject;
+  empty_reason: EmptyReason | null;
+}
+
+function readMeta(tensors: Map<string, Tensor>): WireMeta {
+  const metaTensor = tensors.get(SAMPLES_META_TENSOR);
+  if (metaTensor === undefined) throw new SamplesCodecError(`samples reply: payload has no ${SAMPLES_META_TENSOR} tensor`);
+  tensors.delete(SAMPLES_META_TENSOR);
+  if (metaTensor.dtype !== "U8" || metaTensor.shape.length !== 1) {
+    throw new SamplesCodecError(`samples reply: ${SAMPLES_META_TENSOR} must be a rank-1 U8 tensor, got ${metaTensor.dtype} of rank ${metaTensor.shape.length}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(UTF8_STRICT.decode(metaTensor.data as Uint8Array));
+  } catch (error) {
+    throw new SamplesCodecError(`samples reply: ${SAMPLES_META_TENSOR} is not UTF-8 JSON (${(error as Error).message})`);
+  }
+  if (!isJsonObject(parsed)) throw new SamplesCodecError(`samples reply: ${SAMPLES_META_TENSOR} must hold a JSON object`);
+  for (const key of ["samples", "session_metadata", "empty_reason"]) {
+    if (!Object.prototype.hasOwnProperty.call(parsed, key)) throw new SamplesCodecError(`samples reply: ${SAMPLES_META_TENSOR} lacks ${JSON.stringify(key)}`);
+  }
+  const { samples, session_metadata: sessionMetadata, empty_reason: emptyReason } = parsed;
+  if (!Array.isArray(samples)) throw new SamplesCodecError(`samples reply: ${SAMPLES_META_TENSOR}.samples must be an array`);
+  samples.forEach((wire, index) => {
+    if (!isJsonObject(wire)) throw new SamplesCodecError(`samples reply: sample ${index} must be a JSON object`);
+  });
+  if (!isJsonObject(sessionMetadata)) throw new SamplesCodecError(`samples reply: ${SAMPLES_META_TENSOR}.session_metadata must be a JSON object`);
+  if (emptyReason !== null && !EMPTY_REASONS.includes(emptyReason as EmptyReason)) {
+    throw new SamplesCodecError(`samples reply: unknown empty_reason ${JSON.stringify(emptyReason)}`);
+  }
+  return { samples: samples as Record<string, unknown>[], session_metadata: sessionMetadata as JsonObject, empty_reason: emptyReason as EmptyReason | null };
+}
+
+function overlaySample(
+  wire: Record<string, unknown>,
+  index: number,
+  inputSample: Sample,
+  jsonFields: readonly WireJsonField[],
+  tensors: Map<string, Tensor>,
+): Sample {
+  const where = `samples reply: sample ${index}`;
+  const nulls = wire.nulls;
+  if (!Object.prototype.hasOwnProperty.call(wire, "nulls") || !Array.isArray(nulls) || !nulls.every((name) => typeof name === "string")) {
+    throw new SamplesCodecError(`${where}: "nulls" must be an array of field names`);
+  }
+  const notTensor = [...new Set(nulls as string[])].filter((name) => !(WIRE_TENSOR_FIELDS as readonly string[]).includes(name)).sort();
+  if (notTensor.length > 0) {
+    throw new SamplesCodecError(`${where}: null markers name non-tensor fields: ${notTensor.map((name) => JSON.stringify(name)).join(", ")}`);
+  }
+
+  const sample = deepCopySample(inputSample);
+  for (const field of jsonFields) {
+    if (!Object.prototype.hasOwnProperty.call(wire, field)) throw new SamplesCodecError(`${where} lacks JSON field ${JSON.stringify(field)}`);
+    applyJsonField(sample, field, checkJsonField(field, wire[field], `${where}: ${field}`));
+  }
+  for (const field of WIRE_TENSOR_FIELDS) {
+    if ((nulls as string[]).includes(field)) {
+      if (field === "tokens") sample.tokens = [];
+      else sample[field] = null;
+      continue;
+    }
+    const name = `${field}.${index}`;
+    const tensor = tensors.get(name);
+    if (tensor === undefined) throw new SamplesCodecError(`${where} promises tensor ${JSON.stringify(name)} but the payload lacks it`);
+    tensors.delete(name);
+    decodeTensorField(sample, field, tensor, name);
+  }
+  return sample;
+}
+
+function encodeTensorField(field: WireTensorField, value: unknown, label: string): Tensor {
+  const spec = TENSOR_SPECS[field];
+  if (!spec.list) {
+    if (!(value instanceof Tensor)) throw new SamplesCodecError(`${label} must be an I32 Tensor, got ${describe(value)}`);
+    if (value.dtype !== spec.dtype || !(value.data instanceof Int32Array)) {
+      throw new SamplesCodecError(`${label} must have dtype I32, got ${value.dtype} (replay tensors are never converted)`);
+    }
+    return value;
+  }
+  if (!Array.isArray(value)) throw new SamplesCodecError(`${label} must be an array of numbers, got ${describe(value)}`);
+  const values = value as number[];
+  if (field === "tokens") return new Tensor("I64", [values.length], int64FromNumbers(values, label));
+  if (field === "loss_mask") return new Tensor("U8", [values.length], uint8FromNumbers(values, label));
+  return new Tensor("F64", [values.length], float64FromNumbers(values, label));
+}
+
+function decodeTensorField(sample: Sample, field: WireTensorField, tensor: Tensor, name: string): void {
+  const spec = TENSOR_SPECS[field];
+  if (tensor.dtype !== spec.dtype) throw new SamplesCodecError(`samples reply: ${name}: ${field} must have dtype ${spec.dtype}, got ${tensor.dtype}`);
+  if (!spec.list) {
+    sample[field as "rollout_routed_experts" | "rollout_indexer_topk"] = tensor as Tensor<"I32">;
+    return;
+  }
+  if (tensor.shape.length !== 1) throw new SamplesCodecError(`samples reply: ${name}: ${field} must be rank 1, got rank ${tensor.shape.length}`);
+  if (field === "tokens") sample.tokens = numbersFromInt64(tensor.data as BigInt64Array, `samples reply: ${name}`);
+  else if (field === "loss_mask") sample.loss_mask = numbersFromTyped(tensor.data as Uint8Array);
+  else sample.rollout_log_probs = numbersFromTyped(tensor.data as Float64Array);
+}
+
+/** Checks one JSON field's value (shared by encode and decode); returns it unchanged or throws naming `label`. */
+function checkJsonField(field: WireJsonField, value: unknown, label: string): unknown {
+  const fail = (expected: string): never => {
+    throw new SamplesCodecError(`${label} must be ${expected}, got ${describe(value)}`);
+  };
+  switch (field) {
+    case "response":
+      if (typeof value !== "string") fail("a string");
+      break;
+    case "response_length":
+      if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) fail("a non-negative integer");
+      break;
+    case "status":
+      if (!SAMPLE_STATUSES.includes(value as SampleStatus)) fail(`one of ${SAMPLE_STATUSES.join(", ")}`);
+      break;
+    case "weight_versions":
+      if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) fail("an array of strings");
+      break;
+    case "prefix_cache_info": {
+      const keys = PrefixCacheInfo.FIELDS as readonly string[];
+      if (!isJsonObject(value) || Object.keys(value).some((key) => !keys.includes(key)) || !keys.every((key) => typeof value[key] === "number" && Number.isFinite(value[key]))) {
+        fail(`an object with numbers ${keys.join(", ")}`);
+      }
+      break;
+    }
+    case "metadata":
+      if (!isJsonObject(value)) fail("a JSON object");
+      break;
+    case "reward":
+      if (value !== null && typeof value !== "number" && !isJsonObject(value)) fail("a number, a JSON object or null");
+      break;
+  }
+  return value;
+}
+
+function applyJsonField(sample: Sample, field: WireJsonField, value: unknown): void {
+  switch (field) {
+    case "response":
+      sample.response = value as string;
+      break;
+    case "response_length":
+      sample.response_length = value as number;
+      break;
+    case "status":
+      sample.status = value as SampleStatus;
+      break;
+    case "weight_versions":
+      sample.weight_versions = [...(value as string[])];
+      break;
+    case "prefix_cache_info":
+      sample.prefix_cache_info = new PrefixCacheInfo(value as ReturnType<PrefixCacheInfo["toDict"]>);
+      break;
+    case "metadata":
+      if (!isJsonObject(sample.metadata)) sample.metadata = {};
+      assignJsonKeys(sample.metadata as Record<string, unknown>, value as Record<string, unknown>);
+      break;
+    case "reward":
+      if (value !== null) sample.reward = value as number | JsonObject;
+      break;
+  }
+}
+
+/** The JSON fields to carry, in canonical order; unknown names are refused, tensor names ignored. */
+function resolveJsonFields(fields: readonly string[]): readonly WireJsonField[] {
+  if (!Array.isArray(fields)) throw new SamplesCodecError("samples codec: options.fields must be an array of field names");
+  for (const name of fields) {
+    if (!(WIRE_FIELDS_V2 as readonly string[]).includes(name) && !(WIRE_TENSOR_FIELDS as readonly string[]).includes(name)) {
+      throw new SamplesCodecError(`samples codec: unknown wire field ${JSON.stringify(name)}`);
+    }
+  }
+  return WIRE_FIELDS_V2.filter((name) => fields.includes(name));
+}
+
+function sameNumbers(a: Record<string, number>, b: Record<string, number>): boolean {
+  return Object.keys(b).every((key) => a[key] === b[key]);
+}
+
+function failEncode(path: string, problem: string): never {
+  throw new SamplesCodecError(`${path}: ${problem}`);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (value instanceof Tensor) return `a ${value.dtype} Tensor`;
+  if (ArrayBuffer.isView(value)) return Object.prototype.toString.call(value);
+  if (typeof value === "object") return "an object";
+  if (typeof value === "string") return `string ${JSON.stringify(value.slice(0, 40))}`;
+  return `${typeof value} ${String(value)}`;
+}
+
+/** Every error class this module can throw (for callers that classify failures). */
+export const SAMPLES_CODEC_ERRORS = [SafetensorsFormatError, SamplesCodecError, InputSampleDefaultsError] as const;

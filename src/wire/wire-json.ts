@@ -1,0 +1,72 @@
+// Exact JSON for the samples metadata: serializes only values that JSON.parse gives back bit for bit, refusing the rest.
+// JSON.stringify silently drops undefined, turns NaN into null and -0 into 0; the wire must not change values.
+
+/** Objects nested deeper than this are refused (guards the recursive writer's stack). */
+export const MAX_WIRE_JSON_DEPTH = 512;
+
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * Serializes `value` as compact JSON that `JSON.parse` turns back into an identical value (`-0` kept).
+ * Refuses, through `fail(path, problem)`, anything JSON cannot carry exactly: undefined, functions,
+ * symbols, bigints, non-finite numbers, strings with lone surrogates (UTF-8 would replace them), non-plain objects (Map, Date, typed arrays, class instances),
+ * cycles and nesting beyond {@link MAX_WIRE_JSON_DEPTH}. `fail` must throw.
+ */
+export function stringifyExactJson(value: unknown, path: string, fail: (path: string, problem: string) => never): string {
+  const ancestors = new Set<object>();
+  const write = (node: unknown, at: string, depth: number): string => {
+    switch (typeof node) {
+      case "string":
+        if (LONE_SURROGATE.test(node)) return fail(at, "a string holding a lone UTF-16 surrogate has no UTF-8 form");
+        return JSON.stringify(node);
+      case "boolean":
+        return node ? "true" : "false";
+      case "number":
+        if (!Number.isFinite(node)) return fail(at, `${node} is not representable in JSON`);
+        return Object.is(node, -0) ? "-0" : JSON.stringify(node);
+      case "object":
+        break;
+      default:
+        return fail(at, `a ${typeof node} is not representable in JSON`);
+    }
+    if (node === null) return "null";
+    if (depth >= MAX_WIRE_JSON_DEPTH) return fail(at, `nested deeper than ${MAX_WIRE_JSON_DEPTH} levels`);
+    if (ancestors.has(node)) return fail(at, "circular reference");
+    ancestors.add(node);
+    let text: string;
+    if (Array.isArray(node)) {
+      const items: string[] = [];
+      for (let i = 0; i < node.length; i++) items.push(write(node[i], `${at}[${i}]`, depth + 1));
+      text = `[${items.join(",")}]`;
+    } else {
+      const proto = Object.getPrototypeOf(node) as unknown;
+      if (proto !== Object.prototype && proto !== null) {
+        return fail(at, `${Object.prototype.toString.call(node)} is not a plain JSON object`);
+      }
+      const items: string[] = [];
+      for (const key of Object.keys(node)) {
+        if (LONE_SURROGATE.test(key)) return fail(at, "a key holding a lone UTF-16 surrogate has no UTF-8 form");
+        items.push(`${JSON.stringify(key)}:${write((node as Record<string, unknown>)[key], `${at}.${key}`, depth + 1)}`);
+      }
+      text = `{${items.join(",")}}`;
+    }
+    ancestors.delete(node);
+    return text;
+  };
+  return write(value, path, 0);
+}
+
+/** True for a non-null, non-array object (what JSON calls an object). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * `Object.assign` for parsed JSON: copies own keys of `source` onto `target` as data properties, so a
+ * `"__proto__"` key is stored as an ordinary key instead of replacing the target's prototype.
+ */
+export function assignJsonKeys(target: Record<string, unknown>, source: Record<string, unknown>): void {
+  for (const key of Object.keys(source)) {
+    Object.defineProperty(target, key, { value: source[key], writable: true, enumerable: true, configurable: true });
+  }
+}
