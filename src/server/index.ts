@@ -1,3 +1,10 @@
-// Public surface of the server component; the package root re-exports it.
-// Each module of the component adds its exports here.
-export {};
+// Public surface of the server component: the reference session server (v1 linear, v2 tree) and its seams.
+// Sample assembly and message matchers are exported so custom policies and tests can reuse them.
+export * from "./types";
+export * from "./policy";
+export * from "./session-server";
+export * from "./message-matchers";
+export * from "./policy-factory";
+export * from "./samples";
+export * from "./v1";
+export { ROUTING_KEY_HEADER } from "./upstream";

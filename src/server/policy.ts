@@ -1,6 +1,6 @@
 // The seam between the shared HTTP shell and a trajectory policy: v1 (linear) and v2 (tree) implement it.
 // The shell calls prepare under the session lock, the upstream call without it, then commit under the lock.
-import type { Tokenizer } from "../tokenizer/types";
+import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolSpec } from "../tokenizer/types";
 import type { JsonObject } from "../wire/sample";
 import type {
   CompletedTurn,
@@ -11,49 +11,50 @@ import type {
   SessionServerVersion,
 } from "./types";
 
+/** Decides whether a stored message and a request message are the same history entry. */
+export type MessageMatcher = (stored: ChatMessage, incoming: ChatMessage) => boolean;
+
 /** Everything a policy may use besides its own state. Built once per server. */
 export interface PolicyContext {
   tokenizer: Tokenizer;
-  /**
-   * The TITO tokenizer of src/tokenizer (Qwen3 rules). Typed structurally here so this contract does not
-   * depend on the implementation module; see src/tokenizer for the concrete class.
-   */
+  /** The TITO tokenizer of src/tokenizer (Qwen3 rules), typed structurally. */
   tito: TitoLike;
+  /** The server's default chat-template kwargs (used for the canonical mismatch render, as the original does). */
+  defaultChatTemplateKwargs: ChatTemplateKwargs;
   /** Decides whether a stored message and a request message are the same (strict by default). */
-  messagesMatch: (stored: import("../tokenizer/types").ChatMessage, incoming: import("../tokenizer/types").ChatMessage) => boolean;
-  /** Warnings (e.g. picker notes); the user can silence it. */
+  messagesMatch: MessageMatcher;
+  /** Warnings and notes (rollbacks, skipped updates, picker notes); the user can silence it. */
   logger: PolicyLogger;
 }
 
-/** Minimal logger used by policies and hooks. */
+/** Minimal logger used by the server, its policies and hooks. */
 export interface PolicyLogger {
   warn(message: string): void;
+  info?(message: string): void;
 }
 
 /** The TITO operations a policy needs (implemented in src/tokenizer). */
 export interface TitoLike {
+  /** Trailing completion tokens a later turn may legitimately re-render differently (0 for Qwen3). */
   readonly maxTrimTokens: number;
+  /** Roles a request may append after the stored history. */
   readonly allowedAppendRoles: ReadonlySet<string>;
   /** Prompt ids for a conversation rendered from scratch with the generation prompt. */
-  renderPromptIds(
-    messages: readonly import("../tokenizer/types").ChatMessage[],
-    tools: readonly import("../tokenizer/types").ToolSpec[] | null,
-    kwargs: import("../tokenizer/types").ChatTemplateKwargs,
-  ): number[];
+  renderPromptIds(messages: readonly ChatMessage[], tools: readonly ToolSpec[] | null, kwargs: ChatTemplateKwargs): number[];
   /** Prompt ids = stored ids (+ "\n" after <|im_end|>) + the suffix for newMessages beyond oldMessages. */
   mergeTokens(
-    oldMessages: readonly import("../tokenizer/types").ChatMessage[],
-    newMessages: readonly import("../tokenizer/types").ChatMessage[],
+    oldMessages: readonly ChatMessage[],
+    newMessages: readonly ChatMessage[],
     storedIds: readonly number[],
-    tools: readonly import("../tokenizer/types").ToolSpec[] | null,
-    kwargs: import("../tokenizer/types").ChatTemplateKwargs,
+    tools: readonly ToolSpec[] | null,
+    kwargs: ChatTemplateKwargs,
   ): number[];
   /** Mismatch report between the canonical render of messages and the accumulated ids. */
   compareWithCanonical(
-    messages: readonly import("../tokenizer/types").ChatMessage[],
+    messages: readonly ChatMessage[],
     tokenIds: readonly number[],
-    tools: readonly import("../tokenizer/types").ToolSpec[] | null,
-    kwargs: import("../tokenizer/types").ChatTemplateKwargs,
+    tools: readonly ToolSpec[] | null,
+    kwargs: ChatTemplateKwargs,
   ): JsonObject[];
 }
 
@@ -63,7 +64,17 @@ export interface PreparedTurn<Plan> {
   plan: Plan;
 }
 
-/** A trajectory policy: one per server version. `State` is one session's trajectory data. */
+/** What `GET /sessions/{id}` shows for a session. */
+export interface SessionView {
+  records: SessionRecord[];
+  metadata: JsonObject;
+}
+
+/**
+ * A trajectory policy: one per server version. `State` is one session's trajectory data.
+ * All four operations are synchronous; the shell serializes prepare/commit per session with a lock
+ * and never holds it across the upstream call.
+ */
 export interface TrajectoryPolicy<State, Plan> {
   readonly version: SessionServerVersion;
   /** The samples-payload json field list of this version (SPEC §7.4). */
@@ -79,7 +90,10 @@ export interface TrajectoryPolicy<State, Plan> {
    */
   commit(state: State, plan: Plan, request: NormalizedChatRequest, turn: CompletedTurn, ctx: PolicyContext): boolean;
   /** The `GET /sessions/{id}` view: records and metadata. */
-  view(state: State, ctx: PolicyContext): { records: SessionRecord[]; metadata: JsonObject };
-  /** The samples op before encoding. Throws SessionHttpError(422) when assembly or a hook fails. */
+  view(state: State, ctx: PolicyContext): SessionView;
+  /** The samples op before encoding. Throws SessionHttpError(422, ..., plainText=true) when assembly or a hook fails. */
   collectSamples(state: State, body: SamplesRequestBody, ctx: PolicyContext): SamplesResult;
 }
+
+/** A policy of unknown state/plan types, as the shell holds it (methods are bivariant, so any policy fits). */
+export type AnyTrajectoryPolicy = TrajectoryPolicy<unknown, unknown>;

@@ -8,7 +8,7 @@ export type SessionServerVersion = "v1" | "v2";
 
 /** One accepted generation, exactly as `GET /sessions/{id}` returns it (SPEC §6). */
 export interface SessionRecord {
-  /** Seconds since the epoch (float) when the upstream reply arrived. */
+  /** Seconds since the epoch (float) when the upstream reply was accepted. */
   timestamp: number;
   /** Seconds since the epoch (float) when the client request arrived. */
   request_timestamp: number;
@@ -21,17 +21,19 @@ export interface SessionRecord {
   status_code: number;
 }
 
-/** Why a samples reply holds no sample. */
-export type EmptyReason = "no_records" | "all_truncated";
+/** Why a samples reply holds no sample (the wire codec's type, re-exported for policies). */
+export type { EmptyReason } from "../wire/samples-codec";
+import type { EmptyReason } from "../wire/samples-codec";
 
 /** A normalized chat request, ready for positioning by a policy. */
 export interface NormalizedChatRequest {
-  /** The request messages as the client sent them. */
+  /** The request messages as the client sent them (each an object with a string `role`). */
   messages: ChatMessage[];
+  /** The request's `tools`, or null when absent. */
   tools: ToolSpec[] | null;
-  /** Request kwargs merged over the server defaults. */
+  /** Request kwargs merged over the server defaults (what the template renders with). */
   chatTemplateKwargs: ChatTemplateKwargs;
-  /** The body to send upstream, without `input_ids` yet. */
+  /** The body to send upstream, without `input_ids` yet (the shell appends them after `prepare`). */
   upstreamBody: Record<string, unknown>;
   /** Whether the client asked for `stream: true`. */
   clientStream: boolean;
@@ -45,14 +47,19 @@ export interface CompletedTurn {
   completionIds: number[];
   /** `choices[0].message` as the backend returned it. */
   assistantMessage: ChatMessage;
+  /** `choices[0].finish_reason` (null when absent). */
   finishReason: string | null;
+  /** `response.id` of the upstream reply (null when absent). */
+  responseId: string | null;
+  /** The record to store when the policy commits the turn. */
   record: SessionRecord;
 }
 
-/** Body of `POST /sessions/{id}/samples`. */
+/** Body of `POST /sessions/{id}/samples`, validated by the shell. */
 export interface SamplesRequestBody {
+  /** Token budget per sample, or null for no truncation. */
   max_seq_len: number | null;
-  /** Agent metadata (v2 only). */
+  /** Agent metadata (v2 only; v1 ignores it). */
   metadata?: JsonObject;
 }
 
@@ -63,11 +70,15 @@ export interface SamplesResult {
   emptyReason: EmptyReason | null;
 }
 
-/** An error a policy or the shell turns into an HTTP status and `{"error": message}` (or text/plain for 422 samples). */
+/**
+ * An error a policy or the shell turns into an HTTP status and `{"error": message}`.
+ * Set `plainText` for samples-op failures (422 `text/plain`).
+ */
 export class SessionHttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly plainText = false,
   ) {
     super(message);
     this.name = "SessionHttpError";

@@ -1,0 +1,109 @@
+// Reads and re-emits the backend's chat reply: validation of the TITO fields, replay-payload stripping,
+// and the single-chunk fake SSE stream (the backend call itself never streams).
+import type { ChatMessage } from "../tokenizer/types";
+import { SessionHttpError } from "./types";
+
+/** The validated parts of an upstream chat completion. */
+export interface ExtractedCompletion {
+  /** The full upstream JSON. */
+  response: Record<string, unknown>;
+  assistantMessage: ChatMessage;
+  completionIds: number[];
+  finishReason: string | null;
+  responseId: string | null;
+}
+
+/** `meta_info` keys carrying routing-replay tensors: kept in records, removed from client replies. */
+export const CLIENT_STRIPPED_META_KEYS = ["routed_experts", "indexer_topk"] as const;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function firstChoice(response: Record<string, unknown>): Record<string, unknown> {
+  const choices = response.choices;
+  if (Array.isArray(choices) && isObject(choices[0])) return choices[0];
+  return {};
+}
+
+/** Validates a 200 chat reply (SPEC §6 "Upstream reply"); every failure is SessionHttpError(502). */
+export function extractCompletion(body: Buffer): ExtractedCompletion {
+  let response: unknown;
+  try {
+    response = JSON.parse(body.toString("utf8"));
+  } catch (error) {
+    throw new SessionHttpError(502, `backend returned invalid JSON: ${(error as Error).message}`);
+  }
+  if (!isObject(response)) throw new SessionHttpError(502, "backend reply is not a JSON object");
+  const choice = firstChoice(response);
+  const meta = choice.meta_info;
+  if (!isObject(meta) || !("output_token_logprobs" in meta)) {
+    throw new SessionHttpError(502, "meta_info and output_token_logprobs must be in choice (requires logprobs=True)");
+  }
+  const message = isObject(choice.message) ? choice.message : {};
+  if (message.content === null || message.content === undefined) {
+    throw new SessionHttpError(502, "assistant message content is null; the backend must return an empty string when the tool-call parser fails");
+  }
+  const logprobs = meta.output_token_logprobs;
+  if (!Array.isArray(logprobs)) throw new SessionHttpError(502, "meta_info.output_token_logprobs must be an array of [logprob, token_id] pairs");
+  const completionTokens = meta.completion_tokens;
+  if (logprobs.length !== completionTokens) {
+    throw new SessionHttpError(
+      502,
+      `invalid chat completion response: len(output_token_logprobs)=${logprobs.length} != completion_tokens=${JSON.stringify(completionTokens)}`,
+    );
+  }
+  const completionIds = logprobs.map((pair, i) => {
+    if (!Array.isArray(pair) || pair.length < 2 || typeof pair[0] !== "number" || !Number.isInteger(pair[1])) {
+      throw new SessionHttpError(502, `meta_info.output_token_logprobs[${i}] must be a [logprob, token_id] pair`);
+    }
+    return pair[1] as number;
+  });
+  const finishReason = typeof choice.finish_reason === "string" ? choice.finish_reason : null;
+  const responseId = typeof response.id === "string" ? response.id : null;
+  return { response, assistantMessage: message as ChatMessage, completionIds, finishReason, responseId };
+}
+
+/** A copy of the reply without `routed_experts`/`indexer_topk` in any `choices[i].meta_info` (input untouched). */
+export function stripReplayPayloads(response: Record<string, unknown>): Record<string, unknown> {
+  const choices = response.choices;
+  if (!Array.isArray(choices)) return response;
+  let changed = false;
+  const stripped = choices.map((choice) => {
+    if (!isObject(choice) || !isObject(choice.meta_info)) return choice;
+    const meta = choice.meta_info;
+    if (!CLIENT_STRIPPED_META_KEYS.some((key) => key in meta)) return choice;
+    changed = true;
+    const kept: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(meta)) {
+      if (!(CLIENT_STRIPPED_META_KEYS as readonly string[]).includes(key)) kept[key] = value;
+    }
+    return { ...choice, meta_info: kept };
+  });
+  return changed ? { ...response, choices: stripped } : response;
+}
+
+/** The single `chat.completion.chunk` that carries a whole reply for a fake stream. */
+export function toStreamChunk(response: Record<string, unknown>): Record<string, unknown> {
+  const choice = firstChoice(response);
+  const message = isObject(choice.message) ? choice.message : {};
+  const delta: Record<string, unknown> = { role: message.role ?? "assistant", content: message.content ?? null };
+  if (message.reasoning_content !== null && message.reasoning_content !== undefined) delta.reasoning_content = message.reasoning_content;
+  if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
+    delta.tool_calls = message.tool_calls.map((call, index) => (isObject(call) ? { ...call, index } : call));
+  }
+  const chunk: Record<string, unknown> = {
+    id: response.id ?? null,
+    object: "chat.completion.chunk",
+    created: response.created ?? null,
+    model: response.model ?? null,
+    choices: [{ index: 0, delta, finish_reason: choice.finish_reason ?? null }],
+  };
+  if (response.usage !== null && response.usage !== undefined) chunk.usage = response.usage;
+  return chunk;
+}
+
+/** The SSE body of a fake stream: one data event, then `[DONE]`. */
+export function renderFakeStream(response: Record<string, unknown>): string {
+  return `data: ${JSON.stringify(toStreamChunk(response))}\n\ndata: [DONE]\n\n`;
+}

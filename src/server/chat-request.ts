@@ -1,0 +1,100 @@
+// Turns a client chat body into the body sent upstream (SPEC §6 normalization), before any session logic.
+// Session-independent: the same rules serve v1 and v2; every malformed input is a 400 naming the problem.
+import type { ChatMessage, ChatTemplateKwargs, ToolSpec } from "../tokenizer/types";
+import { NormalizedChatRequest, SessionHttpError } from "./types";
+
+/** Merges request chat-template kwargs over the server defaults; throws (→ 400) on a forbidden override. */
+export type KwargsMerger = (defaults: ChatTemplateKwargs, overrides: ChatTemplateKwargs) => ChatTemplateKwargs;
+
+/** Plain `{...defaults, ...overrides}`, used when the TITO tokenizer has no merge rule of its own. */
+export const shallowMergeKwargs: KwargsMerger = (defaults, overrides) => ({ ...defaults, ...overrides });
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** Python truthiness for the `stream` flag (a client may send 1 or "true"). */
+function truthy(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length > 0;
+  if (isObject(value)) return Object.keys(value).length > 0;
+  return Boolean(value);
+}
+
+/** Parses a JSON request body; an empty body is `{}`. Throws SessionHttpError(400) on invalid JSON. */
+export function parseJsonBody(body: Buffer): unknown {
+  const text = body.toString("utf8");
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new SessionHttpError(400, `invalid JSON body: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Normalizes a chat request: drops `stream` (remembered) and `stream_options`, forces `logprobs`,
+ * `return_meta_info` and `no_stop_trim: false`, merges `chat_template_kwargs` over the defaults (sent only
+ * when non-empty). Key order follows the client body; new keys are appended.
+ */
+export function normalizeChatRequest(parsed: unknown, defaults: ChatTemplateKwargs, mergeKwargs: KwargsMerger): NormalizedChatRequest {
+  if (!isObject(parsed)) throw new SessionHttpError(400, "chat request body must be a JSON object");
+  const body: Record<string, unknown> = { ...parsed };
+
+  const messages = body.messages;
+  if (!Array.isArray(messages) || messages.length === 0) {
+    throw new SessionHttpError(400, "messages must be a non-empty array of chat messages");
+  }
+  messages.forEach((message, i) => {
+    if (!isObject(message) || typeof message.role !== "string") {
+      throw new SessionHttpError(400, `messages[${i}] must be an object with a string role`);
+    }
+  });
+  const tools = body.tools;
+  if (tools !== undefined && tools !== null && !(Array.isArray(tools) && tools.every(isObject))) {
+    throw new SessionHttpError(400, "tools must be an array of tool objects");
+  }
+
+  const clientStream = truthy(body.stream);
+  delete body.stream;
+  delete body.stream_options;
+  body.logprobs = true;
+  body.return_meta_info = true;
+  body.no_stop_trim = false;
+
+  const requestKwargs = body.chat_template_kwargs;
+  if (requestKwargs !== undefined && requestKwargs !== null && !isObject(requestKwargs)) {
+    throw new SessionHttpError(400, "chat_template_kwargs must be an object");
+  }
+  let kwargs: ChatTemplateKwargs = { ...defaults };
+  if (isObject(requestKwargs) && Object.keys(requestKwargs).length > 0) {
+    try {
+      kwargs = mergeKwargs(defaults, requestKwargs);
+    } catch (error) {
+      throw new SessionHttpError(400, `chat_template_kwargs: ${(error as Error).message}`);
+    }
+  }
+  if (Object.keys(kwargs).length > 0) body.chat_template_kwargs = { ...kwargs };
+  else delete body.chat_template_kwargs;
+
+  return {
+    messages: messages as ChatMessage[],
+    tools: Array.isArray(tools) ? (tools as ToolSpec[]) : null,
+    chatTemplateKwargs: kwargs,
+    upstreamBody: body,
+    clientStream,
+  };
+}
+
+/** Validates the samples-op body: `{"max_seq_len": int|null, "metadata"?: object}`. Throws 400 otherwise. */
+export function parseSamplesBody(parsed: unknown): { max_seq_len: number | null; metadata?: Record<string, unknown> } {
+  if (!isObject(parsed)) throw new SessionHttpError(400, "samples request body must be a JSON object");
+  const maxSeqLen = parsed.max_seq_len ?? null;
+  if (maxSeqLen !== null && !(typeof maxSeqLen === "number" && Number.isInteger(maxSeqLen))) {
+    throw new SessionHttpError(400, `max_seq_len must be an integer or null, got ${JSON.stringify(maxSeqLen)}`);
+  }
+  const metadata = parsed.metadata;
+  if (metadata !== undefined && metadata !== null && !isObject(metadata)) {
+    throw new SessionHttpError(400, "metadata must be an object");
+  }
+  return isObject(metadata) ? { max_seq_len: maxSeqLen, metadata } : { max_seq_len: maxSeqLen };
+}

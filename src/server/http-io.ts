@@ -1,0 +1,69 @@
+// Small node:http helpers for the session server: read a body, write compact JSON, text, SSE or raw bytes.
+// Keeping them here lets the route handlers read as protocol rules instead of stream plumbing.
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+/** Upstream response headers the server never echoes (it frames its own body; it emits its own date/server). */
+const DROP_RESPONSE_HEADERS = new Set(["content-length", "transfer-encoding", "content-encoding", "server", "date", "connection", "keep-alive"]);
+
+/** Reads the whole request body. */
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Writes a body with a status and headers (content-length computed here). */
+export function sendBytes(res: ServerResponse, status: number, body: Buffer | string, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : body;
+  res.writeHead(status, { ...headers, "content-length": String(bytes.length) });
+  res.end(bytes);
+}
+
+/** Writes compact JSON. */
+export function sendJson(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
+  sendBytes(res, status, JSON.stringify(payload), { ...headers, "content-type": "application/json" });
+}
+
+/** Writes `{"error": message}` with a status. */
+export function sendError(res: ServerResponse, status: number, message: string): void {
+  sendJson(res, status, { error: message });
+}
+
+/** Writes a `text/plain` body (samples-op failures). */
+export function sendText(res: ServerResponse, status: number, text: string): void {
+  sendBytes(res, status, text, { "content-type": "text/plain; charset=utf-8" });
+}
+
+/** Writes an empty reply (e.g. 204). */
+export function sendEmpty(res: ServerResponse, status: number): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(status);
+  res.end();
+}
+
+/** Upstream headers that may be echoed to the client. */
+export function passThroughHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!DROP_RESPONSE_HEADERS.has(name.toLowerCase())) out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * Re-emits an upstream reply: a JSON body is re-serialized compactly as application/json, anything else
+ * goes through verbatim with the upstream content type.
+ */
+export function sendUpstreamReply(res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer): void {
+  const kept = passThroughHeaders(headers);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString("utf8"));
+  } catch {
+    sendBytes(res, status, body, kept);
+    return;
+  }
+  delete kept["content-type"];
+  sendJson(res, status, parsed, kept);
+}

@@ -1,0 +1,196 @@
+// History matching rules: decide whether a request message repeats a stored one (strict, loose, role+content).
+// Also the append-only check every policy runs before TITO-merging new messages onto a stored prefix.
+import type { ChatMessage } from "../tokenizer/types";
+import type { MessageMatcher } from "./policy";
+import { SessionHttpError } from "./types";
+
+/** Names of the built-in message matchers. */
+export type MessageMatcherName = "strict" | "loose_tool_call" | "role_content_only";
+
+/** The message keys a chat template reads; only these take part in strict matching. */
+export const TEMPLATE_RELEVANT_KEYS = ["role", "content", "reasoning_content", "tool_calls"] as const;
+
+/** `null`, `undefined`, `""` and `[]` render the same way, so they compare as one empty value. */
+function normalizeEmpty(value: unknown): unknown {
+  if (value === null || value === undefined || value === "") return null;
+  if (Array.isArray(value) && value.length === 0) return null;
+  return value;
+}
+
+/** Drops the wire-only `index` key from each tool call (streaming clients renumber or omit it). */
+function projectToolCalls(value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  return value.map((call) => {
+    if (call === null || typeof call !== "object" || Array.isArray(call)) return call;
+    const { index: _index, ...rest } = call as Record<string, unknown>;
+    return rest;
+  });
+}
+
+/** Structural equality over JSON-like values; object key order does not matter, types must agree. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") {
+    return typeof a === "number" && typeof b === "number" && Number.isNaN(a) && Number.isNaN(b);
+  }
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((item, i) => jsonEqual(item, bb[i]));
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const aKeys = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  const bKeys = Object.keys(bo).filter((k) => bo[k] !== undefined);
+  if (aKeys.length !== bKeys.length) return false;
+  return aKeys.every((key) => Object.prototype.hasOwnProperty.call(bo, key) && jsonEqual(ao[key], bo[key]));
+}
+
+/**
+ * Strict matcher: role, content, reasoning_content and tool_calls must be equal, with null/""/[] as one empty
+ * value and each tool call's `index` ignored. Other keys (client extras) are ignored.
+ */
+export const strictMessageMatches: MessageMatcher = (stored, incoming) => {
+  for (const key of TEMPLATE_RELEVANT_KEYS) {
+    let left = normalizeEmpty(stored[key]);
+    let right = normalizeEmpty(incoming[key]);
+    if (key === "tool_calls") {
+      left = projectToolCalls(left);
+      right = projectToolCalls(right);
+    }
+    if (!jsonEqual(left, right)) return false;
+  }
+  return true;
+};
+
+const INVALID_ARGUMENTS = Symbol("invalid arguments");
+
+/** Parses tool-call arguments to a JSON object for comparison; empty spellings are `{}`. */
+function argumentsObject(value: unknown): unknown {
+  if (value === null || value === undefined || value === "") return {};
+  let parsed = value;
+  if (typeof value === "string") {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      return INVALID_ARGUMENTS;
+    }
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return INVALID_ARGUMENTS;
+  return parsed;
+}
+
+function argumentsMatch(stored: unknown, incoming: unknown): boolean {
+  const left = argumentsObject(stored);
+  const right = argumentsObject(incoming);
+  if (left === INVALID_ARGUMENTS || right === INVALID_ARGUMENTS) return jsonEqual(stored, incoming);
+  return jsonEqual(left, right);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function sameKeys(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const ak = Object.keys(a).sort();
+  const bk = Object.keys(b).sort();
+  return ak.length === bk.length && ak.every((k, i) => k === bk[i]);
+}
+
+function functionsMatch(stored: unknown, incoming: unknown): boolean {
+  if (!isPlainObject(stored) || !isPlainObject(incoming)) return jsonEqual(stored, incoming);
+  if (!sameKeys(stored, incoming)) return false;
+  return Object.keys(stored).every((key) =>
+    key === "arguments" ? argumentsMatch(stored[key], incoming[key]) : jsonEqual(stored[key], incoming[key]),
+  );
+}
+
+function toolCallMatches(stored: unknown, incoming: unknown): boolean {
+  if (!isPlainObject(stored) || !isPlainObject(incoming)) return jsonEqual(stored, incoming);
+  const { index: _a, ...left } = stored;
+  const { index: _b, ...right } = incoming;
+  if (!sameKeys(left, right)) return false;
+  return Object.keys(left).every((key) =>
+    key === "function" ? functionsMatch(left[key], right[key]) : jsonEqual(left[key], right[key]),
+  );
+}
+
+/**
+ * Loose tool-call matcher: everything strict accepts, plus tool-call `arguments` compared as parsed JSON
+ * objects (key order and whitespace no longer matter). Ids, names, order and other fields still count.
+ */
+export const looseToolCallMessageMatches: MessageMatcher = (stored, incoming) => {
+  if (strictMessageMatches(stored, incoming)) return true;
+  for (const key of ["role", "content", "reasoning_content"] as const) {
+    if (!jsonEqual(normalizeEmpty(stored[key]), normalizeEmpty(incoming[key]))) return false;
+  }
+  const left = normalizeEmpty(stored.tool_calls);
+  const right = normalizeEmpty(incoming.tool_calls);
+  if (!Array.isArray(left) || !Array.isArray(right)) return jsonEqual(left, right);
+  return left.length === right.length && left.every((call, i) => toolCallMatches(call, right[i]));
+};
+
+/** Role-and-content matcher: every other field (tool calls included) is ignored; the stored prefix wins. */
+export const roleContentOnlyMessageMatches: MessageMatcher = (stored, incoming) =>
+  (["role", "content"] as const).every((key) => jsonEqual(normalizeEmpty(stored[key]), normalizeEmpty(incoming[key])));
+
+/** The built-in matchers by name. */
+export const MESSAGE_MATCHERS: Readonly<Record<MessageMatcherName, MessageMatcher>> = {
+  strict: strictMessageMatches,
+  loose_tool_call: looseToolCallMessageMatches,
+  role_content_only: roleContentOnlyMessageMatches,
+};
+
+/** Resolves a matcher by name (or passes a custom function through); an unknown name throws naming the choices. */
+export function resolveMessageMatcher(selector: MessageMatcherName | MessageMatcher): MessageMatcher {
+  if (typeof selector === "function") return selector;
+  if (Object.prototype.hasOwnProperty.call(MESSAGE_MATCHERS, selector)) return MESSAGE_MATCHERS[selector];
+  throw new Error(`unknown message matcher ${JSON.stringify(selector)}; use one of ${Object.keys(MESSAGE_MATCHERS).join(", ")}`);
+}
+
+/** Number of leading request messages that match the stored messages one by one. */
+export function matchedPrefixLength(stored: readonly ChatMessage[], incoming: readonly ChatMessage[], matcher: MessageMatcher): number {
+  const n = Math.min(stored.length, incoming.length);
+  for (let i = 0; i < n; i += 1) {
+    if (!matcher(stored[i], incoming[i])) return i;
+  }
+  return n;
+}
+
+function preview(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 200 ? `${text.slice(0, 200)}...` : text;
+}
+
+/**
+ * Checks `incoming` extends `stored` message by message and that every appended role is allowed.
+ * Throws SessionHttpError(400) naming the first offending index.
+ */
+export function assertAppendOnly(
+  stored: readonly ChatMessage[],
+  incoming: readonly ChatMessage[],
+  allowedRoles: ReadonlySet<string>,
+  matcher: MessageMatcher,
+): void {
+  if (stored.length === 0) return;
+  if (incoming.length < stored.length) {
+    throw new SessionHttpError(400, `request has ${incoming.length} messages, fewer than the ${stored.length} stored messages`);
+  }
+  for (let i = 0; i < stored.length; i += 1) {
+    if (!matcher(stored[i], incoming[i])) {
+      const diffs = TEMPLATE_RELEVANT_KEYS.filter((key) => !jsonEqual(stored[i][key], incoming[i][key]))
+        .map((key) => `${key}: stored=${preview(stored[i][key])} new=${preview(incoming[i][key])}`)
+        .join("; ");
+      throw new SessionHttpError(400, `message mismatch at index ${i} (role: stored=${stored[i].role}, new=${incoming[i].role}); ${diffs}`);
+    }
+  }
+  for (let j = stored.length; j < incoming.length; j += 1) {
+    const role = incoming[j].role;
+    if (!allowedRoles.has(role)) {
+      throw new SessionHttpError(
+        400,
+        `appended message at index ${j} has role ${JSON.stringify(role)}, allowed: ${[...allowedRoles].join(", ")}; the TITO template does not support appending this role`,
+      );
+    }
+  }
+}

@@ -1,0 +1,131 @@
+// One raw per-turn Sample from each stored record, aligned against the trajectory's accumulated token ids.
+// Pure: records in, samples out; the decode function is the only tokenizer dependency.
+import type { JsonObject } from "../../wire/sample";
+import { DecodeFn, Sample, SampleStatus } from "../../wire/sample";
+import type { SessionRecord } from "../types";
+import { SampleAssemblyError } from "./assembly-error";
+
+/** Options shared by the assembly steps. */
+export interface TurnSampleOptions {
+  /** Decodes ids keeping special tokens. */
+  decode: DecodeFn;
+  /** Trailing output tokens a non-last turn may lose to the next turn's template (0 for Qwen3). */
+  maxTrimTokens: number;
+}
+
+const STATUS_BY_FINISH_REASON: Readonly<Record<string, SampleStatus>> = {
+  stop: "completed",
+  tool_calls: "completed",
+  length: "truncated",
+  abort: "aborted",
+};
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** The parts of one record the assembly reads, checked. */
+interface RecordTokens {
+  promptIds: number[];
+  outputIds: number[];
+  outputLogProbs: number[];
+  meta: Record<string, unknown>;
+  finishReason: unknown;
+}
+
+function readRecord(record: SessionRecord, turn: number): RecordTokens {
+  const promptIds = record.request?.input_ids;
+  if (!Array.isArray(promptIds) || !promptIds.every((id) => Number.isInteger(id))) {
+    throw new SampleAssemblyError(`record ${turn}: request.input_ids missing or not integer ids; the session server should populate it`);
+  }
+  const choices = record.response?.choices;
+  const choice = Array.isArray(choices) && isObject(choices[0]) ? choices[0] : null;
+  const meta = choice && isObject(choice.meta_info) ? choice.meta_info : null;
+  const pairs = meta?.output_token_logprobs;
+  if (!choice || !meta || !Array.isArray(pairs)) {
+    throw new SampleAssemblyError(`record ${turn}: response.choices[0].meta_info.output_token_logprobs missing`);
+  }
+  const outputIds: number[] = [];
+  const outputLogProbs: number[] = [];
+  pairs.forEach((pair, i) => {
+    if (!Array.isArray(pair) || typeof pair[0] !== "number" || !Number.isInteger(pair[1])) {
+      throw new SampleAssemblyError(`record ${turn}: output_token_logprobs[${i}] is not a [logprob, token_id] pair`);
+    }
+    outputLogProbs.push(pair[0]);
+    outputIds.push(pair[1] as number);
+  });
+  return { promptIds: promptIds as number[], outputIds, outputLogProbs, meta, finishReason: choice.finish_reason };
+}
+
+function numberOr(value: unknown, fallback: number): number {
+  return typeof value === "number" ? value : fallback;
+}
+
+/** The `lifecycle` metadata segment of one turn: `{t0, t1, turn, req_ts?, prev_t1?}`. */
+export function lifecycleSegment(record: SessionRecord, previous: SessionRecord | null, meta: Record<string, unknown>, turn: number): JsonObject {
+  const latency = meta.e2e_latency;
+  const t1 = record.timestamp;
+  const segment: JsonObject = { t0: typeof latency === "number" ? t1 - latency : null, t1, turn };
+  if (record.request_timestamp !== null && record.request_timestamp !== undefined) segment.req_ts = record.request_timestamp;
+  if (previous !== null) segment.prev_t1 = previous.timestamp;
+  return segment;
+}
+
+function turnSample(tokens: RecordTokens, trimCount: number, decode: DecodeFn): Sample {
+  const sample = new Sample({
+    tokens: [...tokens.promptIds, ...tokens.outputIds],
+    rollout_log_probs: tokens.outputLogProbs,
+    response: decode(tokens.outputIds),
+    response_length: tokens.outputIds.length,
+    loss_mask: tokens.outputIds.map(() => 1),
+  });
+  if (trimCount > 0) sample.stripLastOutputTokens(trimCount, decode);
+  const status = typeof tokens.finishReason === "string" ? STATUS_BY_FINISH_REASON[tokens.finishReason] : undefined;
+  if (status !== undefined) sample.status = status;
+  sample.prefix_cache_info.cached_tokens += numberOr(tokens.meta.cached_tokens, 0);
+  sample.prefix_cache_info.total_prompt_tokens += numberOr(tokens.meta.prompt_tokens, 0);
+  if ("weight_version" in tokens.meta) sample.weight_versions.push(tokens.meta.weight_version as string);
+  return sample;
+}
+
+/**
+ * One sample per record, in order. With `accumulated` ids, each turn's output is matched greedily against
+ * `accumulated[len(input_ids):]`; unmatched trailing tokens are stripped (at most `maxTrimTokens`, none on the
+ * last turn), and the walk must end exactly at the end of `accumulated`.
+ * @throws SampleAssemblyError when a record is malformed or the alignment fails
+ */
+export function turnSamplesFromRecords(records: readonly SessionRecord[], accumulated: readonly number[] | null, options: TurnSampleOptions): Sample[] {
+  const samples: Sample[] = [];
+  let cursor = 0;
+  records.forEach((record, i) => {
+    const isLast = i === records.length - 1;
+    const tokens = readRecord(record, i + 1);
+    let trimCount = 0;
+    if (accumulated !== null) {
+      cursor = tokens.promptIds.length;
+      let matched = 0;
+      while (matched < tokens.outputIds.length && cursor + matched < accumulated.length && tokens.outputIds[matched] === accumulated[cursor + matched]) {
+        matched += 1;
+      }
+      trimCount = tokens.outputIds.length - matched;
+      const allowed = isLast ? 0 : options.maxTrimTokens;
+      if (trimCount > allowed) {
+        throw new SampleAssemblyError(
+          `turn ${i + 1}: ${trimCount} output tokens do not match the accumulated ids, more than the ${allowed} allowed ` +
+            `(is_last=${isLast}, max_trim_tokens=${options.maxTrimTokens}); output tail ${JSON.stringify(tokens.outputIds.slice(-3))}, ` +
+            `accumulated at ${cursor}: ${JSON.stringify(accumulated.slice(cursor, cursor + 3))}`,
+        );
+      }
+      cursor += matched;
+    }
+    const sample = turnSample(tokens, trimCount, options.decode);
+    sample.metadata = { lifecycle: lifecycleSegment(record, i > 0 ? records[i - 1] : null, tokens.meta, i + 1) };
+    samples.push(sample);
+  });
+  if (accumulated !== null && cursor !== accumulated.length) {
+    throw new SampleAssemblyError(
+      `alignment cursor ${cursor} != ${accumulated.length} accumulated token ids after processing all ${records.length} records`,
+    );
+  }
+  return samples;
+}

@@ -1,0 +1,306 @@
+// The reference session server's HTTP shell (SPEC §6): routes, the TITO chat proxy and the raw proxy.
+// Version-specific behaviour lives behind the TrajectoryPolicy seam; this module only does transport and order.
+import { createServer, IncomingMessage, Server, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { ChatTemplateKwargs, Tokenizer } from "../tokenizer/types";
+import { encodeSamples } from "../wire/samples-codec";
+import { SampleAssemblyError } from "./samples/assembly-error";
+import { normalizeChatRequest, parseJsonBody, parseSamplesBody } from "./chat-request";
+import { extractCompletion, renderFakeStream, stripReplayPayloads } from "./chat-reply";
+import { passThroughHeaders, readBody, sendBytes, sendEmpty, sendError, sendJson, sendText, sendUpstreamReply } from "./http-io";
+import { MessageMatcherName, resolveMessageMatcher } from "./message-matchers";
+import type { AnyTrajectoryPolicy, MessageMatcher, PolicyContext, PolicyLogger } from "./policy";
+import { createPolicy, SamplePickerOption, SamplePostprocessorOption } from "./policy-factory";
+import { SessionEntry, SessionStore } from "./session-store";
+import { loadTitoKit, TitoKit } from "./tito-kit";
+import { CompletedTurn, SamplesRequestBody, SessionHttpError, SessionRecord, SessionServerVersion } from "./types";
+import { forwardHeaders, UpstreamClient } from "./upstream";
+
+/** Options of {@link startSessionServer}. */
+export interface SessionServerOptions {
+  /** `"v1"` (linear trajectories) or `"v2"` (trajectory tree). */
+  version: SessionServerVersion;
+  /** The SGLang-compatible backend, e.g. `http://127.0.0.1:30000`. */
+  backendUrl: string;
+  /** A local checkpoint directory with tokenizer.json + tokenizer_config.json (default: the packaged Qwen3 files). */
+  hfCheckpoint?: string;
+  /** Bind address (default 127.0.0.1). */
+  host?: string;
+  /** Port (default 0: a free port). */
+  port?: number;
+  /** Reported by `GET /health` as `session_server_instance_id`. */
+  instanceId?: string;
+  /** Server default chat-template kwargs (default `{enable_thinking: false}`). */
+  chatTemplateKwargs?: ChatTemplateKwargs;
+  /** History matcher: a built-in name or a custom function (default `"strict"`). */
+  messageMatcher?: MessageMatcherName | MessageMatcher;
+  /** Upstream headers/body timeout in ms (default 600000). */
+  upstreamTimeoutMs?: number;
+  /** Where warnings go (default: console.warn with a prefix). Pass `{warn() {}}` to silence. */
+  logger?: PolicyLogger;
+  /** v2 only: the samples-op picker (function or `"module/path#exportName"`). */
+  samplePicker?: SamplePickerOption;
+  /** v2 only: the samples-op post-processor (function or `"module/path#exportName"`). */
+  samplePostprocessor?: SamplePostprocessorOption;
+  /** Maximum sockets to the backend (default 1024). */
+  upstreamConnections?: number;
+}
+
+/** A running session server. */
+export interface RunningSessionServer {
+  /** Base URL, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  /** The version it serves. */
+  version: SessionServerVersion;
+  /** The tokenizer the server renders prompts with. */
+  tokenizer: Tokenizer;
+  /** Ends in-flight requests, closes the backend pool and frees the port. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_LOGGER: PolicyLogger = {
+  warn: (message) => console.warn(`[session-server] ${message}`),
+};
+
+const PROXY_METHODS = new Set(["GET", "POST", "PUT", "DELETE", "PATCH"]);
+
+/** Seconds since the epoch as a float. */
+function nowSeconds(): number {
+  return Date.now() / 1000;
+}
+
+function sessionNotFound(id: string): SessionHttpError {
+  return new SessionHttpError(404, `session not found: session_id=${id}`);
+}
+
+/** Starts a session server; resolves once it listens. */
+export async function startSessionServer(options: SessionServerOptions): Promise<RunningSessionServer> {
+  if (options.version !== "v1" && options.version !== "v2") {
+    throw new Error(`unknown session server version ${JSON.stringify(options.version)}; use "v1" or "v2"`);
+  }
+  if (typeof options.backendUrl !== "string" || !/^https?:\/\//.test(options.backendUrl)) {
+    throw new Error(`backendUrl must be an http(s) URL, got ${JSON.stringify(options.backendUrl)}`);
+  }
+  const logger = options.logger ?? DEFAULT_LOGGER;
+  const messagesMatch = resolveMessageMatcher(options.messageMatcher ?? "strict");
+  const policy = createPolicy(options.version, {
+    logger,
+    samplePicker: options.samplePicker,
+    samplePostprocessor: options.samplePostprocessor,
+  });
+  const kit = await loadTitoKit(options.hfCheckpoint, options.chatTemplateKwargs ?? { enable_thinking: false });
+  const ctx: PolicyContext = {
+    tokenizer: kit.tokenizer,
+    tito: kit.tito,
+    defaultChatTemplateKwargs: kit.defaultKwargs,
+    messagesMatch,
+    logger,
+  };
+  const upstream = new UpstreamClient(options.backendUrl, {
+    timeoutMs: options.upstreamTimeoutMs ?? 600_000,
+    connections: options.upstreamConnections ?? 1024,
+  });
+  const shell = new SessionShell(policy, ctx, kit, upstream, options.instanceId, logger);
+  const server = createServer((req, res) => {
+    shell.handle(req, res).catch((error: unknown) => {
+      logger.warn(`unhandled error: ${(error as Error)?.stack ?? String(error)}`);
+      sendError(res, 500, `internal error: ${(error as Error)?.message ?? String(error)}`);
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://${host}:${address.port}`,
+    version: options.version,
+    tokenizer: kit.tokenizer,
+    close: () => {
+      closing ??= closeServer(server, upstream, shell);
+      return closing;
+    },
+  };
+}
+
+async function closeServer(server: Server, upstream: UpstreamClient, shell: SessionShell): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeAllConnections();
+  await upstream.destroy();
+  shell.clear();
+  await closed;
+}
+
+/** Routes requests and runs the chat proxy around the policy. */
+class SessionShell {
+  private readonly store: SessionStore<unknown>;
+
+  constructor(
+    private readonly policy: AnyTrajectoryPolicy,
+    private readonly ctx: PolicyContext,
+    private readonly kit: TitoKit,
+    private readonly upstream: UpstreamClient,
+    private readonly instanceId: string | undefined,
+    private readonly logger: PolicyLogger,
+  ) {
+    this.store = new SessionStore(() => policy.createState());
+  }
+
+  clear(): void {
+    this.store.clear();
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestTimestamp = nowSeconds();
+    const method = (req.method ?? "GET").toUpperCase();
+    const url = new URL(req.url ?? "/", "http://session-server.invalid");
+    const query = url.search.startsWith("?") ? url.search.slice(1) : "";
+    const body = await readBody(req);
+    try {
+      if (url.pathname === "/health") {
+        if (method !== "GET") throw new SessionHttpError(405, `method ${method} not allowed on /health`);
+        return this.health(res);
+      }
+      if (url.pathname === "/sessions" || url.pathname === "/sessions/") {
+        if (method !== "POST") throw new SessionHttpError(405, `method ${method} not allowed on /sessions`);
+        return sendJson(res, 200, { session_id: this.store.create().id });
+      }
+      const match = /^\/sessions\/([^/]+)(?:\/(.*))?$/.exec(url.pathname);
+      if (!match) throw new SessionHttpError(404, `not found: ${url.pathname}`);
+      const id = decodeURIComponent(match[1]);
+      const rest = match[2] ?? "";
+      if (rest === "") {
+        if (method === "GET") return this.getSession(res, id);
+        if (method === "DELETE") return await this.deleteSession(res, id);
+        throw new SessionHttpError(405, `method ${method} not allowed on /sessions/{id}`);
+      }
+      if (method === "POST" && rest === "v1/chat/completions") return await this.chat(req, res, id, body, requestTimestamp);
+      if (method === "POST" && rest === "samples") return this.samples(res, id, body);
+      if (!PROXY_METHODS.has(method)) throw new SessionHttpError(405, `method ${method} not allowed on /sessions/{id}/${rest}`);
+      return await this.proxy(req, res, id, rest, method, query, body);
+    } catch (error) {
+      if (error instanceof SessionHttpError) {
+        if (error.plainText) return sendText(res, error.status, error.message);
+        return sendError(res, error.status, error.message);
+      }
+      throw error;
+    }
+  }
+
+  private health(res: ServerResponse): void {
+    const payload: Record<string, string> = { status: "ok" };
+    if (this.instanceId !== undefined) payload.session_server_instance_id = this.instanceId;
+    sendJson(res, 200, payload);
+  }
+
+  private live(id: string): SessionEntry<unknown> {
+    const entry = this.store.get(id);
+    if (!entry || entry.closing) throw sessionNotFound(id);
+    return entry;
+  }
+
+  private getSession(res: ServerResponse, id: string): void {
+    const entry = this.live(id);
+    const view = this.policy.view(entry.state, this.ctx);
+    sendJson(res, 200, { session_id: id, records: view.records, metadata: view.metadata });
+  }
+
+  private async deleteSession(res: ServerResponse, id: string): Promise<void> {
+    const entry = this.live(id);
+    entry.closing = true;
+    // Wait for an in-flight state update to finish before the session disappears.
+    await entry.lock.runExclusive(() => {
+      this.store.remove(id);
+    });
+    sendEmpty(res, 204);
+  }
+
+  private samples(res: ServerResponse, id: string, body: Buffer): void {
+    const entry = this.live(id);
+    const parsed = parseSamplesBody(parseJsonBody(body));
+    let result;
+    try {
+      result = this.policy.collectSamples(entry.state, parsed as SamplesRequestBody, this.ctx);
+    } catch (error) {
+      if (error instanceof SampleAssemblyError) throw new SessionHttpError(422, error.message, true);
+      throw error;
+    }
+    let payload: Uint8Array;
+    try {
+      payload = encodeSamples(result.samples, result.sessionMetadata, { emptyReason: result.emptyReason, fields: this.policy.wireFields });
+    } catch (error) {
+      throw new SessionHttpError(500, `samples encode error: ${(error as Error).message}`);
+    }
+    sendBytes(res, 200, Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength), { "content-type": "application/octet-stream" });
+  }
+
+  private async chat(req: IncomingMessage, res: ServerResponse, id: string, body: Buffer, requestTimestamp: number): Promise<void> {
+    const entry = this.live(id);
+    const request = normalizeChatRequest(parseJsonBody(body), this.kit.defaultKwargs, this.kit.mergeKwargs);
+
+    // Phase 1 (lock): position the request and build the prompt ids.
+    const prepared = await entry.lock.runExclusive(() => {
+      if (entry.closing || !this.store.isLive(entry)) throw sessionNotFound(id);
+      return this.policy.prepare(entry.state, request, this.ctx);
+    });
+    const upstreamBody = request.upstreamBody;
+    upstreamBody.input_ids = prepared.promptIds;
+
+    // Phase 2 (no lock): the upstream call.
+    const headers = forwardHeaders(req.headers, id);
+    headers["content-type"] = "application/json";
+    const result = await this.upstream.request("POST", "v1/chat/completions", "", headers, JSON.stringify(upstreamBody));
+    if (result.status !== 200) return sendUpstreamReply(res, result.status, result.headers, result.body);
+    const completion = extractCompletion(result.body);
+
+    // Phase 3 (lock): commit unless the session went away meanwhile.
+    await entry.lock.runExclusive(() => {
+      if (entry.closing || !this.store.isLive(entry)) {
+        this.logger.warn(`session ${id} closed during the upstream call; skipping the state update`);
+        return;
+      }
+      const record: SessionRecord = {
+        timestamp: nowSeconds(),
+        request_timestamp: requestTimestamp,
+        method: "POST",
+        path: "/v1/chat/completions",
+        request: upstreamBody,
+        response: completion.response,
+        status_code: result.status,
+      };
+      const turn: CompletedTurn = {
+        promptIds: prepared.promptIds,
+        completionIds: completion.completionIds,
+        assistantMessage: completion.assistantMessage,
+        finishReason: completion.finishReason,
+        responseId: completion.responseId,
+        record,
+      };
+      this.policy.commit(entry.state, prepared.plan, request, turn, this.ctx);
+    });
+
+    if (request.clientStream) {
+      return sendBytes(res, 200, renderFakeStream(completion.response), {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache",
+        "x-accel-buffering": "no",
+      });
+    }
+    const headersOut = passThroughHeaders(result.headers);
+    delete headersOut["content-type"];
+    sendJson(res, 200, stripReplayPayloads(completion.response), headersOut);
+  }
+
+  private async proxy(req: IncomingMessage, res: ServerResponse, id: string, path: string, method: string, query: string, body: Buffer): Promise<void> {
+    this.live(id);
+    const headers = forwardHeaders(req.headers, id);
+    const result = await this.upstream.request(method, path, query, headers, body.length > 0 ? body : null);
+    sendUpstreamReply(res, result.status, result.headers, result.body);
+  }
+}

@@ -1,0 +1,95 @@
+// The v1 trajectory policy: linear history, rollback by at most one generated turn, one sample per session.
+// Plugs the pure LinearTrajectory into the shell's prepare/commit/view/collectSamples seam.
+import { WIRE_FIELDS_V1 } from "../../wire/samples-codec";
+import { assertAppendOnly } from "../message-matchers";
+import type { PolicyContext, PreparedTurn, SessionView, TrajectoryPolicy } from "../policy";
+import { assembleTrajectorySample } from "../samples";
+import { recordTools, trajectoryMetadata } from "../session-metadata";
+import { assertStoredPrefix } from "../token-prefix";
+import { CompletedTurn, NormalizedChatRequest, SamplesRequestBody, SamplesResult, SessionHttpError } from "../types";
+import { applyRollback, appendTurn, createLinearTrajectory, currentTokenIds, findRollback, LinearTrajectory } from "./linear-trajectory";
+
+/** What v1 remembers between prepare and commit: the turn count the prompt was built on. */
+export interface LinearPlan {
+  expectedTurns: number;
+}
+
+/** Wraps tokenizer failures (render errors, non-append-only renders) as 500s naming the step. */
+function tokenize<T>(step: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof SessionHttpError) throw error;
+    throw new SessionHttpError(500, `TITO ${step} failed: ${(error as Error)?.message ?? String(error)}`);
+  }
+}
+
+function view(state: LinearTrajectory, ctx: PolicyContext): SessionView {
+  const tokenIds = currentTokenIds(state);
+  return {
+    records: [...state.records],
+    metadata: trajectoryMetadata(ctx, state.messages, tokenIds, recordTools(state.records[state.records.length - 1])),
+  };
+}
+
+/** The v1 policy (SPEC §7.1). */
+export const linearPolicy: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
+  version: "v1",
+  wireFields: WIRE_FIELDS_V1,
+  createState: createLinearTrajectory,
+
+  prepare(state, request: NormalizedChatRequest, ctx): PreparedTurn<LinearPlan> {
+    // Work on the rolled-back view first; the state changes only once the prompt is built, so a request
+    // refused for any reason (bad role, tokenizer failure) leaves the session untouched.
+    const rollback = findRollback(state, request.messages, ctx.messagesMatch);
+    const target: LinearTrajectory = rollback === null ? state : { ...state };
+    if (rollback !== null) applyRollback(target, rollback);
+    let promptIds: number[];
+    if (target.checkpoints.length === 0) {
+      promptIds = tokenize("render", () => ctx.tito.renderPromptIds(request.messages, request.tools, request.chatTemplateKwargs));
+    } else {
+      assertAppendOnly(target.messages, request.messages, ctx.tito.allowedAppendRoles, ctx.messagesMatch);
+      const effective = [...target.messages, ...request.messages.slice(target.messages.length)];
+      promptIds = tokenize("merge", () =>
+        ctx.tito.mergeTokens(target.messages, effective, currentTokenIds(target), request.tools, request.chatTemplateKwargs),
+      );
+    }
+    if (rollback !== null) {
+      ctx.logger.info?.(
+        `rolling back: ${state.checkpoints.length} -> ${rollback.keepCheckpoints} checkpoints, messages[:${rollback.keepMessages}]`,
+      );
+      Object.assign(state, target);
+    }
+    return { promptIds, plan: { expectedTurns: state.checkpoints.length } };
+  },
+
+  commit(state, plan, request, turn: CompletedTurn, ctx): boolean {
+    if (state.checkpoints.length !== plan.expectedTurns) {
+      ctx.logger.warn(
+        `session state changed during the upstream call (expected ${plan.expectedTurns} generated turns, found ${state.checkpoints.length}); skipping the state update`,
+      );
+      return false;
+    }
+    const tokenIds = [...turn.promptIds, ...turn.completionIds];
+    assertStoredPrefix(currentTokenIds(state), tokenIds, ctx.tito.maxTrimTokens);
+    appendTurn(state, request.messages, turn.assistantMessage, tokenIds, turn.record);
+    return true;
+  },
+
+  view,
+
+  collectSamples(state, body: SamplesRequestBody, ctx): SamplesResult {
+    const sessionMetadata = view(state, ctx).metadata;
+    const { sample, emptyReason } = assembleTrajectorySample(state.records, currentTokenIds(state), {
+      decode: (ids) => ctx.tokenizer.decode(ids),
+      maxTrimTokens: ctx.tito.maxTrimTokens,
+      maxSeqLen: body.max_seq_len,
+    });
+    return { samples: sample ? [sample] : [], sessionMetadata, emptyReason };
+  },
+};
+
+/** A v1 policy instance (stateless; state lives per session). */
+export function createV1Policy(): TrajectoryPolicy<LinearTrajectory, LinearPlan> {
+  return linearPolicy;
+}

@@ -1,0 +1,84 @@
+// v1 session state as pure data: one linear trajectory with a token checkpoint per generated turn (SPEC §7.1).
+// Rollback discards at most one generated turn; anything further is a 400 that leaves the state untouched.
+import type { ChatMessage } from "../../tokenizer/types";
+import type { MessageMatcher } from "../policy";
+import { matchedPrefixLength } from "../message-matchers";
+import { SessionHttpError, SessionRecord } from "../types";
+
+/** How many generated turns a retry may discard. */
+export const MAX_ROLLBACK_TURNS = 1;
+
+/** One session's linear trajectory. Mutated only under the session lock. */
+export interface LinearTrajectory {
+  /** The effective history: stored prefixes, request tails and generated assistant messages. */
+  messages: ChatMessage[];
+  /** One record per generated turn, aligned with `checkpoints`. */
+  records: SessionRecord[];
+  /** Prompt + completion ids after each generated turn. */
+  checkpoints: number[][];
+  /** For each checkpoint, the message count it ends at. */
+  checkpointMessageEnds: number[];
+}
+
+/** An empty trajectory. */
+export function createLinearTrajectory(): LinearTrajectory {
+  return { messages: [], records: [], checkpoints: [], checkpointMessageEnds: [] };
+}
+
+/** The ids of the current trajectory (the last checkpoint), or []. */
+export function currentTokenIds(state: LinearTrajectory): number[] {
+  return state.checkpoints.length > 0 ? state.checkpoints[state.checkpoints.length - 1] : [];
+}
+
+/** Where a rollback lands, or null when the request extends the whole stored history. */
+export interface RollbackTarget {
+  /** Checkpoints kept (0 = back to empty). */
+  keepCheckpoints: number;
+  /** Messages kept. */
+  keepMessages: number;
+  /** Generated turns discarded. */
+  discarded: number;
+}
+
+/**
+ * Finds the rollback a request implies: the longest matching message prefix decides the last checkpoint
+ * kept. Throws SessionHttpError(400) when more than {@link MAX_ROLLBACK_TURNS} generated turns would go.
+ */
+export function findRollback(state: LinearTrajectory, request: readonly ChatMessage[], matcher: MessageMatcher): RollbackTarget | null {
+  if (state.messages.length === 0 || state.checkpoints.length === 0) return null;
+  const matched = matchedPrefixLength(state.messages, request, matcher);
+  if (matched >= state.messages.length) return null;
+  let checkpoint = -1;
+  for (let i = state.checkpointMessageEnds.length - 1; i >= 0; i -= 1) {
+    if (state.checkpointMessageEnds[i] <= matched) {
+      checkpoint = i;
+      break;
+    }
+  }
+  const discarded = state.checkpoints.length - (checkpoint + 1);
+  if (discarded > MAX_ROLLBACK_TURNS) {
+    throw new SessionHttpError(
+      400,
+      `rollback failed: the request diverges from the stored history at message ${matched}, which would discard ` +
+        `${discarded} generated turns (at most ${MAX_ROLLBACK_TURNS} allowed; stored has ${state.messages.length} messages, ` +
+        `request has ${request.length})`,
+    );
+  }
+  return { keepCheckpoints: checkpoint + 1, keepMessages: checkpoint >= 0 ? state.checkpointMessageEnds[checkpoint] : 0, discarded };
+}
+
+/** Truncates messages, checkpoints and records to a rollback target. */
+export function applyRollback(state: LinearTrajectory, target: RollbackTarget): void {
+  state.messages = state.messages.slice(0, target.keepMessages);
+  state.checkpoints = state.checkpoints.slice(0, target.keepCheckpoints);
+  state.records = state.records.slice(0, target.keepCheckpoints);
+  state.checkpointMessageEnds = state.checkpointMessageEnds.slice(0, target.keepCheckpoints);
+}
+
+/** Appends a generated turn: effective history (stored prefix + request tail + assistant), checkpoint, record. */
+export function appendTurn(state: LinearTrajectory, request: readonly ChatMessage[], assistant: ChatMessage, tokenIds: number[], record: SessionRecord): void {
+  state.messages = [...state.messages, ...request.slice(state.messages.length), assistant];
+  state.checkpoints.push(tokenIds);
+  state.checkpointMessageEnds.push(request.length + 1);
+  state.records.push(record);
+}
