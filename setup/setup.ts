@@ -1,3 +1,11 @@
 // The `setupFilesAfterEnv` entry (`jest-session-parity/setup`): registers the matchers on Jest's expect.
 // Importing it also brings the matcher typings into scope.
-export {};
+import { registerSessionParityMatchers, type ExpectLike } from "../src/matchers";
+
+export type { SessionParityMatchers, SessionParityAsymmetricMatchers } from "../src/matchers";
+
+const jestExpect = (globalThis as { expect?: ExpectLike }).expect;
+if (jestExpect === undefined || typeof jestExpect.extend !== "function") {
+  throw new Error("jest-session-parity/setup must run inside Jest (list it under setupFilesAfterEnv): no global expect.extend found");
+}
+registerSessionParityMatchers(jestExpect);

@@ -1,6 +1,6 @@
 // The training sample the session server emits and the matchers compare, with a fixed declared field list.
 // Field names keep the wire's snake_case; toDict/fromDict convert to and from plain JSON-like objects.
-import { Tensor } from "./tensor";
+import { Tensor, type Dtype, type TensorData } from "./tensor";
 
 /** Lifecycle status of a sample. */
 export type SampleStatus = "pending" | "completed" | "truncated" | "aborted" | "failed";
@@ -128,7 +128,7 @@ export type DecodeFn = (ids: readonly number[]) => string;
  */
 export class Sample {
   /** The declared field list, in wire order. */
-  static readonly FIELDS: readonly SampleField[] = SAMPLE_FIELDS;
+  static readonly FIELDS = SAMPLE_FIELDS;
 
   group_index: number | null = null;
   index: number | null = null;
@@ -185,11 +185,18 @@ export class Sample {
     if (!SAMPLE_STATUSES.includes(this.status)) {
       throw new Error(`Sample.validate: unknown status ${JSON.stringify(this.status)}`);
     }
+    for (const field of ["rollout_routed_experts", "rollout_indexer_topk"] as const) {
+      const tensor: unknown = this[field];
+      if (tensor !== null && !(tensor instanceof Tensor && tensor.dtype === "I32")) {
+        throw new Error(`Sample.validate: ${field} must be an I32 Tensor or null, got ${describeTensorLike(tensor)}`);
+      }
+    }
   }
 
   /**
    * Removes the last `n` output tokens from every per-token field (tokens, loss mask, log-probs,
-   * teacher log-probs, reverse KL, replay tensors) and re-decodes `response` from the remaining output.
+   * teacher log-probs, reverse KL, replay tensors, `metadata.opd_student_top_logprobs` when it is a list)
+   * and re-decodes `response` from the remaining output.
    */
   stripLastOutputTokens(n: number, decode: DecodeFn): void {
     if (!Number.isInteger(n) || n < 0) throw new RangeError(`stripLastOutputTokens: n must be a non-negative integer, got ${n}`);
@@ -203,6 +210,8 @@ export class Sample {
     if (this.rollout_log_probs !== null) this.rollout_log_probs = this.rollout_log_probs.slice(0, -n);
     if (this.teacher_log_probs !== null) this.teacher_log_probs = this.teacher_log_probs.slice(0, -n);
     if (this.opd_reverse_kl !== null) this.opd_reverse_kl = this.opd_reverse_kl.slice(0, -n);
+    const studentTop = this.metadata.opd_student_top_logprobs;
+    if (Array.isArray(studentTop)) this.metadata = { ...this.metadata, opd_student_top_logprobs: studentTop.slice(0, -n) };
     if (this.rollout_routed_experts !== null) {
       this.rollout_routed_experts = this.rollout_routed_experts.sliceRows(this.rollout_routed_experts.shape[0] - n);
     }
@@ -222,14 +231,21 @@ export class Sample {
     return out as SampleDict;
   }
 
-  /** Builds a Sample from a plain object; unknown keys are refused by name. */
+  /**
+   * Builds a Sample from a plain object (the inverse of {@link Sample.toDict}); missing keys take their
+   * defaults. Unknown keys, an unknown `status`, and replay tensors that are not I32 are refused by
+   * name. Replay tensors may be given as {@link Tensor}s or as plain `{dtype, shape, data}` objects.
+   */
   static fromDict(dict: Record<string, unknown>): Sample {
     if (dict === null || typeof dict !== "object" || Array.isArray(dict)) throw new TypeError("Sample.fromDict: expected an object");
     const init: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(dict)) {
       if (!(SAMPLE_FIELDS as readonly string[]).includes(key)) throw new TypeError(`Sample.fromDict: unknown field ${JSON.stringify(key)}`);
+      if (value === undefined) continue;
       if (key === "spec_info") init[key] = value instanceof SpecInfo ? value : SpecInfo.fromDict(value);
       else if (key === "prefix_cache_info") init[key] = value instanceof PrefixCacheInfo ? value : PrefixCacheInfo.fromDict(value);
+      else if (key === "status") init[key] = checkStatus(value);
+      else if (key === "rollout_routed_experts" || key === "rollout_indexer_topk") init[key] = toI32Tensor(value, key);
       else init[key] = value;
     }
     return new Sample(init as SampleInit);
@@ -252,4 +268,32 @@ function checkNumberDict<F extends string>(dict: unknown, fields: readonly F[], 
     out[key as F] = value;
   }
   return out;
+}
+
+function checkStatus(value: unknown): SampleStatus {
+  if (!SAMPLE_STATUSES.includes(value as SampleStatus)) {
+    throw new TypeError(`Sample.fromDict: status must be one of ${SAMPLE_STATUSES.join(", ")}, got ${JSON.stringify(value)}`);
+  }
+  return value as SampleStatus;
+}
+
+function toI32Tensor(value: unknown, field: string): Tensor<"I32"> | null {
+  if (value === null) return null;
+  const tensor =
+    value instanceof Tensor
+      ? value
+      : typeof value === "object" && "dtype" in value && "shape" in value && "data" in value
+        ? new Tensor(value.dtype as Dtype, value.shape as number[], value.data as TensorData)
+        : null;
+  if (tensor === null || tensor.dtype !== "I32") {
+    throw new TypeError(`Sample.fromDict: ${field} must be an I32 Tensor, a {dtype, shape, data} object or null, got ${describeTensorLike(value)}`);
+  }
+  return tensor as Tensor<"I32">;
+}
+
+function describeTensorLike(value: unknown): string {
+  if (value instanceof Tensor) return `a ${value.dtype} Tensor`;
+  if (value === null || typeof value !== "object") return String(value);
+  const dtype = (value as { dtype?: unknown }).dtype;
+  return dtype === undefined ? Object.prototype.toString.call(value) : `an object with dtype ${JSON.stringify(dtype)}`;
 }

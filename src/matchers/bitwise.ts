@@ -1,0 +1,487 @@
+// The bit-tree comparator behind toBeBitwiseEqual: walks two values and lists every leaf whose bits differ.
+// Pure and allocation-light: typed arrays and tensors are compared as raw bytes, number arrays without copies.
+import { Sample, type JsonObject } from "../wire/sample";
+import { Tensor } from "../wire/tensor";
+import { coordsPath, indexPath, mapKeyPath, propPath, renderPath, rootPath, type PathNode } from "./bitwise-path";
+import {
+  BitwiseUsageError,
+  MISSING,
+  type BitwiseDifference,
+  type BitwiseOptions,
+  type BitwiseReason,
+  type BitwiseSummary,
+  type MetadataProjection,
+} from "./bitwise-types";
+import { decodeBfloat16, decodeFloat16, float64HexFromWords, hex16, hex32, sameFloat64Bits } from "./float-bits";
+
+export * from "./bitwise-types";
+
+/**
+ * Compares two values bit for bit (SPEC §5) and returns the differing leaves, at most
+ * `options.maxDifferences` of them (all by default). Throws {@link BitwiseUsageError} on values that
+ * cannot be compared (functions, symbols, Dates, cycles, ...), naming their path.
+ */
+export function compareBitwise(left: unknown, right: unknown, options: BitwiseOptions = {}): BitwiseDifference[] {
+  return compareBitwiseSummary(left, right, options).differences;
+}
+
+/**
+ * Like {@link compareBitwise}, and also counts every difference past `maxDifferences` (without
+ * recording them), so a report can print "N differences in total".
+ */
+export function compareBitwiseSummary(left: unknown, right: unknown, options: BitwiseOptions = {}): BitwiseSummary {
+  checkOptions(options);
+  const walker = new BitTreeWalker(options.maxDifferences ?? Infinity, options.metadataProjection, false);
+  walker.walk(left, right, rootPath(options.rootPath ?? defaultRootName(left)));
+  return { differences: walker.differences, total: walker.total };
+}
+
+/** True when the two values are bitwise equal; stops at the first difference. Usage errors still throw. */
+export function isBitwiseEqual(left: unknown, right: unknown, options: BitwiseOptions = {}): boolean {
+  checkOptions(options);
+  const walker = new BitTreeWalker(0, options.metadataProjection, true);
+  try {
+    walker.walk(left, right, rootPath(options.rootPath ?? defaultRootName(left)));
+  } catch (error) {
+    if (error === STOP) return false;
+    throw error;
+  }
+  return true;
+}
+
+/** How a value takes part in the bit tree. */
+type Kind =
+  | "number"
+  | "string"
+  | "boolean"
+  | "bigint"
+  | "undefined"
+  | "null"
+  | "array"
+  | "typed"
+  | "tensor"
+  | "map"
+  | "plain"
+  | "declared"
+  | "unsupported";
+
+type Side = "left" | "right";
+
+/** Thrown internally to abandon a walk at the first difference. */
+const STOP: unique symbol = Symbol("stop");
+
+const hasOwn = (object: object, key: string): boolean => Object.prototype.hasOwnProperty.call(object, key);
+const declaredFieldSets = new WeakMap<object, ReadonlySet<string>>();
+
+class BitTreeWalker {
+  readonly differences: BitwiseDifference[] = [];
+  total = 0;
+  private readonly ancestors: Record<Side, Set<object>> = { left: new Set(), right: new Set() };
+
+  constructor(
+    private readonly limit: number,
+    private readonly projection: MetadataProjection | undefined,
+    private readonly stopAtFirst: boolean,
+  ) {}
+
+  /** True while new differences are still recorded (so their paths are worth building). */
+  private get recording(): boolean {
+    return this.differences.length < this.limit;
+  }
+
+  private record(path: PathNode, reason: BitwiseReason, left: unknown, right: unknown, extra?: Partial<BitwiseDifference>): void {
+    if (this.stopAtFirst) throw STOP;
+    this.total += 1;
+    if (this.differences.length < this.limit) this.differences.push({ path: renderPath(path), reason, left, right, ...extra });
+  }
+
+  walk(left: unknown, right: unknown, path: PathNode): void {
+    const leftKind = classify(left);
+    const rightKind = classify(right);
+    if (leftKind === "unsupported") throw unsupported(path, left, "left");
+    if (rightKind === "unsupported") throw unsupported(path, right, "right");
+    if (leftKind !== rightKind) {
+      this.assertSupported(left, path, "left");
+      this.assertSupported(right, path, "right");
+      this.record(path, "type", left, right);
+      return;
+    }
+    switch (leftKind) {
+      case "number":
+        if (!sameFloat64Bits(left as number, right as number)) this.record(path, "value", left, right);
+        return;
+      case "string":
+      case "boolean":
+      case "bigint":
+        if (left !== right) this.record(path, "value", left, right);
+        return;
+      case "undefined":
+      case "null":
+        return;
+      case "typed":
+        this.walkTypedArray(left as TypedArray, right as TypedArray, path);
+        return;
+      case "tensor":
+        this.walkTensor(left as Tensor, right as Tensor, path);
+        return;
+      default:
+        break;
+    }
+    const l = left as object;
+    const r = right as object;
+    this.enter(l, path, "left");
+    this.enter(r, path, "right");
+    try {
+      if (leftKind === "array") this.walkArray(l as readonly unknown[], r as readonly unknown[], path);
+      else if (leftKind === "plain") this.walkPlain(l as Record<string, unknown>, r as Record<string, unknown>, path);
+      else if (leftKind === "map") this.walkMap(l as ReadonlyMap<unknown, unknown>, r as ReadonlyMap<unknown, unknown>, path);
+      else this.walkDeclared(l, r, path);
+    } finally {
+      this.ancestors.left.delete(l);
+      this.ancestors.right.delete(r);
+    }
+  }
+
+  private enter(value: object, path: PathNode, side: Side): void {
+    const seen = this.ancestors[side];
+    if (seen.has(value)) {
+      throw new BitwiseUsageError(renderPath(path), `cyclic reference on the ${side} (the value contains itself); cycles cannot be compared bitwise`);
+    }
+    seen.add(value);
+  }
+
+  private walkArray(left: readonly unknown[], right: readonly unknown[], path: PathNode): void {
+    const common = Math.min(left.length, right.length);
+    if (left.length !== right.length) this.record(path, "length", left, right);
+    for (let i = 0; i < common; i++) {
+      const a = left[i];
+      const b = right[i];
+      if (typeof a === "number" && typeof b === "number") {
+        // Fast path: equal non-zero numbers, or zeros of the same sign; NaNs go through their bits.
+        if (a === b ? a !== 0 || 1 / a === 1 / b : sameFloat64Bits(a, b)) continue;
+        this.record(this.recording ? indexPath(path, i) : path, "value", a, b);
+        continue;
+      }
+      if (a === b && (typeof a === "string" || typeof a === "boolean" || typeof a === "bigint")) continue;
+      this.walk(a, b, indexPath(path, i));
+    }
+    for (let i = common; i < left.length; i++) this.assertSupported(left[i], indexPath(path, i), "left");
+    for (let i = common; i < right.length; i++) this.assertSupported(right[i], indexPath(path, i), "right");
+  }
+
+  private walkPlain(left: Record<string, unknown>, right: Record<string, unknown>, path: PathNode): void {
+    rejectSymbolKeys(left, path, "left");
+    rejectSymbolKeys(right, path, "right");
+    for (const key of Object.keys(left)) {
+      const keyPath = propPath(path, key);
+      if (hasOwn(right, key)) this.walk(left[key], right[key], keyPath);
+      else this.recordMissing(keyPath, left[key], "right");
+    }
+    for (const key of Object.keys(right)) {
+      if (!hasOwn(left, key)) this.recordMissing(propPath(path, key), right[key], "left");
+    }
+  }
+
+  private walkMap(left: ReadonlyMap<unknown, unknown>, right: ReadonlyMap<unknown, unknown>, path: PathNode): void {
+    for (const [key, value] of left) {
+      const keyPath = mapKeyPath(path, renderMapKey(key));
+      if (right.has(key)) this.walk(value, right.get(key), keyPath);
+      else this.recordMissing(keyPath, value, "right");
+    }
+    for (const [key, value] of right) {
+      if (!left.has(key)) this.recordMissing(mapKeyPath(path, renderMapKey(key)), value, "left");
+    }
+  }
+
+  private recordMissing(path: PathNode, present: unknown, missingOn: Side): void {
+    this.assertSupported(present, path, missingOn === "left" ? "right" : "left");
+    if (missingOn === "right") this.record(path, "missing", present, MISSING);
+    else this.record(path, "missing", MISSING, present);
+  }
+
+  private walkDeclared(left: object, right: object, path: PathNode): void {
+    if (Object.getPrototypeOf(left) !== Object.getPrototypeOf(right)) {
+      this.assertSupported(left, path, "left");
+      this.assertSupported(right, path, "right");
+      this.record(path, "type", left, right);
+      return;
+    }
+    const fields = declaredFields(left, path);
+    this.checkUndeclared(left, right, fields, path);
+    const l = left as Record<string, unknown>;
+    const r = right as Record<string, unknown>;
+    for (const field of fields) {
+      const fieldPath = propPath(path, field);
+      if (field === "metadata" && this.projection !== undefined && left instanceof Sample) {
+        this.walkProjectedMetadata(l[field], r[field], fieldPath, this.projection);
+      } else {
+        this.walk(l[field], r[field], fieldPath);
+      }
+    }
+  }
+
+  private checkUndeclared(left: object, right: object, fields: ReadonlySet<string>, path: PathNode): void {
+    const className = left.constructor.name || "the class";
+    for (const key of Object.keys(left)) {
+      if (fields.has(key)) continue;
+      const onRight = hasOwn(right, key);
+      this.record(propPath(path, key), "undeclared", (left as Record<string, unknown>)[key], onRight ? (right as Record<string, unknown>)[key] : MISSING, {
+        detail: `undeclared field on the ${onRight ? "left and the right" : "left"}: ${className} declares no field ${JSON.stringify(key)}`,
+      });
+    }
+    for (const key of Object.keys(right)) {
+      if (fields.has(key) || hasOwn(left, key)) continue;
+      this.record(propPath(path, key), "undeclared", MISSING, (right as Record<string, unknown>)[key], {
+        detail: `undeclared field on the right: ${className} declares no field ${JSON.stringify(key)}`,
+      });
+    }
+  }
+
+  private walkProjectedMetadata(left: unknown, right: unknown, path: PathNode, projection: MetadataProjection): void {
+    const projectedLeft = runProjection(projection, left);
+    const projectedRight = runProjection(projection, right);
+    if (projectedLeft.ok && projectedRight.ok) {
+      this.walk(projectedLeft.value, projectedRight.value, path);
+      return;
+    }
+    const failures: string[] = [];
+    if (!projectedLeft.ok) failures.push(`on the left: ${projectedLeft.error}`);
+    if (!projectedRight.ok) failures.push(`on the right: ${projectedRight.error}`);
+    this.record(path, "projection", left, right, { detail: `metadataProjection threw ${failures.join("; ")}` });
+  }
+
+  private walkTypedArray(left: TypedArray, right: TypedArray, path: PathNode): void {
+    const kind = typedArrayKind(left);
+    if (kind !== typedArrayKind(right)) {
+      this.record(path, "type", left, right);
+      return;
+    }
+    if (left.length !== right.length) {
+      this.record(path, "length", left, right);
+      return;
+    }
+    if (sameBytes(left, right)) return;
+    this.scanElements(left, right, kind, null, path);
+  }
+
+  private walkTensor(left: Tensor, right: Tensor, path: PathNode): void {
+    if (Object.getPrototypeOf(left) !== Object.getPrototypeOf(right)) {
+      this.record(path, "type", left, right);
+      return;
+    }
+    this.checkUndeclared(left, right, declaredFields(left, path), path);
+    if (left.dtype !== right.dtype) {
+      this.record(path, "dtype", left.dtype, right.dtype);
+      return;
+    }
+    if (left.shape.length !== right.shape.length || left.shape.some((dim, i) => dim !== right.shape[i])) {
+      this.record(path, "shape", left.shape, right.shape);
+      return;
+    }
+    if (sameBytes(left.data, right.data)) return;
+    this.scanElements(left.data, right.data, left.dtype === "F16" || left.dtype === "BF16" ? left.dtype : typedArrayKind(left.data), left.shape, path);
+  }
+
+  /** Locates (and counts) the differing elements of two same-kind, same-length typed arrays. */
+  private scanElements(left: TypedArray, right: TypedArray, kind: string, shape: readonly number[] | null, path: PathNode): void {
+    const at = (i: number): PathNode => {
+      if (!this.recording) return path;
+      return shape === null || shape.length === 1 ? indexPath(path, i) : coordsPath(path, unravel(i, shape));
+    };
+    const n = left.length;
+    if (kind === "Float64Array") {
+      const lw = new Uint32Array(left.buffer, left.byteOffset, n * 2);
+      const rw = new Uint32Array(right.buffer, right.byteOffset, n * 2);
+      for (let i = 0, w = 0; i < n; i++, w += 2) {
+        if (lw[w] === rw[w] && lw[w + 1] === rw[w + 1]) continue;
+        this.record(at(i), "value", left[i], right[i], {
+          elementKind: kind,
+          leftBits: float64HexFromWords(lw[w], lw[w + 1]),
+          rightBits: float64HexFromWords(rw[w], rw[w + 1]),
+        });
+      }
+      return;
+    }
+    if (kind === "Float32Array") {
+      const lw = new Uint32Array(left.buffer, left.byteOffset, n);
+      const rw = new Uint32Array(right.buffer, right.byteOffset, n);
+      for (let i = 0; i < n; i++) {
+        if (lw[i] === rw[i]) continue;
+        this.record(at(i), "value", left[i], right[i], { elementKind: kind, leftBits: hex32(lw[i]), rightBits: hex32(rw[i]) });
+      }
+      return;
+    }
+    if (kind === "F16" || kind === "BF16") {
+      const decode = kind === "F16" ? decodeFloat16 : decodeBfloat16;
+      for (let i = 0; i < n; i++) {
+        const a = left[i] as number;
+        const b = right[i] as number;
+        if (a === b) continue;
+        this.record(at(i), "value", decode(a), decode(b), { elementKind: kind, leftBits: hex16(a), rightBits: hex16(b) });
+      }
+      return;
+    }
+    for (let i = 0; i < n; i++) {
+      if (left[i] !== right[i]) this.record(at(i), "value", left[i], right[i], { elementKind: kind });
+    }
+  }
+
+  /** Checks that a value met on one side only could have been compared (no functions, cycles, ...). */
+  private assertSupported(value: unknown, path: PathNode, side: Side): void {
+    const kind = classify(value);
+    if (kind === "unsupported") throw unsupported(path, value, side);
+    if (kind !== "array" && kind !== "plain" && kind !== "map" && kind !== "declared") return;
+    const object = value as object;
+    this.enter(object, path, side);
+    try {
+      if (kind === "array") {
+        const array = value as readonly unknown[];
+        for (let i = 0; i < array.length; i++) {
+          const item = array[i];
+          if (typeof item !== "number" && typeof item !== "string") this.assertSupported(item, indexPath(path, i), side);
+        }
+      } else if (kind === "plain") {
+        rejectSymbolKeys(object, path, side);
+        for (const [key, item] of Object.entries(object)) this.assertSupported(item, propPath(path, key), side);
+      } else if (kind === "map") {
+        for (const [key, item] of value as ReadonlyMap<unknown, unknown>) this.assertSupported(item, mapKeyPath(path, renderMapKey(key)), side);
+      } else {
+        for (const field of declaredFields(object, path)) this.assertSupported((object as Record<string, unknown>)[field], propPath(path, field), side);
+      }
+    } finally {
+      this.ancestors[side].delete(object);
+    }
+  }
+}
+
+type TypedArray = Exclude<ArrayBufferView, DataView> & { readonly length: number; readonly [index: number]: number | bigint };
+
+function classify(value: unknown): Kind {
+  switch (typeof value) {
+    case "number":
+      return "number";
+    case "string":
+      return "string";
+    case "boolean":
+      return "boolean";
+    case "bigint":
+      return "bigint";
+    case "undefined":
+      return "undefined";
+    case "symbol":
+    case "function":
+      return "unsupported";
+    default:
+      break;
+  }
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (ArrayBuffer.isView(value)) return typedArrayKind(value) === "DataView" ? "unsupported" : "typed";
+  if (value instanceof Tensor) return "tensor";
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto === null || isPlainPrototype(proto as object)) return "plain";
+  const ctor = (proto as { constructor?: unknown }).constructor;
+  if (typeof ctor === "function" && Array.isArray((ctor as { FIELDS?: unknown }).FIELDS)) return "declared";
+  if (Object.prototype.toString.call(value) === "[object Map]") return "map";
+  return "unsupported";
+}
+
+/** Object.prototype of this or another realm (objects built by host code in Jest's sandbox). */
+function isPlainPrototype(proto: object): boolean {
+  if (proto === Object.prototype) return true;
+  if (Object.getPrototypeOf(proto) !== null) return false;
+  const ctor = (proto as { constructor?: unknown }).constructor;
+  return typeof ctor === "function" && ctor.name === "Object";
+}
+
+function typedArrayKind(view: ArrayBufferView): string {
+  return Object.prototype.toString.call(view).slice(8, -1);
+}
+
+/** memcmp of the two views' memory; no copy (the Buffers are views on the same ArrayBuffers). */
+function sameBytes(left: ArrayBufferView, right: ArrayBufferView): boolean {
+  if (left.byteLength !== right.byteLength) return false;
+  if (left.byteLength === 0) return true;
+  return Buffer.compare(Buffer.from(left.buffer, left.byteOffset, left.byteLength), Buffer.from(right.buffer, right.byteOffset, right.byteLength)) === 0;
+}
+
+function declaredFields(value: object, path: PathNode): ReadonlySet<string> {
+  const ctor = value.constructor as { FIELDS?: unknown; name: string };
+  const cached = declaredFieldSets.get(ctor);
+  if (cached !== undefined) return cached;
+  const fields = ctor.FIELDS;
+  if (!Array.isArray(fields) || !fields.every((field): field is string => typeof field === "string")) {
+    throw new BitwiseUsageError(renderPath(path), `${ctor.name}.FIELDS must be an array of field names`);
+  }
+  const set = new Set(fields);
+  declaredFieldSets.set(ctor, set);
+  return set;
+}
+
+function rejectSymbolKeys(object: object, path: PathNode, side: Side): void {
+  if (Object.getOwnPropertySymbols(object).some((symbol) => Object.prototype.propertyIsEnumerable.call(object, symbol))) {
+    throw new BitwiseUsageError(renderPath(path), `object with symbol-keyed properties on the ${side}; symbol keys cannot be compared bitwise`);
+  }
+}
+
+function unsupported(path: PathNode, value: unknown, side: Side): BitwiseUsageError {
+  return new BitwiseUsageError(renderPath(path), `${describeUnsupported(value)} on the ${side} cannot be compared bitwise (only numbers, strings, booleans, bigints, null, undefined, arrays, typed arrays, Tensors, plain objects, Maps and classes with static FIELDS can)`);
+}
+
+function describeUnsupported(value: unknown): string {
+  if (typeof value === "function") return `a function${value.name ? ` (${value.name})` : ""}`;
+  if (typeof value === "symbol") return `a symbol (${value.toString()})`;
+  const tag = Object.prototype.toString.call(value).slice(8, -1);
+  const ctorName = (value as { constructor?: { name?: string } }).constructor?.name;
+  if (tag !== "Object") return `a ${tag}`;
+  return ctorName ? `an instance of ${ctorName}, a class without static FIELDS,` : "an object of unknown kind";
+}
+
+function renderMapKey(key: unknown): string {
+  if (typeof key === "string") return JSON.stringify(key);
+  if (typeof key === "bigint") return `${key}n`;
+  if (typeof key === "number" || typeof key === "boolean" || key === null || key === undefined) return String(key);
+  if (typeof key === "symbol") return key.toString();
+  return `<${Object.prototype.toString.call(key).slice(8, -1)} key>`;
+}
+
+function unravel(flat: number, shape: readonly number[]): number[] {
+  const coords = new Array<number>(shape.length);
+  for (let d = shape.length - 1; d >= 0; d--) {
+    coords[d] = flat % shape[d];
+    flat = Math.floor(flat / shape[d]);
+  }
+  return coords;
+}
+
+function runProjection(projection: MetadataProjection, metadata: unknown): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: projection(metadata as JsonObject) };
+  } catch (error) {
+    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function defaultRootName(value: unknown): string {
+  if (value instanceof Sample) return "sample";
+  if (typeof value === "object" && value !== null && classify(value) === "declared") {
+    const name = value.constructor.name;
+    if (name) return name[0].toLowerCase() + name.slice(1);
+  }
+  if (value instanceof Tensor) return "tensor";
+  return "value";
+}
+
+function checkOptions(options: BitwiseOptions): void {
+  if (options === null || typeof options !== "object") throw new BitwiseUsageError("", `bitwise options must be an object, got ${options === null ? "null" : typeof options}`);
+  const { maxDifferences, metadataProjection, rootPath: root } = options;
+  if (maxDifferences !== undefined && !(maxDifferences === Infinity || (Number.isInteger(maxDifferences) && maxDifferences >= 0))) {
+    throw new BitwiseUsageError("", `option maxDifferences must be a non-negative integer or Infinity, got ${String(maxDifferences)}`);
+  }
+  if (metadataProjection !== undefined && typeof metadataProjection !== "function") {
+    throw new BitwiseUsageError("", `option metadataProjection must be a function, got ${typeof metadataProjection}`);
+  }
+  if (root !== undefined && (typeof root !== "string" || root === "")) {
+    throw new BitwiseUsageError("", "option rootPath must be a non-empty string");
+  }
+}

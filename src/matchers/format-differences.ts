@@ -1,0 +1,155 @@
+// Renders bitwise differences as one line per leaf (`path: left vs right`), float64 bits in hex, signed zeros spelled.
+// Shared by toBeBitwiseEqual, the payload-parity matchers and the CLI so every report reads the same.
+import { MISSING, type BitwiseDifference } from "./bitwise-types";
+import { float64Hex } from "./float-bits";
+import { Tensor } from "../wire/tensor";
+
+/** Options of {@link formatDifferences}. */
+export interface FormatDifferencesOptions {
+  /** Maximum number of lines (default 10). */
+  limit?: number;
+  /** Prefix of every line (default none). */
+  indent?: string;
+}
+
+const FLOAT_KINDS = new Set(["Float64Array", "Float32Array", "F16", "BF16"]);
+const STRING_PREVIEW = 60;
+const STRING_CONTEXT = 24;
+
+/**
+ * One line per difference, at most `limit` of them, e.g.
+ * `sample.rollout_log_probs[17]: 0x3fe0000000000000 (0.5) vs 0x3fe0000000000001 (0.5000000000000001)`,
+ * `sample.reward: +0 vs -0`, `sample.metadata.leaf: missing on the right`.
+ */
+export function formatDifferences(differences: readonly BitwiseDifference[], options: FormatDifferencesOptions = {}): string {
+  const limit = options.limit ?? 10;
+  const indent = options.indent ?? "";
+  return differences
+    .slice(0, limit)
+    .map((difference) => indent + formatDifference(difference))
+    .join("\n");
+}
+
+/** The closing count line: `3 differences in total` (plus which ones were shown when not all were). */
+export function formatDifferenceCount(total: number, shown: number): string {
+  const count = `${total} ${total === 1 ? "difference" : "differences"} in total`;
+  return shown < total ? `${count} (the first ${shown} shown)` : count;
+}
+
+/** One difference as `path: description`. */
+export function formatDifference(difference: BitwiseDifference): string {
+  return `${difference.path}: ${describeDifference(difference)}`;
+}
+
+/** The part of a difference line after the path. */
+export function describeDifference(difference: BitwiseDifference): string {
+  const { reason, left, right } = difference;
+  switch (reason) {
+    case "value":
+      if (typeof left === "string" && typeof right === "string") return describeStringDifference(left, right);
+      return `${formatLeaf(left, difference.leftBits, difference.elementKind)} vs ${formatLeaf(right, difference.rightBits, difference.elementKind)}`;
+    case "type":
+      return `${describeTyped(left)} vs ${describeTyped(right)}`;
+    case "missing":
+      return left === MISSING ? "missing on the left" : "missing on the right";
+    case "length":
+      return `length ${lengthOf(left)} vs ${lengthOf(right)}`;
+    case "dtype":
+      return `dtype ${String(left)} vs ${String(right)}`;
+    case "shape":
+      return `shape ${formatShape(left)} vs ${formatShape(right)}`;
+    case "undeclared":
+    case "projection":
+      return difference.detail ?? reason;
+  }
+}
+
+/**
+ * A leaf value as reports print it: numbers as float64 bits in hex with the decimal value
+ * (`0x3fe0000000000000 (0.5)`), zeros as `+0`/`-0`; integer typed-array elements in decimal;
+ * strings JSON-quoted (long ones shortened); other values by a short description.
+ */
+export function formatLeaf(value: unknown, bits?: string, elementKind?: string): string {
+  if (value === MISSING) return "missing";
+  if (typeof value === "number") {
+    const isFloat = elementKind === undefined || FLOAT_KINDS.has(elementKind);
+    if (!isFloat) return bits === undefined ? String(value) : `0x${bits} (${value})`;
+    if (value === 0) return Object.is(value, -0) ? "-0" : "+0";
+    return `0x${bits ?? float64Hex(value)} (${String(value)})`;
+  }
+  if (typeof value === "bigint") return `${value}n`;
+  if (typeof value === "string") return quote(value);
+  return describeValue(value);
+}
+
+/** Short description of any value: `Array(3)`, `Float64Array(8)`, `Tensor(I32, [2, 3])`, `Object {a, b}`, `Sample`, ... */
+export function describeValue(value: unknown): string {
+  if (value === MISSING) return "missing";
+  if (value === null) return "null";
+  switch (typeof value) {
+    case "undefined":
+      return "undefined";
+    case "number":
+    case "bigint":
+    case "string":
+      return formatLeaf(value);
+    case "boolean":
+      return String(value);
+    case "symbol":
+      return value.toString();
+    case "function":
+      return `function ${value.name || "(anonymous)"}`;
+    default:
+      break;
+  }
+  if (Array.isArray(value)) return `Array(${value.length})`;
+  if (ArrayBuffer.isView(value)) {
+    const kind = Object.prototype.toString.call(value).slice(8, -1);
+    return "length" in value ? `${kind}(${(value as { length: number }).length})` : kind;
+  }
+  if (value instanceof Tensor) return `Tensor(${value.dtype}, ${formatShape(value.shape)})`;
+  if (value instanceof Map) return `Map(${value.size})`;
+  const proto: unknown = Object.getPrototypeOf(value);
+  const ctorName = (proto as { constructor?: { name?: string } } | null)?.constructor?.name;
+  if (proto === null || ctorName === "Object") {
+    const keys = Object.keys(value as object);
+    const shown = keys.slice(0, 5).join(", ");
+    return keys.length === 0 ? "Object {}" : `Object {${shown}${keys.length > 5 ? `, … ${keys.length - 5} more` : ""}}`;
+  }
+  return ctorName || Object.prototype.toString.call(value).slice(8, -1);
+}
+
+function describeTyped(value: unknown): string {
+  switch (typeof value) {
+    case "number":
+    case "string":
+    case "boolean":
+    case "bigint":
+      return `${typeof value} ${formatLeaf(value)}`;
+    default:
+      return describeValue(value);
+  }
+}
+
+function describeStringDifference(left: string, right: string): string {
+  if (left.length <= STRING_PREVIEW && right.length <= STRING_PREVIEW) return `${quote(left)} vs ${quote(right)}`;
+  let at = 0;
+  while (at < left.length && at < right.length && left.charCodeAt(at) === right.charCodeAt(at)) at++;
+  const from = Math.max(0, at - STRING_CONTEXT);
+  const excerpt = (s: string): string => `${from > 0 ? "…" : ""}${JSON.stringify(s.slice(from, at + STRING_CONTEXT))}${at + STRING_CONTEXT < s.length ? "…" : ""}`;
+  return `strings differ at index ${at} (lengths ${left.length} vs ${right.length}): ${excerpt(left)} vs ${excerpt(right)}`;
+}
+
+function quote(value: string): string {
+  if (value.length <= STRING_PREVIEW) return JSON.stringify(value);
+  return `${JSON.stringify(value.slice(0, STRING_PREVIEW))}… (${value.length} chars)`;
+}
+
+function lengthOf(value: unknown): string {
+  const length = (value as { length?: unknown } | null)?.length;
+  return typeof length === "number" ? String(length) : describeValue(value);
+}
+
+function formatShape(shape: unknown): string {
+  return Array.isArray(shape) ? `[${shape.join(", ")}]` : String(shape);
+}

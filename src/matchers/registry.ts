@@ -1,0 +1,45 @@
+// Every session-parity matcher, gathered in one object that Jest's and Vitest's `expect.extend` accept.
+// Later matchers (retry topology, agent metadata, tool-call round trips, payload parity) join this object.
+import { bitwiseEqualTo, notBitwiseEqualTo } from "./bitwise-equal-to";
+import { toBeBitwiseEqual } from "./to-be-bitwise-equal";
+
+/** The package's matchers, keyed by name, ready for `expect.extend(sessionParityMatchers)`. */
+export const sessionParityMatchers = {
+  toBeBitwiseEqual,
+};
+
+/** Type of {@link sessionParityMatchers}. */
+export type SessionParityMatcherSet = typeof sessionParityMatchers;
+
+/** Asymmetric matcher factories installed on `expect` (and their inverses on `expect.not`). */
+export const sessionParityAsymmetricMatchers = {
+  bitwiseEqualTo,
+};
+
+const inverseAsymmetricMatchers: Record<keyof typeof sessionParityAsymmetricMatchers, unknown> = {
+  bitwiseEqualTo: notBitwiseEqualTo,
+};
+
+/** The part of Jest's (or Vitest's) `expect` that registration needs. */
+export interface ExpectLike {
+  /** Registers matchers (`expect.extend`). */
+  extend(matchers: SessionParityMatcherSet): void;
+  /** The inverse asymmetric matchers (`expect.not`), when the runner has them. */
+  not?: object;
+}
+
+/**
+ * Registers the matchers on an `expect` (`expect.extend`) and installs the asymmetric factories
+ * (`expect.bitwiseEqualTo`, `expect.not.bitwiseEqualTo`). Idempotent.
+ */
+export function registerSessionParityMatchers(expectLike: ExpectLike): void {
+  expectLike.extend(sessionParityMatchers);
+  for (const [name, factory] of Object.entries(sessionParityAsymmetricMatchers)) {
+    Object.defineProperty(expectLike, name, { value: factory, configurable: true, writable: true, enumerable: true });
+  }
+  if (expectLike.not !== undefined && expectLike.not !== null) {
+    for (const [name, factory] of Object.entries(inverseAsymmetricMatchers)) {
+      Object.defineProperty(expectLike.not, name, { value: factory, configurable: true, writable: true, enumerable: true });
+    }
+  }
+}

@@ -1,0 +1,39 @@
+// Type declarations of the session-parity matchers for both import styles: `@jest/globals` / `expect`
+// (module augmentation) and the `jest` global namespace of @types/jest. Loaded by `import "jest-session-parity"`.
+import type { BitwiseEqualTo } from "./bitwise-equal-to";
+import type { BitwiseOptions } from "./bitwise-types";
+
+/** The session-parity matchers as they appear on `expect(value)`. */
+export interface SessionParityMatchers<R> {
+  /**
+   * Passes when received and expected have equal bit trees: numbers by float64 bits (`0` ≠ `-0`),
+   * typed arrays and Tensors by dtype, shape and bytes, declared-field classes field by field with no
+   * undeclared property. The failure message lists the first differing leaves and the total count.
+   */
+  toBeBitwiseEqual(expected: unknown, options?: BitwiseOptions): R;
+}
+
+/** The session-parity asymmetric matchers as they appear on `expect` and `expect.not`. */
+export interface SessionParityAsymmetricMatchers {
+  /** Matches a value bitwise equal to `value` (inside `toEqual`, `toHaveBeenCalledWith`, ...). */
+  bitwiseEqualTo(value: unknown, options?: BitwiseOptions): BitwiseEqualTo;
+}
+
+declare module "expect" {
+  // eslint-disable-next-line @typescript-eslint/no-empty-interface, @typescript-eslint/no-unused-vars
+  interface Matchers<R extends void | Promise<void>, T = unknown> extends SessionParityMatchers<R> {}
+  // eslint-disable-next-line @typescript-eslint/no-empty-interface
+  interface AsymmetricMatchers extends SessionParityAsymmetricMatchers {}
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace jest {
+    // eslint-disable-next-line @typescript-eslint/no-empty-interface, @typescript-eslint/no-unused-vars
+    interface Matchers<R, T = {}> extends SessionParityMatchers<R> {}
+    // eslint-disable-next-line @typescript-eslint/no-empty-interface
+    interface Expect extends SessionParityAsymmetricMatchers {}
+    // eslint-disable-next-line @typescript-eslint/no-empty-interface
+    interface InverseAsymmetricMatchers extends SessionParityAsymmetricMatchers {}
+  }
+}
