@@ -68,7 +68,8 @@ interface HeaderEntry {
  */
 export function readSafetensors(bytes: Uint8Array): SafetensorsContents {
   assertLittleEndianHost();
-  if (!(bytes instanceof Uint8Array)) throw new SafetensorsFormatError("safetensors: expected a Uint8Array payload");
+  // A tag check, not instanceof: Buffers and arrays from another realm (Jest's vm sandbox) must pass.
+  if (Object.prototype.toString.call(bytes) !== "[object Uint8Array]") throw new SafetensorsFormatError("safetensors: expected a Uint8Array payload");
   if (bytes.length < 8) {
     throw new SafetensorsFormatError(`safetensors: payload has ${bytes.length} bytes, fewer than the 8-byte header size field`);
   }

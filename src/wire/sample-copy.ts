@@ -1,5 +1,5 @@
 // Deep copy of a Sample, so decoding a reply never shares mutable state with the driver's input sample.
-// Tensors, SpecInfo and PrefixCacheInfo keep their classes; JSON-like values are structured-cloned.
+// Tensors, SpecInfo and PrefixCacheInfo keep their classes; plain objects and arrays are rebuilt in this realm.
 import { PrefixCacheInfo, Sample, SpecInfo, type SampleInit } from "./sample";
 import { Tensor } from "./tensor";
 
@@ -15,5 +15,16 @@ function deepCopyValue(value: unknown): unknown {
   if (value instanceof Tensor) return value.clone();
   if (value instanceof SpecInfo) return new SpecInfo(value.toDict());
   if (value instanceof PrefixCacheInfo) return new PrefixCacheInfo(value.toDict());
+  if (Array.isArray(value)) return value.map(deepCopyValue);
+  if (ArrayBuffer.isView(value) && !(value instanceof DataView)) return (value as unknown as { slice(): unknown }).slice();
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto === Object.prototype || proto === null) {
+    // Built key by key (not structuredClone, whose objects come from another realm under Jest's vm sandbox).
+    const copy: Record<string, unknown> = proto === null ? Object.create(null) : {};
+    for (const key of Object.keys(value)) {
+      Object.defineProperty(copy, key, { value: deepCopyValue((value as Record<string, unknown>)[key]), writable: true, enumerable: true, configurable: true });
+    }
+    return copy;
+  }
   return structuredClone(value);
 }
