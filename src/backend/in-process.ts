@@ -1,5 +1,6 @@
 // The mock backend intercepted in-process with msw's setupServer, for code under test that calls `fetch`.
 // No port is bound: requests to `url` never leave the process (undici Pool/request clients are not seen).
+import { setMaxListeners } from "node:events";
 import { setupServer } from "msw/node";
 import type { RequestHandler } from "msw";
 import type { Tokenizer } from "../tokenizer/types";
@@ -39,7 +40,7 @@ export interface InProcessMockBackend extends BackendStats {
 export function useMockBackend(options: InProcessBackendOptions): InProcessMockBackend {
   const origin = new URL(options.origin ?? IN_PROCESS_BACKEND_ORIGIN).origin;
   const stats = options.stats ?? new BackendStatsRecorder();
-  let shutdown = new AbortController();
+  let shutdown = unboundedController();
   const tokenizer = options.tokenizer ?? (() => loadTokenizer({ hfCheckpoint: options.hfCheckpoint }));
   const { handlers } = buildBackendHandlers({
     ...options,
@@ -64,8 +65,15 @@ export function useMockBackend(options: InProcessBackendOptions): InProcessMockB
       shutdown.abort();
       server?.close();
       server = undefined;
-      shutdown = new AbortController();
+      shutdown = unboundedController();
     },
   };
   return exposeStats(backend, stats);
+}
+
+/** An AbortController whose signal accepts any number of listeners (one per pending latency wait). */
+function unboundedController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }

@@ -1,5 +1,6 @@
 // The mock backend on a real loopback port: the msw handlers behind a node:http bridge.
 // Any client reaches it (undici pools, child processes, a Python server), unlike in-process interception.
+import { setMaxListeners } from "node:events";
 import type { Tokenizer } from "../tokenizer/types";
 import { loadTokenizer } from "../tokenizer/load";
 import { buildBackendHandlers, unknownPathResponse, type BackendOptions } from "./handlers";
@@ -31,6 +32,8 @@ export async function startMockBackend(options: MockBackendOptions): Promise<Moc
   const tokenizer = options.tokenizer ?? (await loadTokenizer({ hfCheckpoint: options.hfCheckpoint }));
   const stats = options.stats ?? new BackendStatsRecorder();
   const shutdown = new AbortController();
+  // Every pending latency wait listens on this signal; there may be far more than the default ten.
+  setMaxListeners(0, shutdown.signal);
   const { handlers } = buildBackendHandlers({ ...options, tokenizer, stats, signal: shutdown.signal });
   const bridge = await serveHandlers(handlers, {
     host: options.host,
