@@ -8,3 +8,4 @@ export * from "./policy-factory";
 export * from "./samples";
 export * from "./v1";
 export { ROUTING_KEY_HEADER } from "./upstream";
+export * from "./v2";

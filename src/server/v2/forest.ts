@@ -1,13 +1,11 @@
 // The v2 session as an append-only forest of generations, plus the search that places a new request in it.
 // Pure data: no I/O, no tokenization, no locking; the serving policy builds on top of it.
 import type { ChatMessage } from "../../tokenizer/types";
+import type { MessageMatcher } from "../policy";
 import type { SessionRecord } from "../types";
 
 /** Most nodes one session may hold; committing one more is refused. */
 export const MAX_TREE_NODES = 1024;
-
-/** Decides whether a stored message and a request message count as the same message. */
-export type MessageMatcher = (stored: ChatMessage, incoming: ChatMessage) => boolean;
 
 /** Raised when a commit would grow a session past its node cap. */
 export class ForestCapacityError extends Error {

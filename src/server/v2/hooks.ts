@@ -79,7 +79,7 @@ export function loadSampleHook<F extends SamplePicker | SamplePostprocessor>(spe
 /**
  * Runs picker then post-processor over the raw leaf samples, checking that the picker returned a
  * duplicate-free subset of its input and that both returned arrays of Samples synchronously.
- * @throws SessionHttpError(422) whose message names both hooks and the cause.
+ * @throws SessionHttpError(422, text/plain) whose message names both hooks and the cause.
  */
 export function runSampleHooks(
   material: Sample[],
@@ -104,6 +104,7 @@ export function runSampleHooks(
     throw new SessionHttpError(
       422,
       `session sample hook failed (picker=${hooks.picker.name}, postprocessor=${hooks.postprocessor.name}): ${cause}`,
+      true,
     );
   }
 }

@@ -1,0 +1,39 @@
+// The raw material of the v2 samples op: one assembled sample per leaf, tagged with its leaf and snapshot.
+// Uses the assembly shared with v1 on each root -> leaf record chain; leaves truncated away are skipped.
+import type { JsonValue, Sample } from "../../wire/sample";
+import type { PolicyContext } from "../policy";
+import { assembleTrajectorySample, SampleAssemblyError } from "../samples";
+import type { TrajectoryForest } from "./forest";
+import { pathMismatch } from "./session-view";
+import { leafDescriptor } from "./tree-metadata";
+
+/**
+ * Assembles each leaf's path (in leaf commit order) into one raw sample whose metadata carries
+ * `accumulated_token_ids` (the leaf snapshot), `leaf` and, when computable, `tito_session_mismatch`.
+ * @throws SampleAssemblyError naming the leaf when its records cannot form a sample
+ */
+export function buildLeafMaterial(forest: TrajectoryForest, maxSeqLen: number | null, ctx: PolicyContext): Sample[] {
+  const material: Sample[] = [];
+  const decode = (ids: readonly number[]): string => ctx.tokenizer.decode(ids);
+  for (const leaf of forest.leaves()) {
+    const path = leaf.pathNodes();
+    let sample: Sample | null;
+    try {
+      sample = assembleTrajectorySample(
+        path.map((node) => node.record),
+        leaf.tokenIds,
+        { decode, maxTrimTokens: ctx.tito.maxTrimTokens, maxSeqLen },
+      ).sample;
+    } catch (error) {
+      if (!(error instanceof SampleAssemblyError)) throw error;
+      throw new SampleAssemblyError(`leaf ${leaf.id} (path ${path.map((node) => node.id).join(",")}): ${error.message}`);
+    }
+    if (sample === null) continue;
+    sample.metadata.accumulated_token_ids = [...leaf.tokenIds];
+    sample.metadata.leaf = leafDescriptor(leaf);
+    const mismatch = pathMismatch(leaf, ctx);
+    if (mismatch !== null) sample.metadata.tito_session_mismatch = mismatch as JsonValue;
+    material.push(sample);
+  }
+  return material;
+}

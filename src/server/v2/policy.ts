@@ -1,0 +1,47 @@
+// The v2 trajectory policy: tree serving plus the per-leaf samples op with picker and post-processor hooks.
+// Plugs the pure forest, serving and hook modules into the shell's prepare/commit/view/collectSamples seam.
+import { WIRE_FIELDS_V2 } from "../../wire/samples-codec";
+import type { TrajectoryPolicy } from "../policy";
+import type { SamplesResult } from "../types";
+import type { HookSpec, SamplePicker, SamplePostprocessor } from "./hook-types";
+import { loadSampleHooks, runSampleHooks } from "./hooks";
+import { buildLeafMaterial } from "./leaf-material";
+import { commitV2Turn, createV2State, prepareV2Turn, type V2Plan, type V2SessionState } from "./serving";
+import { v2SessionMetadata, viewV2 } from "./session-view";
+
+/** Options of {@link createV2Policy}. */
+export interface V2PolicyOptions {
+  /** Picker (default `dropRetries`): a function or a `"module/path#exportName"` string. */
+  samplePicker?: HookSpec<SamplePicker>;
+  /** Post-processor (default `defaultPostprocess`): a function or a `"module/path#exportName"` string. */
+  samplePostprocessor?: HookSpec<SamplePostprocessor>;
+}
+
+/**
+ * Builds the v2 (tree) policy. Hooks are resolved now, so an async, missing or non-function hook is
+ * refused when the server starts.
+ * @throws Error naming the hook that cannot be loaded
+ */
+export function createV2Policy(options: V2PolicyOptions = {}): TrajectoryPolicy<V2SessionState, V2Plan> {
+  const hooks = loadSampleHooks(options);
+  return {
+    version: "v2",
+    wireFields: WIRE_FIELDS_V2,
+    createState: () => createV2State(),
+    prepare: prepareV2Turn,
+    commit(state, plan, request, turn, ctx) {
+      commitV2Turn(state, plan, request, turn, ctx);
+      return true;
+    },
+    view: viewV2,
+    collectSamples(state, body, ctx): SamplesResult {
+      const sessionMetadata = v2SessionMetadata(state, ctx);
+      if (body.metadata !== undefined && body.metadata !== null) sessionMetadata.agent = body.metadata;
+      if (state.forest.nodes.length === 0) return { samples: [], sessionMetadata, emptyReason: "no_records" };
+      const material = buildLeafMaterial(state.forest, body.max_seq_len, ctx);
+      if (material.length === 0) return { samples: [], sessionMetadata, emptyReason: "all_truncated" };
+      const samples = runSampleHooks(material, sessionMetadata, hooks, { logger: ctx.logger });
+      return { samples, sessionMetadata, emptyReason: samples.length === 0 ? "all_truncated" : null };
+    },
+  };
+}

@@ -1,0 +1,116 @@
+// Always-branch serving over the forest: position a request, build its TITO prompt, commit the generation.
+// Runs under the session lock held by the shell; a request never destroys stored history, it only adds nodes.
+import type { ChatMessage } from "../../tokenizer/types";
+import type { PolicyContext } from "../policy";
+import { assertStoredPrefix } from "../token-prefix";
+import { type CompletedTurn, type NormalizedChatRequest, SessionHttpError } from "../types";
+import { ForestCapacityError, TrajectoryForest, type TrajectoryNode } from "./forest";
+
+/** One v2 session: its forest and the head of the view that `GET` and the mismatch report show. */
+export interface V2SessionState {
+  readonly forest: TrajectoryForest;
+  /**
+   * The node the last request attached to or committed; the active path is root -> activeLeaf.
+   * Null before the first committed generation (and after a request that opens a new root).
+   */
+  activeLeaf: TrajectoryNode | null;
+}
+
+/** What `prepare` hands to `commit`: the parent captured before the upstream call. */
+export interface V2Plan {
+  /** The attach node (null: the generation becomes a new root). */
+  readonly parent: TrajectoryNode | null;
+  /** Request messages covered by the parent's path; the rest plus the reply form the new node's delta. */
+  readonly matchedMessages: number;
+}
+
+/** A fresh, empty session state. */
+export function createV2State(cap?: number): V2SessionState {
+  return { forest: new TrajectoryForest(cap), activeLeaf: null };
+}
+
+/**
+ * Positions a request and returns its prompt ids. The view moves to the attach point first (as the
+ * original server does), so a request refused for its appended roles still leaves the view there.
+ * @throws SessionHttpError 422 (node cap), 409 (extending a truncated generation), 400 (disallowed role).
+ */
+export function prepareV2Turn(state: V2SessionState, request: NormalizedChatRequest, ctx: PolicyContext): { promptIds: number[]; plan: V2Plan } {
+  if (state.forest.full) throw new SessionHttpError(422, new ForestCapacityError(state.forest.cap).message);
+  const point = state.forest.findAttachPoint(request.messages, ctx.messagesMatch);
+  if (point.node !== null && point.node.truncated) {
+    throw new SessionHttpError(
+      409,
+      `truncated generation cannot be extended: node ${point.node.id} ended with finish_reason "length", which closes its path; ` +
+        `branch from an earlier point of the history instead`,
+    );
+  }
+  if (point.node !== state.activeLeaf && ctx.logger.info) {
+    ctx.logger.info(
+      `v2 branching: request of ${request.messages.length} messages attaches at ${point.node === null ? "a new root" : `node ${point.node.id}`} ` +
+        `(matched ${point.matchedMessages}, best overlap ${point.bestOverlap}, ${state.forest.nodes.length} nodes)`,
+    );
+  }
+  state.activeLeaf = point.node;
+  const plan: V2Plan = { parent: point.node, matchedMessages: point.matchedMessages };
+  if (point.node === null) {
+    return { promptIds: tokenize("render", () => ctx.tito.renderPromptIds(request.messages, request.tools, request.chatTemplateKwargs)), plan };
+  }
+  const attach = point.node;
+  const stored = attach.pathMessages();
+  const suffix = request.messages.slice(point.matchedMessages);
+  checkAppendedRoles(suffix, ctx.tito.allowedAppendRoles);
+  const promptIds = tokenize("merge", () =>
+    ctx.tito.mergeTokens(stored, [...stored, ...suffix], attach.tokenIds, request.tools, request.chatTemplateKwargs),
+  );
+  return { promptIds, plan };
+}
+
+/**
+ * Appends the generation under the parent captured by `prepareV2Turn` (concurrent requests from one spot
+ * become siblings) and moves the view to it.
+ * @throws SessionHttpError 500 when the parent's snapshot is not a prefix of prompt + completion, 422 at the node cap.
+ */
+export function commitV2Turn(state: V2SessionState, plan: V2Plan, request: NormalizedChatRequest, turn: CompletedTurn, ctx: PolicyContext): TrajectoryNode {
+  const allIds = [...turn.promptIds, ...turn.completionIds];
+  if (plan.parent !== null) assertStoredPrefix(plan.parent.tokenIds, allIds, ctx.tito.maxTrimTokens);
+  const delta: ChatMessage[] = [...request.messages.slice(plan.matchedMessages), turn.assistantMessage];
+  let node: TrajectoryNode;
+  try {
+    node = state.forest.createNode(plan.parent, {
+      deltaMessages: delta,
+      tokenIds: allIds,
+      completionSpan: [turn.promptIds.length, allIds.length],
+      committedAt: turn.record.timestamp,
+      responseId: turn.responseId ?? "",
+      record: turn.record,
+      finishReason: turn.finishReason ?? "",
+    });
+  } catch (error) {
+    if (error instanceof ForestCapacityError) throw new SessionHttpError(422, error.message);
+    throw error;
+  }
+  state.activeLeaf = node;
+  return node;
+}
+
+function checkAppendedRoles(suffix: readonly ChatMessage[], allowed: ReadonlySet<string>): void {
+  for (const message of suffix) {
+    if (!allowed.has(message.role)) {
+      throw new SessionHttpError(
+        400,
+        `appended message role ${JSON.stringify(message.role)} is not allowed (allowed: ${[...allowed].sort().join(", ")}); ` +
+          `the TITO template cannot append this role after the stored history`,
+      );
+    }
+  }
+}
+
+/** Runs a tokenizer step; a failure that is not already an HTTP error becomes a 500 naming the step. */
+function tokenize<T>(step: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof SessionHttpError) throw error;
+    throw new SessionHttpError(500, `TITO ${step} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

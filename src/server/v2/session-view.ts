@@ -1,0 +1,36 @@
+// The read side of a v2 session: the `GET` view (active path records + metadata) and per-path mismatch reports.
+// Read-only over the forest; tokenization failures in the optional report are logged, never fatal.
+import type { JsonObject, JsonValue } from "../../wire/sample";
+import type { PolicyContext, SessionView } from "../policy";
+import { computeSessionMismatch, recordTools } from "../session-metadata";
+import type { TrajectoryNode } from "./forest";
+import type { V2SessionState } from "./serving";
+import { buildTreeMetadata, type V2SessionMetadata } from "./tree-metadata";
+
+/**
+ * `tito_session_mismatch` for the path root -> `leaf`: the canonical render of the path messages compared
+ * with the leaf's snapshot (server default kwargs, tools of the leaf's request). Null when it cannot run.
+ */
+export function pathMismatch(leaf: TrajectoryNode, ctx: PolicyContext): JsonObject[] | null {
+  return computeSessionMismatch(ctx, leaf.pathMessages(), leaf.tokenIds, recordTools(leaf.record));
+}
+
+/** Session metadata of the active path: mismatch (when computable), token ids, trim allowance and the tree. */
+export function v2SessionMetadata(state: V2SessionState, ctx: PolicyContext): V2SessionMetadata {
+  const leaf = state.activeLeaf;
+  const head: JsonObject = {};
+  const mismatch = leaf === null ? null : pathMismatch(leaf, ctx);
+  if (mismatch !== null) head.tito_session_mismatch = mismatch as JsonValue;
+  return {
+    ...head,
+    accumulated_token_ids: leaf === null ? [] : [...leaf.tokenIds],
+    max_trim_tokens: ctx.tito.maxTrimTokens,
+    tree: buildTreeMetadata(state.forest),
+  };
+}
+
+/** The `GET /sessions/{id}` view: the active path's records and the session metadata. */
+export function viewV2(state: V2SessionState, ctx: PolicyContext): SessionView {
+  const records = state.activeLeaf === null ? [] : state.activeLeaf.pathNodes().map((node) => node.record);
+  return { records, metadata: v2SessionMetadata(state, ctx) };
+}
