@@ -3,7 +3,7 @@
 import type { DecodeFn, JsonObject, Sample } from "../../wire/sample";
 import type { EmptyReason, SessionRecord } from "../types";
 import { asAssemblyError } from "./assembly-error";
-import { mergeTurnSamples } from "./merge";
+import { cloneJson, mergeTurnSamples } from "./merge";
 import { truncateTurnSamples } from "./truncate";
 import { turnSamplesFromRecords } from "./turn-samples";
 
@@ -42,7 +42,7 @@ export function assembleTrajectorySample(
     if (turns.length === 0) return { sample: null, emptyReason: "all_truncated" as const };
     const sample = mergeTurnSamples(turns, options.decode);
     if (options.extraMetadata) {
-      for (const [key, value] of Object.entries(options.extraMetadata)) sample.metadata[key] = structuredClone(value);
+      for (const [key, value] of Object.entries(options.extraMetadata)) sample.metadata[key] = cloneJson(value);
     }
     return { sample, emptyReason: null };
   });

@@ -4,6 +4,20 @@ import { DecodeFn, JsonObject, JsonValue, Sample, SampleField } from "../../wire
 import { jsonEqual } from "../message-matchers";
 import { SampleAssemblyError } from "./assembly-error";
 
+/**
+ * Deep copy of JSON-like data built in this realm. (structuredClone hands back objects of another realm
+ * under Jest's vm sandbox, which the wire encoder and the bitwise matchers then reject as non-plain.)
+ */
+export function cloneJson<T>(value: T): T {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map((item) => cloneJson(item)) as T;
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    Object.defineProperty(copy, key, { value: cloneJson(item), writable: true, enumerable: true, configurable: true });
+  }
+  return copy as T;
+}
+
 /** Fields that must be equal on both sides of a merge. */
 const EQUAL_FIELDS: readonly SampleField[] = [
   "group_index",
@@ -54,11 +68,11 @@ function mergeMetadata(a: JsonObject, b: JsonObject): JsonObject {
   if (!jsonEqual(left.rest, right.rest)) {
     throw new SampleAssemblyError(`metadata mismatch: a.metadata=${JSON.stringify(a)}, b.metadata=${JSON.stringify(b)}`);
   }
-  const merged: JsonObject = structuredClone(left.rest);
+  const merged: JsonObject = cloneJson(left.rest);
   const lifecycle = [...left.lifecycle, ...right.lifecycle];
-  if (lifecycle.length > 0) merged.lifecycle = structuredClone(lifecycle);
+  if (lifecycle.length > 0) merged.lifecycle = cloneJson(lifecycle);
   const messages = right.messages !== undefined && right.messages !== null ? right.messages : left.messages;
-  if (messages !== undefined) merged.messages = structuredClone(messages);
+  if (messages !== undefined) merged.messages = cloneJson(messages);
   return merged;
 }
 
@@ -104,14 +118,14 @@ export function mergeSamplePair(a: Sample, b: Sample, decode: DecodeFn): Sample 
     group_index: a.group_index,
     index: a.index,
     rollout_id: a.rollout_id,
-    prompt: structuredClone(b.prompt),
+    prompt: cloneJson(b.prompt),
     tokens: [...b.tokens],
-    multimodal_inputs: structuredClone(a.multimodal_inputs),
-    multimodal_train_inputs: structuredClone(a.multimodal_train_inputs),
+    multimodal_inputs: cloneJson(a.multimodal_inputs),
+    multimodal_train_inputs: cloneJson(a.multimodal_train_inputs),
     response: a.response + obsText + b.response,
     response_length: a.response_length + obsLen + b.response_length,
     label: a.label,
-    reward: structuredClone(a.reward),
+    reward: cloneJson(a.reward),
     loss_mask: [...aMask, ...zeros, ...bMask],
     weight_versions: [...a.weight_versions, ...b.weight_versions],
     rollout_log_probs: [...aLogp, ...zeros, ...bLogp],
@@ -123,9 +137,9 @@ export function mergeSamplePair(a: Sample, b: Sample, decode: DecodeFn): Sample 
     status: b.status,
     metadata: mergeMetadata(a.metadata, b.metadata),
     generate_function_path: a.generate_function_path,
-    train_metadata: structuredClone(a.train_metadata),
-    adapter: structuredClone(a.adapter),
-    reward_spec: structuredClone(a.reward_spec),
+    train_metadata: cloneJson(a.train_metadata),
+    adapter: cloneJson(a.adapter),
+    reward_spec: cloneJson(a.reward_spec),
     routing_key: a.routing_key,
     non_generation_time: a.non_generation_time,
     spec_info: a.spec_info.add(b.spec_info),
