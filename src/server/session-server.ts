@@ -44,6 +44,11 @@ export interface SessionServerOptions {
   samplePostprocessor?: SamplePostprocessorOption;
   /** Maximum sockets to the backend (default 1024). */
   upstreamConnections?: number;
+  /**
+   * A custom trajectory policy to serve instead of the built-in one for `version` (its `version` must match).
+   * This is how a rewritten server design can reuse the shell, proxy, assembly and codec.
+   */
+  policy?: AnyTrajectoryPolicy;
 }
 
 /** A running session server. */
@@ -83,11 +88,16 @@ export async function startSessionServer(options: SessionServerOptions): Promise
   }
   const logger = options.logger ?? DEFAULT_LOGGER;
   const messagesMatch = resolveMessageMatcher(options.messageMatcher ?? "strict");
-  const policy = createPolicy(options.version, {
-    logger,
-    samplePicker: options.samplePicker,
-    samplePostprocessor: options.samplePostprocessor,
-  });
+  if (options.policy && options.policy.version !== options.version) {
+    throw new Error(`custom policy serves ${options.policy.version}, but the server was asked for ${options.version}`);
+  }
+  const policy =
+    options.policy ??
+    createPolicy(options.version, {
+      logger,
+      samplePicker: options.samplePicker,
+      samplePostprocessor: options.samplePostprocessor,
+    });
   const kit = await loadTitoKit(options.hfCheckpoint, options.chatTemplateKwargs ?? { enable_thinking: false });
   const ctx: PolicyContext = {
     tokenizer: kit.tokenizer,
