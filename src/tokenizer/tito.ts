@@ -181,12 +181,8 @@ export class Qwen3Tito {
   ): number[] {
     const suffix = this.tokenizeAppended(oldMessages, newMessages, tools, kwargs);
     const addNewline = storedIds.length > 0 && storedIds[storedIds.length - 1] === this.imEndId;
-    const out = new Array<number>(storedIds.length + (addNewline ? 1 : 0) + suffix.length);
-    let at = 0;
-    for (let i = 0; i < storedIds.length; i += 1) out[at++] = storedIds[i]!;
-    if (addNewline) out[at++] = this.newlineId;
-    for (let i = 0; i < suffix.length; i += 1) out[at++] = suffix[i]!;
-    return out;
+    // concat copies a packed integer array in one block, far cheaper than an element-wise loop over the history.
+    return storedIds.concat(addNewline ? [this.newlineId, ...suffix] : suffix);
   }
 
   /**
