@@ -4,6 +4,7 @@ import type { HookSpec, SamplePicker, SamplePostprocessor } from "./v2/hook-type
 import type { AnyTrajectoryPolicy, PolicyLogger } from "./policy";
 import type { SessionServerVersion } from "./types";
 import { createV1Policy } from "./v1";
+import { createV2Policy } from "./v2/policy";
 
 /** A v2 picker given as a function or a `"module/path#exportName"` string. */
 export type SamplePickerOption = HookSpec<SamplePicker>;
@@ -17,11 +18,7 @@ export interface PolicyFactoryOptions {
   samplePostprocessor?: SamplePostprocessorOption;
 }
 
-interface V2Module {
-  createV2Policy?: (options: PolicyFactoryOptions) => AnyTrajectoryPolicy;
-}
-
-/** Builds the policy of `version`. Throws a clear Error when v2 is asked for but unavailable, or hooks are given to v1. */
+/** Builds the policy of `version`. Throws a clear Error when hooks are given to v1 or a v2 hook cannot be loaded. */
 export function createPolicy(version: SessionServerVersion, options: PolicyFactoryOptions): AnyTrajectoryPolicy {
   if (version === "v1") {
     if (options.samplePicker !== undefined || options.samplePostprocessor !== undefined) {
@@ -29,16 +26,5 @@ export function createPolicy(version: SessionServerVersion, options: PolicyFacto
     }
     return createV1Policy();
   }
-  // v2 hook point: resolved lazily so the shell works before src/server/v2/index.ts exports createV2Policy.
-  let mod: V2Module = {};
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    mod = require("./v2") as V2Module;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") throw error;
-  }
-  if (typeof mod.createV2Policy !== "function") {
-    throw new Error("session server v2 is not available: src/server/v2 does not export createV2Policy yet");
-  }
-  return mod.createV2Policy(options);
+  return createV2Policy({ samplePicker: options.samplePicker, samplePostprocessor: options.samplePostprocessor });
 }
