@@ -129,6 +129,12 @@ class BitTreeWalker {
     }
     const l = left as object;
     const r = right as object;
+    if (leftKind === "declared" && Object.getPrototypeOf(l) !== Object.getPrototypeOf(r)) {
+      this.assertSupported(l, path, "left");
+      this.assertSupported(r, path, "right");
+      this.record(path, "type", l, r);
+      return;
+    }
     this.enter(l, path, "left");
     this.enter(r, path, "right");
     try {
@@ -199,13 +205,8 @@ class BitTreeWalker {
     else this.record(path, "missing", MISSING, present);
   }
 
+  /** Both sides share a prototype (checked by the caller). */
   private walkDeclared(left: object, right: object, path: PathNode): void {
-    if (Object.getPrototypeOf(left) !== Object.getPrototypeOf(right)) {
-      this.assertSupported(left, path, "left");
-      this.assertSupported(right, path, "right");
-      this.record(path, "type", left, right);
-      return;
-    }
     const fields = declaredFields(left, path);
     this.checkUndeclared(left, right, fields, path);
     const l = left as Record<string, unknown>;
