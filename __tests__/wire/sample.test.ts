@@ -234,7 +234,7 @@ describe("Tensor", () => {
   test("checks dtype, element count and the typed-array kind", () => {
     expect(() => new Tensor("I32", [2, 3], new Int32Array(5))).toThrow("Tensor: shape [2, 3] needs 6 elements, data has 5");
     expect(() => new Tensor("I32", [2], new Float32Array(2) as never)).toThrow("Tensor: dtype I32 needs a Int32Array");
-    expect(() => new Tensor("Q4" as never, [1], new Uint8Array(1))).toThrow('Tensor: unknown dtype "Q4"');
+    expect(() => new Tensor("Q4" as never, [1], new Uint8Array(1) as never)).toThrow('Tensor: unknown dtype "Q4"');
     expect(() => new Tensor("U8", [-1], new Uint8Array(0))).toThrow("Tensor: invalid dimension -1");
     expect(DTYPE_BYTES.I32).toBe(4);
   });

@@ -2,7 +2,7 @@
 // and those files must decode to the inputs. Regenerate deliberately with UPDATE_GOLDEN=1 after a format change.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { WIRE_FIELDS_V1, WIRE_FIELDS_V2, decodeSamplesReply, encodeSamples, readSafetensors } from "../../src/wire";
+import { WIRE_FIELDS_V1, WIRE_FIELDS_V2, concatChunks, decodeSamplesReply, encodeSamples, encodeSamplesChunks, readSafetensors } from "../../src/wire";
 import { PrefixCacheInfo, Sample } from "../../src/wire/sample";
 import { Tensor } from "../../src/wire/tensor";
 
@@ -101,4 +101,13 @@ describe.each(GOLDEN_CASES)("golden %s", (file, build) => {
         : ["_samples_meta"],
     );
   });
+});
+
+test("encodeSamplesChunks concatenates to the golden bytes and leaves replay tensors uncopied", () => {
+  const samples = fixedSamples();
+  const chunks = encodeSamplesChunks(samples, { max_trim_tokens: 1, version: "v2" }, { fields: WIRE_FIELDS_V2 });
+  const golden = fs.readFileSync(path.join(GOLDEN_DIR, "samples-reply-v2.safetensors"));
+  expect(Buffer.from(concatChunks(chunks)).equals(golden)).toBe(true);
+  const routed = samples[0].rollout_routed_experts as Tensor;
+  expect(chunks.some((chunk) => chunk.buffer === routed.data.buffer && chunk.byteLength === routed.data.byteLength)).toBe(true);
 });

@@ -111,12 +111,25 @@ export function readSafetensors(bytes: Uint8Array): SafetensorsContents {
  * (`__metadata__` first, keys sorted, when given) padded with spaces to a multiple of 8, data contiguous.
  * Each tensor contributes exactly its own bytes (`Tensor.bytes()`), so a tensor that is a view on a
  * larger buffer is written correctly. Throws {@link SafetensorsFormatError} for an invalid name,
- * a non-Tensor value or non-string metadata.
+ * a non-Tensor value or non-string metadata. The result owns its memory (everything is copied).
  */
 export function writeSafetensors(
   tensors: ReadonlyMap<string, Tensor> | Readonly<Record<string, Tensor>>,
   metadata?: Readonly<Record<string, string>>,
 ): Uint8Array {
+  return concatChunks(writeSafetensorsChunks(tensors, metadata));
+}
+
+/**
+ * The same container as {@link writeSafetensors}, as a list of chunks whose concatenation is
+ * byte-identical to it: first the 8-byte size plus padded header (fresh memory), then each tensor's
+ * bytes in layout order as a **view** on that tensor's memory (no copy). Suited to streaming a large
+ * payload (`res.write` per chunk) without a second copy; do not mutate the tensors until written.
+ */
+export function writeSafetensorsChunks(
+  tensors: ReadonlyMap<string, Tensor> | Readonly<Record<string, Tensor>>,
+  metadata?: Readonly<Record<string, string>>,
+): Uint8Array[] {
   assertLittleEndianHost();
   const items: Array<[string, Tensor]> = tensors instanceof Map ? [...tensors.entries()] : Object.entries(tensors as Record<string, Tensor>);
   for (const [name, tensor] of items) checkWritable(name, tensor);
@@ -133,16 +146,24 @@ export function writeSafetensors(
   const headerText = UTF8_ENCODER.encode(`{${parts.join(",")}}`);
   const headerSize = Math.ceil(headerText.length / 8) * 8;
 
-  const out = new Uint8Array(8 + headerSize + offset);
-  const sizeView = new DataView(out.buffer, 0, 8);
+  const head = new Uint8Array(8 + headerSize);
+  const sizeView = new DataView(head.buffer, 0, 8);
   sizeView.setUint32(0, headerSize % 0x1_0000_0000, true);
   sizeView.setUint32(4, Math.floor(headerSize / 0x1_0000_0000), true);
-  out.set(headerText, 8);
-  out.fill(0x20, 8 + headerText.length, 8 + headerSize);
-  let cursor = 8 + headerSize;
-  for (const [, tensor] of items) {
-    out.set(tensor.bytes(), cursor);
-    cursor += tensor.data.byteLength;
+  head.set(headerText, 8);
+  head.fill(0x20, 8 + headerText.length);
+  return [head, ...items.map(([, tensor]) => tensor.bytes())];
+}
+
+/** Concatenates byte chunks into one fresh Uint8Array. */
+export function concatChunks(chunks: readonly Uint8Array[]): Uint8Array {
+  let total = 0;
+  for (const chunk of chunks) total += chunk.length;
+  const out = new Uint8Array(total);
+  let cursor = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, cursor);
+    cursor += chunk.length;
   }
   return out;
 }

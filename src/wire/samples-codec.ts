@@ -3,7 +3,7 @@
 import { InputSampleDefaultsError, SamplesCodecError, SafetensorsFormatError } from "./errors";
 import { PrefixCacheInfo, SAMPLE_STATUSES, Sample, SpecInfo, type JsonObject, type SampleStatus } from "./sample";
 import { deepCopySample } from "./sample-copy";
-import { readSafetensors, writeSafetensors } from "./safetensors";
+import { concatChunks, readSafetensors, writeSafetensorsChunks } from "./safetensors";
 import { Tensor, type Dtype } from "./tensor";
 import { float64FromNumbers, int64FromNumbers, numbersFromInt64, numbersFromTyped, uint8FromNumbers } from "./wire-arrays";
 import { assignJsonKeys, isJsonObject, stringifyExactJson } from "./wire-json";
@@ -84,6 +84,15 @@ const UTF8_ENCODER = new TextEncoder();
  * exactly (NaN, undefined, class instances, lone surrogates), or an unknown field / empty reason.
  */
 export function encodeSamples(samples: readonly Sample[], sessionMetadata: JsonObject, options: EncodeSamplesOptions): Uint8Array {
+  return concatChunks(encodeSamplesChunks(samples, sessionMetadata, options));
+}
+
+/**
+ * {@link encodeSamples} as chunks whose concatenation is byte-identical to its result, for streaming a
+ * large reply (`res.write` per chunk). Replay tensors are not copied: their chunks are views on the
+ * samples' tensor memory, so leave the samples untouched until the chunks are written.
+ */
+export function encodeSamplesChunks(samples: readonly Sample[], sessionMetadata: JsonObject, options: EncodeSamplesOptions): Uint8Array[] {
   const jsonFields = resolveJsonFields(options.fields);
   const emptyReason = options.emptyReason ?? null;
   if (emptyReason !== null && !EMPTY_REASONS.includes(emptyReason)) {
@@ -114,7 +123,7 @@ export function encodeSamples(samples: readonly Sample[], sessionMetadata: JsonO
   const sessionText = stringifyExactJson(sessionMetadata, "encodeSamples: session_metadata", failEncode);
   const metaBytes = UTF8_ENCODER.encode(`{"samples":[${sampleTexts.join(",")}],"session_metadata":${sessionText},"empty_reason":${JSON.stringify(emptyReason)}}`);
   tensors.set(SAMPLES_META_TENSOR, new Tensor("U8", [metaBytes.length], metaBytes));
-  return writeSafetensors(tensors);
+  return writeSafetensorsChunks(tensors);
 }
 
 /**
