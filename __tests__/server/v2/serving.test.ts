@@ -1,0 +1,88 @@
+// Pure tests of v2 prepare/commit with a stand-in TITO: commit-time races the HTTP tests cannot time reliably.
+import { describe, expect, test } from "@jest/globals";
+import type { PolicyContext, TitoLike } from "../../../src/server/policy";
+import { SessionHttpError, type CompletedTurn, type NormalizedChatRequest } from "../../../src/server/types";
+import { commitV2Turn, createV2State, prepareV2Turn } from "../../../src/server/v2/serving";
+import type { ChatMessage } from "../../../src/tokenizer/types";
+import { recordingLogger, stubRecord } from "./support/forest-builders";
+
+/** A TITO stand-in: one token per message, prompt = stored ids + one id per appended message. */
+const tito: TitoLike = {
+  maxTrimTokens: 0,
+  allowedAppendRoles: new Set(["tool", "user", "system", "assistant"]),
+  renderPromptIds: (messages) => messages.map((_, i) => 1000 + i),
+  mergeTokens: (oldMessages, newMessages, storedIds) => [...storedIds, ...newMessages.slice(oldMessages.length).map((_, i) => 2000 + i)],
+  compareWithCanonical: () => [],
+};
+
+const ctx: PolicyContext = {
+  tokenizer: undefined as never,
+  tito,
+  defaultChatTemplateKwargs: {},
+  messagesMatch: (a, b) => a.role === b.role && a.content === b.content,
+  logger: recordingLogger(),
+};
+
+function request(messages: ChatMessage[]): NormalizedChatRequest {
+  return { messages, tools: null, chatTemplateKwargs: {}, upstreamBody: {}, clientStream: false };
+}
+
+function completed(promptIds: number[], completionIds: number[], content: string): CompletedTurn {
+  return { promptIds, completionIds, assistantMessage: { role: "assistant", content }, finishReason: "stop", responseId: `r-${content}`, record: stubRecord(0) };
+}
+
+const U: ChatMessage = { role: "user", content: "u" };
+
+describe("prepare/commit", () => {
+  test("two requests prepared from one spot commit as siblings under the captured parent", () => {
+    const state = createV2State();
+    const first = prepareV2Turn(state, request([U]), ctx);
+    commitV2Turn(state, first.plan, request([U]), completed(first.promptIds, [7], "a"), ctx);
+    const next = request([U, { role: "assistant", content: "a" }, { role: "user", content: "v" }]);
+    const p1 = prepareV2Turn(state, next, ctx);
+    const p2 = prepareV2Turn(state, next, ctx);
+    expect(p1.promptIds).toEqual([1000, 7, 2000]);
+    const n1 = commitV2Turn(state, p1.plan, next, completed(p1.promptIds, [8], "b"), ctx);
+    const n2 = commitV2Turn(state, p2.plan, next, completed(p2.promptIds, [9], "c"), ctx);
+    expect([n1.parent?.id, n2.parent?.id]).toEqual([0, 0]);
+    expect(n2.deltaMessages).toEqual([{ role: "user", content: "v" }, { role: "assistant", content: "c" }]);
+    expect(n2.completionSpan).toEqual([3, 4]);
+    expect(state.activeLeaf).toBe(n2);
+  });
+
+  test("the cap reached while a request was upstream refuses the commit with 422", () => {
+    const state = createV2State(1);
+    const p1 = prepareV2Turn(state, request([U]), ctx);
+    const p2 = prepareV2Turn(state, request([U]), ctx);
+    commitV2Turn(state, p1.plan, request([U]), completed(p1.promptIds, [7], "a"), ctx);
+    let error: unknown;
+    try {
+      commitV2Turn(state, p2.plan, request([U]), completed(p2.promptIds, [8], "b"), ctx);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(SessionHttpError);
+    expect((error as SessionHttpError).status).toBe(422);
+    expect((error as Error).message).toMatch(/node cap reached \(1 nodes\)/);
+    expect(state.forest.nodes).toHaveLength(1);
+    expect(() => prepareV2Turn(state, request([U]), ctx)).toThrow(/node cap reached/);
+  });
+
+  test("a parent snapshot that is not a prefix of prompt + completion is a 500 and nothing is stored", () => {
+    const state = createV2State();
+    const first = prepareV2Turn(state, request([U]), ctx);
+    commitV2Turn(state, first.plan, request([U]), completed(first.promptIds, [7], "a"), ctx);
+    const next = request([U, { role: "assistant", content: "a" }, U]);
+    const p = prepareV2Turn(state, next, ctx);
+    expect(() => commitV2Turn(state, p.plan, next, completed([1000, 99, 2000], [5], "x"), ctx)).toThrow(
+      expect.objectContaining({ status: 500, message: expect.stringMatching(/first mismatch at index 1/) }),
+    );
+    expect(state.forest.nodes).toHaveLength(1);
+  });
+
+  test("a tokenizer failure is a 500 naming the step", () => {
+    const state = createV2State();
+    const broken: PolicyContext = { ...ctx, tito: { ...tito, renderPromptIds: () => { throw new Error("template exploded"); } } };
+    expect(() => prepareV2Turn(state, request([U]), broken)).toThrow(expect.objectContaining({ status: 500, message: "TITO render failed: template exploded" }));
+  });
+});
