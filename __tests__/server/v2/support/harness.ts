@@ -5,6 +5,7 @@ import { echoScript, startMockBackend, type MockBackend } from "../../../../src/
 import type { ProcessFunction } from "../../../../src/backend/types";
 import { startSessionServer, type RunningSessionServer, type SessionServerOptions } from "../../../../src/server/session-server";
 import type { ChatMessage } from "../../../../src/tokenizer/types";
+import type { SessionRecord } from "../../../../src/server/types";
 import { Sample } from "../../../../src/wire/sample";
 import { decodeSamplesReply, WIRE_FIELDS_V2, type SamplesReply } from "../../../../src/wire/samples-codec";
 import { recordingLogger } from "./forest-builders";
@@ -92,7 +93,7 @@ export interface TreeView {
 }
 
 /** `GET /sessions/{id}`. */
-export async function getSession(base: string, id: string): Promise<{ records: Array<Record<string, unknown>>; metadata: Record<string, unknown> & { tree: TreeView; accumulated_token_ids: number[] } }> {
+export async function getSession(base: string, id: string): Promise<{ records: SessionRecord[]; metadata: Record<string, unknown> & { tree: TreeView; accumulated_token_ids: number[] } }> {
   const reply = await call("GET", `${base}/sessions/${id}`);
   if (reply.status !== 200) throw new Error(`get session failed: ${reply.status} ${reply.text}`);
   return reply.json as never;
