@@ -20,10 +20,10 @@ export function errorResponse(status: number, message: string): Response {
 
 /** A JSON reply with an explicit content length (same bytes whichever transport carries it). */
 export function jsonResponse(status: number, body: unknown): Response {
-  const text = JSON.stringify(body);
-  return new Response(text, {
+  const bytes = Buffer.from(JSON.stringify(body), "utf8");
+  return new Response(bytes, {
     status,
-    headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)) },
+    headers: { "content-type": "application/json", "content-length": String(bytes.length) },
   });
 }
 

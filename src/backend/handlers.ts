@@ -61,32 +61,27 @@ export function createBackendHandlers(options: BackendOptions): RequestHandler[]
   return buildBackendHandlers(options).handlers;
 }
 
-/** Handlers plus the recorder they write to; accepts a lazily loaded tokenizer. */
+/**
+ * Handlers plus the recorder they write to; accepts a lazily loaded tokenizer. All routes share one msw
+ * handler that dispatches on method and path, so a request is matched (and cloned by msw) only once.
+ */
 export function buildBackendHandlers(options: LazyBackendOptions): { handlers: RequestHandler[]; stats: BackendStatsRecorder } {
   const stats = options.stats ?? new BackendStatsRecorder();
   const engine = new MockEngine(options, stats);
   const origin = options.origin === undefined ? undefined : new URL(options.origin).origin;
-  const matches = (request: Request, method: string, path: string): boolean => {
-    if (request.method !== method) return false;
-    const url = new URL(request.url);
-    return url.pathname === path && (origin === undefined || url.origin === origin);
-  };
-  const handlers: RequestHandler[] = [
-    ...GENERATION_PATHS.map((path) =>
-      http.post(({ request }) => matches(request, "POST", path), ({ request }) => engine.handleGeneration(path, request)),
-    ),
-    http.get(({ request }) => matches(request, "GET", "/health"), () => jsonResponse(200, { status: "ok" })),
-    http.post(({ request }) => matches(request, "POST", "/abort_request"), () => jsonResponse(200, { status: "ok" })),
-  ];
-  if (origin !== undefined) {
-    handlers.push(
-      http.all(
-        ({ request }) => new URL(request.url).origin === origin,
-        ({ request }) => unknownPathResponse(stats, request),
-      ),
-    );
-  }
-  return { handlers, stats };
+  const routes = new Map<string, (request: Request) => Response | Promise<Response>>([
+    ...GENERATION_PATHS.map((path) => [`POST ${path}`, (request: Request) => engine.handleGeneration(path, request)] as const),
+    ["GET /health", () => jsonResponse(200, { status: "ok" })],
+    ["POST /abort_request", () => jsonResponse(200, { status: "ok" })],
+  ]);
+  const routeKey = (request: Request): string => `${request.method} ${new URL(request.url).pathname}`;
+  const served = (request: Request): boolean =>
+    origin === undefined ? routes.has(routeKey(request)) : new URL(request.url).origin === origin;
+  const handler = http.all(
+    ({ request }) => served(request),
+    ({ request }) => (routes.get(routeKey(request)) ?? ((unmatched: Request) => unknownPathResponse(stats, unmatched)))(request),
+  );
+  return { handlers: [handler], stats };
 }
 
 /** Logs a request to a path the backend does not serve and answers 404 (shared with the bridge). */
@@ -111,6 +106,20 @@ function bodyForLog(text: string): { logged: Record<string, unknown>; parsed?: R
   return { logged: parsed, parsed };
 }
 
+const ID_POOL_BYTES = 4096;
+let idPool = Buffer.alloc(0);
+let idPoolOffset = 0;
+
+/** Eight random hex digits, cut from a refilled random pool (one crypto call per 1024 ids). */
+export function randomHexId(): string {
+  if (idPoolOffset + 4 > idPool.length) {
+    idPool = randomBytes(ID_POOL_BYTES);
+    idPoolOffset = 0;
+  }
+  idPoolOffset += 4;
+  return idPool.toString("hex", idPoolOffset - 4, idPoolOffset);
+}
+
 class MockEngine {
   private tokenizerPromise: Promise<Tokenizer> | undefined;
   private readonly latencyMs: number;
@@ -125,7 +134,7 @@ class MockEngine {
     this.latencyMs = options.latencyMs ?? 0;
     this.emitStopToken = options.emitStopToken ?? true;
     this.clock = options.clock ?? (() => Date.now() / 1000);
-    this.idSource = options.idSource ?? (() => randomBytes(4).toString("hex"));
+    this.idSource = options.idSource ?? randomHexId;
   }
 
   private tokenizer(): Promise<Tokenizer> {

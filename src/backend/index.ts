@@ -9,5 +9,6 @@ export * from "./errors";
 export * from "./handlers";
 export * from "./http-bridge";
 export * from "./mock-backend";
+export * from "./stats-routes";
 export * from "./in-process";
 export * from "./scripts";

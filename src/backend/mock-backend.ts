@@ -6,6 +6,7 @@ import { loadTokenizer } from "../tokenizer/load";
 import { buildBackendHandlers, unknownPathResponse, type BackendOptions } from "./handlers";
 import { serveHandlers } from "./http-bridge";
 import { BackendStatsRecorder, exposeStats, type BackendStats } from "./stats";
+import { statsRouteHandlers } from "./stats-routes";
 
 /** Options of {@link startMockBackend}: the handler options, with the tokenizer optional. */
 export type MockBackendOptions = Omit<BackendOptions, "tokenizer" | "origin" | "signal"> & {
@@ -17,6 +18,8 @@ export type MockBackendOptions = Omit<BackendOptions, "tokenizer" | "origin" | "
   host?: string;
   /** Port to bind (default 0: a free port). */
   port?: number;
+  /** Also serve `GET /_mock/stats` and `POST /_mock/reset` so another process can read the stats (default false). */
+  statsRoutes?: boolean;
 };
 
 /** A running loopback mock backend. */
@@ -35,6 +38,7 @@ export async function startMockBackend(options: MockBackendOptions): Promise<Moc
   // Every pending latency wait listens on this signal; there may be far more than the default ten.
   setMaxListeners(0, shutdown.signal);
   const { handlers } = buildBackendHandlers({ ...options, tokenizer, stats, signal: shutdown.signal });
+  if (options.statsRoutes === true) handlers.unshift(...statsRouteHandlers(stats));
   const bridge = await serveHandlers(handlers, {
     host: options.host,
     port: options.port,

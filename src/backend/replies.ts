@@ -106,9 +106,32 @@ export function buildChatCompletion(
   };
 }
 
+interface TokenText {
+  token: string;
+  bytes: readonly number[];
+}
+
+/** Per tokenizer, the decoded text of each token id seen so far (token texts never change). */
+const tokenTexts = new WeakMap<Tokenizer, Map<number, TokenText>>();
+
+function tokenText(tokenizer: Tokenizer, id: number): TokenText {
+  let byId = tokenTexts.get(tokenizer);
+  if (byId === undefined) {
+    byId = new Map();
+    tokenTexts.set(tokenizer, byId);
+  }
+  let text = byId.get(id);
+  if (text === undefined) {
+    const token = tokenizer.decode([id], { skipSpecialTokens: false });
+    text = { token, bytes: [...Buffer.from(token, "utf8")] };
+    byId.set(id, text);
+  }
+  return text;
+}
+
 function tokenLogprobEntry(id: number, logprob: number, context: ReplyContext): Record<string, unknown> {
-  const token = context.tokenizer.decode([id], { skipSpecialTokens: false });
-  return { token, token_id: id, logprob, bytes: [...Buffer.from(token, "utf8")], top_logprobs: [] };
+  const { token, bytes } = tokenText(context.tokenizer, id);
+  return { token, token_id: id, logprob, bytes: [...bytes], top_logprobs: [] };
 }
 
 /** The native `/generate` reply: `{text, meta_info}` with a `{type, ...}` finish reason object. */
