@@ -44,7 +44,6 @@ export async function runServe(options: ServeCommandOptions, io: { log: (line: s
     samplePostprocessor: options.samplePostprocessor,
     logger: options.quiet ? { warn: () => undefined } : undefined,
   });
-  io.log(`session-parity ${options.version} session server listening on ${server.url} (backend ${options.backend})`);
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) return;
@@ -59,6 +58,7 @@ export async function runServe(options: ServeCommandOptions, io: { log: (line: s
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+  io.log(`session-parity ${options.version} session server listening on ${server.url} (backend ${options.backend})`);
   return server;
 }
 

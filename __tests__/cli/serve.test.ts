@@ -1,0 +1,90 @@
+// The `session-parity serve` process: spawned for real, read its URL line, hit /health, stop it with a signal.
+// Also checks the argument errors a user sees before anything starts.
+import { spawn, ChildProcessWithoutNullStreams } from "node:child_process";
+import * as path from "node:path";
+import { echoScript, startMockBackend, type MockBackend } from "../../src/backend";
+import { call, chat, createSession } from "../server/helpers";
+
+const ROOT = path.resolve(__dirname, "../..");
+const MAIN = path.join(ROOT, "src/cli/main.ts");
+
+function spawnCli(args: string[]): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, ["-r", "ts-node/register/transpile-only", MAIN, ...args], { cwd: ROOT, env: { ...process.env, TS_NODE_TRANSPILE_ONLY: "1" } });
+}
+
+function firstLine(child: ChildProcessWithoutNullStreams): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const newline = out.indexOf("\n");
+      if (newline !== -1) resolve(out.slice(0, newline));
+    });
+    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+    child.once("exit", (code) => reject(new Error(`exited with ${code} before printing its URL: ${err}`)));
+  });
+}
+
+function exitOf(child: ChildProcessWithoutNullStreams): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal, stderr })));
+}
+
+let backend: MockBackend;
+
+beforeAll(async () => {
+  backend = await startMockBackend({ process: echoScript });
+});
+afterAll(async () => {
+  await backend.close();
+});
+
+test.each(["SIGTERM", "SIGINT"] as const)("serve prints its URL, serves, and exits 0 on %s", async (signal) => {
+  const child = spawnCli(["serve", "--version", "v1", "--backend", backend.url, "--port", "0", "--instance-id", `cli-${signal}`]);
+  const exited = exitOf(child);
+  try {
+    const line = await firstLine(child);
+    const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(line);
+    expect(match).not.toBeNull();
+    const url = match![1];
+    const health = await call("GET", `${url}/health`);
+    expect(health.json()).toEqual({ status: "ok", session_server_instance_id: `cli-${signal}` });
+    const id = await createSession(url);
+    const reply = await chat(url, id, { messages: [{ role: "user", content: "from the cli" }] });
+    expect(reply.status).toBe(200);
+    child.kill(signal);
+    const { code } = await exited;
+    expect(code).toBe(0);
+    await expect(call("GET", `${url}/health`)).rejects.toThrow();
+  } finally {
+    if (child.exitCode === null) child.kill("SIGKILL");
+  }
+}, 60_000);
+
+test("serve --version v2 starts the tree server", async () => {
+  const child = spawnCli(["serve", "--version", "v2", "--backend", backend.url]);
+  const exited = exitOf(child);
+  try {
+    const line = await firstLine(child);
+    expect(line).toContain("v2 session server listening on");
+    child.kill("SIGTERM");
+    expect((await exited).code).toBe(0);
+  } finally {
+    if (child.exitCode === null) child.kill("SIGKILL");
+  }
+}, 60_000);
+
+test.each([
+  [["serve", "--backend", "http://127.0.0.1:1"], "--version"],
+  [["serve", "--version", "v3", "--backend", "http://127.0.0.1:1"], "v3"],
+  [["serve", "--version", "v1", "--backend", "not-a-url"], "--backend"],
+  [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--port", "70000"], "--port"],
+  [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--hf-checkpoint", "/nonexistent-checkpoint-dir"], "tokenizer.json"],
+])("bad arguments exit non-zero with a message naming the problem: %j", async (args, needle) => {
+  const child = spawnCli(args);
+  const { code, stderr } = await exitOf(child);
+  expect(code).not.toBe(0);
+  expect(stderr).toContain(needle);
+}, 60_000);
