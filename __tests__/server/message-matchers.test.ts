@@ -1,0 +1,77 @@
+// The three built-in history matchers and the append-only check (pure).
+import {
+  assertAppendOnly,
+  looseToolCallMessageMatches,
+  matchedPrefixLength,
+  resolveMessageMatcher,
+  roleContentOnlyMessageMatches,
+  SessionHttpError,
+  strictMessageMatches,
+} from "../../src/server";
+import type { ChatMessage } from "../../src/tokenizer/types";
+
+const call = (args: string, extra: Record<string, unknown> = {}) => ({ id: "call00000", type: "function" as const, function: { name: "get_weather", arguments: args }, ...extra });
+const assistant = (args: string, extra: Record<string, unknown> = {}): ChatMessage => ({ role: "assistant", content: "", tool_calls: [call(args, extra)] });
+
+describe("strict", () => {
+  test("null, empty string and empty list are one empty value", () => {
+    expect(strictMessageMatches({ role: "assistant", content: null, tool_calls: [] }, { role: "assistant", content: "", tool_calls: null })).toBe(true);
+    expect(strictMessageMatches({ role: "assistant", content: "" }, { role: "assistant" })).toBe(true);
+    expect(strictMessageMatches({ role: "assistant", content: " " }, { role: "assistant", content: "" })).toBe(false);
+  });
+
+  test("tool-call index and client extras are ignored; everything template-relevant counts", () => {
+    expect(strictMessageMatches(assistant('{"location": "Beijing"}', { index: 0 }), { ...assistant('{"location": "Beijing"}'), provider_specific_fields: { x: 1 } })).toBe(true);
+    expect(strictMessageMatches(assistant('{"location": "Beijing"}'), assistant('{"location":"Beijing"}'))).toBe(false);
+    expect(strictMessageMatches({ role: "user", content: "a" }, { role: "system", content: "a" })).toBe(false);
+    expect(strictMessageMatches({ role: "assistant", content: "a", reasoning_content: "r" }, { role: "assistant", content: "a" })).toBe(false);
+    expect(strictMessageMatches({ role: "assistant", content: "a", name: "x" }, { role: "assistant", content: "a", name: "y" })).toBe(true);
+  });
+
+  test("object key order does not matter in structured content", () => {
+    const a = { role: "user", content: [{ type: "text", text: "hi" }] };
+    const b = { role: "user", content: [{ text: "hi", type: "text" }] };
+    expect(strictMessageMatches(a, b)).toBe(true);
+  });
+});
+
+describe("loose_tool_call", () => {
+  test("tool-call arguments compare as parsed JSON objects", () => {
+    expect(looseToolCallMessageMatches(assistant('{"location": "Beijing", "unit": "c"}'), assistant('{"unit":"c","location":"Beijing"}'))).toBe(true);
+    expect(looseToolCallMessageMatches(assistant('{"location": "Beijing"}'), { role: "assistant", content: "", tool_calls: [{ ...call(""), function: { name: "get_weather", arguments: { location: "Beijing" } } }] })).toBe(true);
+    expect(looseToolCallMessageMatches(assistant('{"location": "Beijing"}'), assistant('{"location": "Shanghai"}'))).toBe(false);
+  });
+
+  test("ids, names, other fields and invalid JSON still count", () => {
+    expect(looseToolCallMessageMatches(assistant('{"a": 1}'), { ...assistant('{"a":1}'), tool_calls: [{ ...call('{"a":1}'), id: "other" }] })).toBe(false);
+    expect(looseToolCallMessageMatches(assistant("{not json"), assistant("{not  json"))).toBe(false);
+    expect(looseToolCallMessageMatches(assistant("{not json"), assistant("{not json"))).toBe(true);
+    expect(looseToolCallMessageMatches({ ...assistant('{"a": 1}'), content: "x" }, assistant('{"a":1}'))).toBe(false);
+  });
+});
+
+describe("role_content_only", () => {
+  test("only role and content matter", () => {
+    expect(roleContentOnlyMessageMatches(assistant('{"a": 1}'), { role: "assistant", content: null, tool_calls: [call("{}")] })).toBe(true);
+    expect(roleContentOnlyMessageMatches({ role: "user", content: "a" }, { role: "user", content: "b" })).toBe(false);
+  });
+});
+
+test("resolveMessageMatcher selects by name and refuses unknown names", () => {
+  expect(resolveMessageMatcher("strict")).toBe(strictMessageMatches);
+  expect(resolveMessageMatcher("loose_tool_call")).toBe(looseToolCallMessageMatches);
+  expect(resolveMessageMatcher("role_content_only")).toBe(roleContentOnlyMessageMatches);
+  expect(() => resolveMessageMatcher("fuzzy" as never)).toThrow(/unknown message matcher "fuzzy"; use one of strict, loose_tool_call, role_content_only/);
+});
+
+test("matchedPrefixLength and assertAppendOnly", () => {
+  const stored: ChatMessage[] = [{ role: "user", content: "a" }, { role: "assistant", content: "b" }];
+  expect(matchedPrefixLength(stored, [{ role: "user", content: "a" }, { role: "assistant", content: "c" }], strictMessageMatches)).toBe(1);
+  const roles = new Set(["user", "tool"]);
+  expect(() => assertAppendOnly(stored, [...stored, { role: "tool", content: "t" }], roles, strictMessageMatches)).not.toThrow();
+  const bad = () => assertAppendOnly(stored, [...stored, { role: "system", content: "s" }], roles, strictMessageMatches);
+  expect(bad).toThrow(SessionHttpError);
+  expect(bad).toThrow(/appended message at index 2 has role "system"/);
+  expect(() => assertAppendOnly(stored, [stored[0]], roles, strictMessageMatches)).toThrow(/fewer than the 2 stored/);
+  expect(() => assertAppendOnly(stored, [stored[0], { role: "assistant", content: "x" }], roles, strictMessageMatches)).toThrow(/message mismatch at index 1/);
+});

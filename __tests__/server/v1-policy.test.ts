@@ -1,0 +1,103 @@
+// The v1 policy and lock in isolation: invariants that HTTP cannot reach with a correct tokenizer.
+// A TITO double whose merge breaks the prefix rule proves the commit-time 500; the lock is FIFO and exclusive.
+import { AsyncMutex } from "../../src/server/lock";
+import { linearPolicy, SessionHttpError, strictMessageMatches, type CompletedTurn, type NormalizedChatRequest, type PolicyContext, type TitoLike } from "../../src/server";
+import { loadTokenizer } from "../../src/tokenizer";
+import type { ChatMessage } from "../../src/tokenizer/types";
+
+function tito(overrides: Partial<TitoLike>): TitoLike {
+  return {
+    maxTrimTokens: 0,
+    allowedAppendRoles: new Set(["user", "tool"]),
+    renderPromptIds: (messages) => messages.map((_, i) => 100 + i),
+    mergeTokens: (_old, newer, stored) => [...stored, ...newer.slice(_old.length).map((_, i) => 200 + i)],
+    compareWithCanonical: () => [],
+    ...overrides,
+  };
+}
+
+async function context(t: TitoLike): Promise<PolicyContext> {
+  return { tokenizer: await loadTokenizer(), tito: t, defaultChatTemplateKwargs: {}, messagesMatch: strictMessageMatches, logger: { warn: () => undefined } };
+}
+
+function request(messages: ChatMessage[]): NormalizedChatRequest {
+  return { messages, tools: null, chatTemplateKwargs: {}, upstreamBody: { messages }, clientStream: false };
+}
+
+function turn(promptIds: number[], completionIds: number[], content: string): CompletedTurn {
+  return {
+    promptIds,
+    completionIds,
+    assistantMessage: { role: "assistant", content },
+    finishReason: "stop",
+    responseId: "r",
+    record: { timestamp: 1, request_timestamp: 0, method: "POST", path: "/v1/chat/completions", request: { input_ids: promptIds }, response: {}, status_code: 200 },
+  };
+}
+
+test("commit refuses (500) a prompt that does not extend the stored ids, and keeps the state", async () => {
+  const ctx = await context(tito({ mergeTokens: () => [1, 2, 3] }));
+  const state = linearPolicy.createState();
+  const first = [{ role: "user", content: "a" }];
+  const p1 = linearPolicy.prepare(state, request(first), ctx);
+  expect(linearPolicy.commit(state, p1.plan, request(first), turn(p1.promptIds, [7, 8], "b"), ctx)).toBe(true);
+  const second = [...first, { role: "assistant", content: "b" }, { role: "user", content: "c" }];
+  const p2 = linearPolicy.prepare(state, request(second), ctx);
+  const snapshot = JSON.stringify(state);
+  let error: unknown;
+  try {
+    linearPolicy.commit(state, p2.plan, request(second), turn(p2.promptIds, [9], "d"), ctx);
+  } catch (e) {
+    error = e;
+  }
+  expect(error).toBeInstanceOf(SessionHttpError);
+  expect((error as SessionHttpError).status).toBe(500);
+  expect((error as Error).message).toMatch(/pretokenized prefix mismatch: stored 3 tokens .* first mismatch at index 0/);
+  expect(JSON.stringify(state)).toBe(snapshot);
+});
+
+test("a tokenizer failure during prepare is a 500 and does not apply the pending rollback", async () => {
+  const ctx = await context(
+    tito({
+      mergeTokens: () => {
+        throw new Error("template is not append-only here");
+      },
+    }),
+  );
+  const state = linearPolicy.createState();
+  const m1 = [{ role: "user", content: "a" }];
+  const p1 = linearPolicy.prepare(state, request(m1), ctx);
+  linearPolicy.commit(state, p1.plan, request(m1), turn(p1.promptIds, [7], "b"), ctx);
+  const m2 = [...m1, { role: "assistant", content: "b" }, { role: "user", content: "c" }];
+  state.checkpoints.push([...state.checkpoints[0], 200, 5]);
+  state.checkpointMessageEnds.push(4);
+  state.messages = [...m2, { role: "assistant", content: "d" }];
+  state.records.push(state.records[0]);
+  const snapshot = JSON.stringify(state);
+  // Diverges at message 2 -> would roll back one turn, then merge fails.
+  expect(() => linearPolicy.prepare(state, request([...m2.slice(0, 2), { role: "user", content: "other" }]), ctx)).toThrow(/TITO merge failed: template is not append-only here/);
+  expect(JSON.stringify(state)).toBe(snapshot);
+});
+
+test("AsyncMutex is exclusive and first-in first-out", async () => {
+  const mutex = new AsyncMutex();
+  const order: string[] = [];
+  let inside = 0;
+  let maxInside = 0;
+  await Promise.all(
+    ["a", "b", "c", "d"].map((name) =>
+      mutex.runExclusive(async () => {
+        inside += 1;
+        maxInside = Math.max(maxInside, inside);
+        order.push(name);
+        await new Promise((resolve) => setImmediate(resolve));
+        inside -= 1;
+      }),
+    ),
+  );
+  expect(order).toEqual(["a", "b", "c", "d"]);
+  expect(maxInside).toBe(1);
+  await expect(mutex.runExclusive(() => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+  expect(await mutex.runExclusive(() => 5)).toBe(5);
+  expect(mutex.busy).toBe(false);
+});
