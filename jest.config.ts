@@ -28,6 +28,8 @@ const config: Config = {
   },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_DEPENDENCIES.join("|")})/)`],
   setupFilesAfterEnv: ["<rootDir>/setup/setup.ts"],
+  globalSetup: "<rootDir>/setup/global-setup.ts",
+  globalTeardown: "<rootDir>/setup/global-teardown.ts",
   testTimeout: 60_000,
 };
 

@@ -1,3 +1,39 @@
-// Jest `globalSetup` entry (`jest-session-parity/global-setup`): starts the mock backend and reference servers.
-// Placeholder until the end-to-end issue fills it; it must load and resolve.
-export default async function globalSetup(): Promise<void> {}
+// Jest `globalSetup` entry (`jest-session-parity/global-setup`): starts the mock backend and the v1/v2 session servers.
+// Publishes their URLs to the test workers through process.env and leaves the handle for the global teardown.
+import { BACKEND_URL_ENV, sessionServerEnvName } from "../src/fixture/server-resolution";
+import { startParityEnvironment, type ParityEnvironment } from "../src/fixture/parity-environment";
+
+/** Key on `globalThis` under which the global setup leaves its state for the teardown. */
+export const PARITY_ENVIRONMENT_KEY: unique symbol = Symbol.for("jest-session-parity.global-environment");
+
+/** What the global setup leaves for the teardown. */
+export interface GlobalParityState {
+  /** The running environment. */
+  environment: ParityEnvironment;
+  /** Values the published variables had before the setup (undefined = unset), restored by the teardown. */
+  previousEnv: Record<string, string | undefined>;
+}
+
+/**
+ * Starts what is not given by the user's `SESSION_PARITY_BACKEND_URL`, `SESSION_PARITY_V1_URL` and
+ * `SESSION_PARITY_V2_URL` (tokenizer from `SESSION_PARITY_HF_CHECKPOINT`), then publishes the three URLs.
+ * @throws Error naming the part that failed to start (everything already started is stopped first).
+ */
+export default async function globalSetup(): Promise<void> {
+  const holder = globalThis as { [PARITY_ENVIRONMENT_KEY]?: GlobalParityState };
+  const stale = holder[PARITY_ENVIRONMENT_KEY];
+  // A watch-mode rerun without teardown would otherwise leak the previous environment.
+  if (stale !== undefined) await stale.environment.stop();
+  const environment = await startParityEnvironment({ env: process.env });
+  const published: Record<string, string | null> = {
+    [BACKEND_URL_ENV]: environment.backendUrl,
+    [sessionServerEnvName("v1")]: environment.v1Url,
+    [sessionServerEnvName("v2")]: environment.v2Url,
+  };
+  const previousEnv: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(published)) {
+    previousEnv[name] = process.env[name];
+    if (value !== null) process.env[name] = value;
+  }
+  holder[PARITY_ENVIRONMENT_KEY] = { environment, previousEnv };
+}
