@@ -159,12 +159,12 @@ class BitTreeWalker {
   private walkArray(left: readonly unknown[], right: readonly unknown[], path: PathNode): void {
     const common = Math.min(left.length, right.length);
     if (left.length !== right.length) this.record(path, "length", left, right);
-    for (let i = 0; i < common; i++) {
+    const skipEqualNumbers = typeof left[0] === "number" ? skipEqualNumbersInNumberArrays : skipEqualNumbersInOtherArrays;
+    for (let i = skipEqualNumbers(left, right, 0, common); i < common; i = skipEqualNumbers(left, right, i + 1, common)) {
       const a = left[i];
       const b = right[i];
       if (typeof a === "number" && typeof b === "number") {
-        // Fast path: equal non-zero numbers, or zeros of the same sign; NaNs go through their bits.
-        if (a === b ? a !== 0 || 1 / a === 1 / b : sameFloat64Bits(a, b)) continue;
+        if (sameFloat64Bits(a, b)) continue; // NaNs with the same payload
         this.record(this.recording ? indexPath(path, i) : path, "value", a, b);
         continue;
       }
@@ -353,6 +353,33 @@ class BitTreeWalker {
       this.ancestors[side].delete(object);
     }
   }
+}
+
+/**
+ * Index of the first element in [from, end) that is not a pair of numbers with equal bits (end if none).
+ * Small and free of escaping values so the optimizer keeps doubles unboxed: comparing two number arrays
+ * allocates nothing per element. Used for arrays that start with a number; it must only ever see
+ * V8's number element kinds (small-integer and double arrays), because once an array of objects flows
+ * through the same load sites, every double read gets boxed (16 bytes per element).
+ */
+function skipEqualNumbersInNumberArrays(left: readonly unknown[], right: readonly unknown[], from: number, end: number): number {
+  for (let i = from; i < end; i++) {
+    const a = left[i];
+    const b = right[i];
+    if (typeof a !== "number" || typeof b !== "number" || a !== b || (a === 0 && 1 / a !== 1 / b)) return i;
+  }
+  return end;
+}
+
+/** The same loop as {@link skipEqualNumbersInNumberArrays}, kept as a separate function (separate type
+ * feedback) for arrays of strings, objects and mixed values. */
+function skipEqualNumbersInOtherArrays(left: readonly unknown[], right: readonly unknown[], from: number, end: number): number {
+  for (let i = from; i < end; i++) {
+    const a = left[i];
+    const b = right[i];
+    if (typeof a !== "number" || typeof b !== "number" || a !== b || (a === 0 && 1 / a !== 1 / b)) return i;
+  }
+  return end;
 }
 
 type TypedArray = Exclude<ArrayBufferView, DataView> & { readonly length: number; readonly [index: number]: number | bigint };

@@ -1,0 +1,163 @@
+// Bitwise comparator benchmark on one realistic pair of equal samples (1M tokens, 1M log-probs, 1M loss-mask
+// entries, a (65536, 48, 8) int32 routed-experts tensor): time ratios against memcmp / a bare loop, and extra heap.
+import { PerformanceObserver, performance } from "node:perf_hooks";
+import { compareBitwise } from "../src/matchers/bitwise";
+import { Sample } from "../src/wire/sample";
+import { Tensor } from "../src/wire/tensor";
+
+const TOKENS = 1_000_000;
+const ROUTED_SHAPE = [65_536, 48, 8];
+const TENSOR_ROUNDS = 15;
+const ARRAY_ROUNDS = 41;
+
+function buildSample(): Sample {
+  const tokens = new Array<number>(TOKENS);
+  const logProbs = new Array<number>(TOKENS);
+  const lossMask = new Array<number>(TOKENS);
+  let state = 20260803;
+  for (let i = 0; i < TOKENS; i++) {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    tokens[i] = state % 151_936;
+    logProbs[i] = -(state / 0xffff_ffff) * 8 - 1e-9;
+    lossMask[i] = i % 17 === 0 ? 0 : 1;
+  }
+  const routed = new Int32Array(ROUTED_SHAPE.reduce((a, b) => a * b, 1));
+  for (let i = 0; i < routed.length; i++) routed[i] = Math.imul(i, 2654435761) >>> 24;
+  return new Sample({
+    tokens,
+    response: "x",
+    response_length: TOKENS,
+    loss_mask: lossMask,
+    rollout_log_probs: logProbs,
+    rollout_routed_experts: new Tensor("I32", ROUTED_SHAPE, routed),
+    status: "completed",
+    metadata: { lifecycle: [{ t0: 1, t1: 2, turn: 1 }] },
+  });
+}
+
+/** The baseline the issue names: a bare loop comparing two number arrays with Object.is. */
+function bareObjectIsLoop(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
+  return true;
+}
+
+function byteView(view: ArrayBufferView): Buffer {
+  return Buffer.from(view.buffer, view.byteOffset, view.byteLength);
+}
+
+function timeMs(run: () => unknown): number {
+  const start = process.hrtime.bigint();
+  const result = run();
+  const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
+  if (result === false || (Array.isArray(result) && result.length !== 0)) throw new Error("benchmark pair unexpectedly differs");
+  return elapsed;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** Runs the two contenders alternately, so machine noise hits both alike; returns their median times. */
+function sideBySide(rounds: number, a: () => unknown, b: () => unknown): [number, number] {
+  for (let i = 0; i < 3; i++) {
+    a();
+    b();
+  }
+  const ta: number[] = [];
+  const tb: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    if (i % 2 === 0) {
+      ta.push(timeMs(a));
+      tb.push(timeMs(b));
+    } else {
+      tb.push(timeMs(b));
+      ta.push(timeMs(a));
+    }
+  }
+  return [median(ta), median(tb)];
+}
+
+function verdict(ratio: number, goal: number): string {
+  return ratio <= goal ? `goal <= ${goal}: met` : `goal <= ${goal}: MISSED`;
+}
+
+async function main(): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) throw new Error("run with --expose-gc (npm run bench does)");
+  const left = buildSample();
+  const right = buildSample();
+  const leftTensor = left.rollout_routed_experts!;
+  const rightTensor = right.rollout_routed_experts!;
+  const tensorBytes = leftTensor.data.byteLength;
+
+  // 1. Tensor comparison vs memcmp over the same bytes.
+  const [tensorMs, memcmpMs] = sideBySide(
+    TENSOR_ROUNDS,
+    () => compareBitwise(leftTensor, rightTensor),
+    () => Buffer.compare(byteView(leftTensor.data), byteView(rightTensor.data)) === 0,
+  );
+
+  // 2. Number-array comparison vs a bare Object.is loop, over the three per-token arrays.
+  const arrays: Array<[string, number[], number[]]> = [
+    ["tokens", left.tokens, right.tokens],
+    ["rollout_log_probs", left.rollout_log_probs!, right.rollout_log_probs!],
+    ["loss_mask", left.loss_mask!, right.loss_mask!],
+  ];
+  const [arraysMs, loopMs] = sideBySide(
+    ARRAY_ROUNDS,
+    () => arrays.every(([, a, b]) => compareBitwise(a, b).length === 0),
+    () => arrays.every(([, a, b]) => bareObjectIsLoop(a, b)),
+  );
+  const perArray = arrays.map(([name, a, b]) => {
+    const [mine, bare] = sideBySide(ARRAY_ROUNDS, () => compareBitwise(a, b), () => bareObjectIsLoop(a, b));
+    return `${name} ${(mine / bare).toFixed(2)}`;
+  });
+
+  // 3. Extra heap while comparing the whole samples, against the size of one side's compared data.
+  const windows: Array<[number, number]> = [];
+  let gcsDuringCompare = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if (windows.some(([from, to]) => entry.startTime >= from && entry.startTime <= to)) gcsDuringCompare += 1;
+    }
+  });
+  observer.observe({ entryTypes: ["gc"] });
+  compareBitwise(left, right); // warm
+  const heapDeltas: number[] = [];
+  let sampleMs = 0;
+  for (let round = 0; round < 5; round++) {
+    gc();
+    gc();
+    await new Promise((resolve) => setImmediate(resolve));
+    const windowStart = performance.now();
+    const before = process.memoryUsage();
+    const start = process.hrtime.bigint();
+    const differences = compareBitwise(left, right);
+    sampleMs = Number(process.hrtime.bigint() - start) / 1e6;
+    const after = process.memoryUsage();
+    windows.push([windowStart, performance.now()]);
+    if (differences.length !== 0) throw new Error("benchmark pair unexpectedly differs");
+    heapDeltas.push(after.heapUsed - before.heapUsed + (after.arrayBuffers - before.arrayBuffers) + (after.external - before.external));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 50)); // let the last gc entries arrive
+  observer.disconnect();
+  const numberBytes = arrays.reduce((sum, [, a]) => sum + a.length * 8, 0);
+  const comparedBytes = numberBytes + tensorBytes;
+  const extraHeap = Math.max(0, Math.max(...heapDeltas));
+
+  const tensorRatio = tensorMs / memcmpMs;
+  const arrayRatio = arraysMs / loopMs;
+  const heapRatio = extraHeap / comparedBytes;
+  console.log(`data: ${TOKENS} tokens, ${TOKENS} log-probs, ${TOKENS} loss-mask entries, int32 tensor [${ROUTED_SHAPE.join(", ")}] (${(tensorBytes / 2 ** 20).toFixed(1)} MiB)`);
+  console.log(`tensor compare ÷ Buffer.compare:        ${tensorRatio.toFixed(3)}  (${tensorMs.toFixed(2)} ms vs ${memcmpMs.toFixed(2)} ms; ${verdict(tensorRatio, 1.5)})`);
+  console.log(`number-array compare ÷ Object.is loop:  ${arrayRatio.toFixed(3)}  (${arraysMs.toFixed(2)} ms vs ${loopMs.toFixed(2)} ms for 3 x ${TOKENS}; per array: ${perArray.join(", ")}; ${verdict(arrayRatio, 3)})`);
+  console.log(`extra heap ÷ compared bytes:            ${heapRatio.toExponential(2)}  (max ${extraHeap} B over 5 whole-sample compares of ${(comparedBytes / 2 ** 20).toFixed(1)} MiB per side; GCs during them: ${gcsDuringCompare}; ${verdict(heapRatio, 0.05)})`);
+  console.log(`whole-sample compare: ${sampleMs.toFixed(2)} ms`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,111 @@
+// The verdict shape every parity check returns (pass + named failing parts with their differences) and its rendering.
+// Matchers and the CLI print verdicts through the same functions, so a report reads the same in both.
+import { compareBitwiseSummary } from "./bitwise";
+import type { BitwiseDifference, BitwiseOptions } from "./bitwise-types";
+import { formatDifferenceCount, formatDifferences } from "./format-differences";
+
+/** One part of a check that failed. */
+export interface ParityFailure {
+  /** Which part failed, e.g. `sample count`, `training sample`, `tree.nodes`, `samples[0].metadata`. */
+  part: string;
+  /** One-line statement of what is wrong. */
+  message: string;
+  /** The first differing leaves of the part (received/left vs expected/right); may be empty. */
+  differences: BitwiseDifference[];
+  /** How many leaves differ in total (at least `differences.length`). */
+  totalDifferences: number;
+}
+
+/** Outcome of a parity check. */
+export interface ParityVerdict {
+  /** True when no part failed. */
+  pass: boolean;
+  /** The failing parts, in check order. */
+  failures: ParityFailure[];
+  /** Every part that was checked (failing or not), in check order. */
+  checkedParts: string[];
+}
+
+/** Differences kept per failing part when a check is not told otherwise. */
+export const DEFAULT_PART_DIFFERENCES = 10;
+
+/** Collects parts and failures while a check runs, then yields its {@link ParityVerdict}. */
+export class VerdictBuilder {
+  private readonly failures: ParityFailure[] = [];
+  private readonly parts: string[] = [];
+
+  constructor(
+    /** Differences kept per part. */
+    readonly maxDifferences: number = DEFAULT_PART_DIFFERENCES,
+  ) {}
+
+  /** Records that `part` was checked and passed (no-op when it already failed). */
+  passed(part: string): void {
+    if (!this.parts.includes(part)) this.parts.push(part);
+  }
+
+  /** Records a failing part. */
+  fail(part: string, message: string, differences: BitwiseDifference[] = [], totalDifferences = differences.length): void {
+    this.passed(part);
+    this.failures.push({ part, message, differences: differences.slice(0, this.maxDifferences), totalDifferences: Math.max(totalDifferences, differences.length) });
+  }
+
+  /**
+   * Compares `left` and `right` bitwise as part `part`; on a difference records a failure with `message`.
+   * `integers: true` prints safe-integer leaves in decimal instead of float64 bits (ids, counters).
+   * @returns true when the part passed.
+   */
+  compare(part: string, message: string, left: unknown, right: unknown, options: BitwiseOptions & { integers?: boolean } = {}): boolean {
+    const { integers, ...bitwise } = options;
+    const { differences, total } = compareBitwiseSummary(left, right, { ...bitwise, maxDifferences: this.maxDifferences });
+    if (total === 0) {
+      this.passed(part);
+      return true;
+    }
+    this.fail(part, message, integers === true ? differences.map(readableInteger) : differences, total);
+    return false;
+  }
+
+  /** The verdict so far. */
+  verdict(): ParityVerdict {
+    return { pass: this.failures.length === 0, failures: [...this.failures], checkedParts: [...this.parts] };
+  }
+}
+
+/**
+ * Marks a value difference between two non-negative-zero safe integers as an integer leaf, so formatters print
+ * `2 vs 3` rather than float64 bits. A `-0` on either side keeps its float rendering (`+0 vs -0`).
+ */
+export function readableInteger(difference: BitwiseDifference): BitwiseDifference {
+  const { reason, left, right } = difference;
+  const plainInteger = (value: unknown): boolean => Number.isSafeInteger(value) && !Object.is(value, -0);
+  if (reason === "value" && plainInteger(left) && plainInteger(right)) return { ...difference, elementKind: "Int64" };
+  return difference;
+}
+
+/** Options of {@link formatVerdict}. */
+export interface FormatVerdictOptions {
+  /** Prefix of every line (default two spaces). */
+  indent?: string;
+  /** Difference lines shown per part (default {@link DEFAULT_PART_DIFFERENCES}). */
+  limit?: number;
+}
+
+/**
+ * The failing parts as text: per part a `[part] message` line, then its first differences and their count.
+ * Returns the empty string for a passing verdict.
+ */
+export function formatVerdict(verdict: ParityVerdict, options: FormatVerdictOptions = {}): string {
+  const indent = options.indent ?? "  ";
+  const limit = options.limit ?? DEFAULT_PART_DIFFERENCES;
+  return verdict.failures
+    .map((failure) => {
+      const lines = [`${indent}[${failure.part}] ${failure.message}`];
+      if (failure.differences.length > 0) {
+        lines.push(formatDifferences(failure.differences, { limit, indent: `${indent}  ` }));
+        lines.push(`${indent}  ${formatDifferenceCount(failure.totalDifferences, Math.min(limit, failure.differences.length))}`);
+      }
+      return lines.join("\n");
+    })
+    .join("\n");
+}
