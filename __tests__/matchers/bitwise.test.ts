@@ -312,3 +312,22 @@ describe("expect.bitwiseEqualTo", () => {
     expect(() => expect({ f: () => 1 }).toEqual(expect.bitwiseEqualTo({ f: 1 }))).toThrow(/value\.f: a function/);
   });
 });
+
+describe("typed-array element formatting", () => {
+  test("float32 elements show their 32-bit pattern, integers their value", () => {
+    const f32 = new Float32Array([0.5, 1]);
+    const f32Other = new Float32Array(new Uint32Array([0x3f000001, 0x3f800000]).buffer);
+    expect(() => expect(f32).toBeBitwiseEqual(f32Other)).toThrow("value[0]: 0x3f000000 (0.5) vs 0x3f000001 (0.5000000596046448)");
+    expect(() => expect(new Int32Array([5, -1])).toBeBitwiseEqual(new Int32Array([6, -1]))).toThrow("value[0]: 5 vs 6");
+    expect(() => expect(new BigInt64Array([1n])).toBeBitwiseEqual(new BigInt64Array([2n]))).toThrow("value[0]: 1n vs 2n");
+    expect(() => expect(new Uint8Array([1, 2])).toBeBitwiseEqual(new Uint8Array([1, 2, 3]))).toThrow("value: length 2 vs 3");
+  });
+
+  test("16-bit float tensors show the raw pattern and the decoded value", () => {
+    const left = new Tensor("BF16", [2], new Uint16Array([0x3f80, 0x0000]));
+    const right = new Tensor("BF16", [2], new Uint16Array([0xbf80, 0x8000]));
+    expect(() => expect(left).toBeBitwiseEqual(right)).toThrow(/tensor\[0\]: 0x3f80 \(1\) vs 0xbf80 \(-1\)\n {2}tensor\[1\]: \+0 vs -0/);
+    const half = new Tensor("F16", [1], new Uint16Array([0x3c00]));
+    expect(() => expect(half).toBeBitwiseEqual(new Tensor("F16", [1], new Uint16Array([0x3e00])))).toThrow("tensor[0]: 0x3c00 (1) vs 0x3e00 (1.5)");
+  });
+});
