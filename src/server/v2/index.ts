@@ -11,6 +11,7 @@ export type { LoadedHook, LoadedSampleHooks, SampleHookKind } from "./hooks";
 export { createV2State, prepareV2Turn, commitV2Turn } from "./serving";
 export type { V2Plan, V2SessionState } from "./serving";
 export { viewV2, v2SessionMetadata, pathMismatch } from "./session-view";
+export type { MismatchCache } from "./session-view";
 export { buildLeafMaterial } from "./leaf-material";
 export { createV2Policy } from "./policy";
 export type { V2PolicyOptions } from "./policy";

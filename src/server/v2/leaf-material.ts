@@ -4,7 +4,7 @@ import type { JsonValue, Sample } from "../../wire/sample";
 import type { PolicyContext } from "../policy";
 import { assembleTrajectorySample, SampleAssemblyError } from "../samples";
 import type { TrajectoryForest } from "./forest";
-import { pathMismatch } from "./session-view";
+import { pathMismatch, type MismatchCache } from "./session-view";
 import { leafDescriptor } from "./tree-metadata";
 
 /**
@@ -12,7 +12,7 @@ import { leafDescriptor } from "./tree-metadata";
  * `accumulated_token_ids` (the leaf snapshot), `leaf` and, when computable, `tito_session_mismatch`.
  * @throws SampleAssemblyError naming the leaf when its records cannot form a sample
  */
-export function buildLeafMaterial(forest: TrajectoryForest, maxSeqLen: number | null, ctx: PolicyContext): Sample[] {
+export function buildLeafMaterial(forest: TrajectoryForest, maxSeqLen: number | null, ctx: PolicyContext, cache?: MismatchCache): Sample[] {
   const material: Sample[] = [];
   const decode = (ids: readonly number[]): string => ctx.tokenizer.decode(ids);
   for (const leaf of forest.leaves()) {
@@ -31,7 +31,7 @@ export function buildLeafMaterial(forest: TrajectoryForest, maxSeqLen: number | 
     if (sample === null) continue;
     sample.metadata.accumulated_token_ids = [...leaf.tokenIds];
     sample.metadata.leaf = leafDescriptor(leaf);
-    const mismatch = pathMismatch(leaf, ctx);
+    const mismatch = pathMismatch(leaf, ctx, cache);
     if (mismatch !== null) sample.metadata.tito_session_mismatch = mismatch as JsonValue;
     material.push(sample);
   }

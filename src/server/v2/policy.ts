@@ -7,7 +7,7 @@ import type { HookSpec, SamplePicker, SamplePostprocessor } from "./hook-types";
 import { loadSampleHooks, runSampleHooks } from "./hooks";
 import { buildLeafMaterial } from "./leaf-material";
 import { commitV2Turn, createV2State, prepareV2Turn, type V2Plan, type V2SessionState } from "./serving";
-import { v2SessionMetadata, viewV2 } from "./session-view";
+import { type MismatchCache, v2SessionMetadata, viewV2 } from "./session-view";
 
 /** Options of {@link createV2Policy}. */
 export interface V2PolicyOptions {
@@ -35,10 +35,11 @@ export function createV2Policy(options: V2PolicyOptions = {}): TrajectoryPolicy<
     },
     view: viewV2,
     collectSamples(state, body, ctx): SamplesResult {
-      const sessionMetadata = v2SessionMetadata(state, ctx);
+      const mismatches: MismatchCache = new Map(); // the active leaf's report serves both the session and its sample
+      const sessionMetadata = v2SessionMetadata(state, ctx, mismatches);
       if (body.metadata !== undefined && body.metadata !== null) sessionMetadata.agent = body.metadata;
       if (state.forest.nodes.length === 0) return { samples: [], sessionMetadata, emptyReason: "no_records" };
-      const material = buildLeafMaterial(state.forest, body.max_seq_len, ctx);
+      const material = buildLeafMaterial(state.forest, body.max_seq_len, ctx, mismatches);
       if (material.length === 0) return { samples: [], sessionMetadata, emptyReason: "all_truncated" };
       const samples = runSampleHooks(material, sessionMetadata, hooks, { logger: ctx.logger });
       return { samples, sessionMetadata, emptyReason: samples.length === 0 ? "all_truncated" : null };

@@ -7,19 +7,26 @@ import type { TrajectoryNode } from "./forest";
 import type { V2SessionState } from "./serving";
 import { buildTreeMetadata, type V2SessionMetadata } from "./tree-metadata";
 
+/** Mismatch reports already computed during one operation, by node id (the render is the costly part). */
+export type MismatchCache = Map<number, JsonObject[] | null>;
+
 /**
  * `tito_session_mismatch` for the path root -> `leaf`: the canonical render of the path messages compared
  * with the leaf's snapshot (server default kwargs, tools of the leaf's request). Null when it cannot run.
  */
-export function pathMismatch(leaf: TrajectoryNode, ctx: PolicyContext): JsonObject[] | null {
-  return computeSessionMismatch(ctx, leaf.pathMessages(), leaf.tokenIds, recordTools(leaf.record));
+export function pathMismatch(leaf: TrajectoryNode, ctx: PolicyContext, cache?: MismatchCache): JsonObject[] | null {
+  const known = cache?.get(leaf.id);
+  if (known !== undefined) return known;
+  const report = computeSessionMismatch(ctx, leaf.pathMessages(), leaf.tokenIds, recordTools(leaf.record));
+  cache?.set(leaf.id, report);
+  return report;
 }
 
 /** Session metadata of the active path: mismatch (when computable), token ids, trim allowance and the tree. */
-export function v2SessionMetadata(state: V2SessionState, ctx: PolicyContext): V2SessionMetadata {
+export function v2SessionMetadata(state: V2SessionState, ctx: PolicyContext, cache?: MismatchCache): V2SessionMetadata {
   const leaf = state.activeLeaf;
   const head: JsonObject = {};
-  const mismatch = leaf === null ? null : pathMismatch(leaf, ctx);
+  const mismatch = leaf === null ? null : pathMismatch(leaf, ctx, cache);
   if (mismatch !== null) head.tito_session_mismatch = mismatch as JsonValue;
   return {
     ...head,
