@@ -1,4 +1,5 @@
 // Pure tests of the v2 trajectory forest: node bookkeeping, attach-point search, cap, tree metadata.
+// Synthetic forests only; the HTTP suites cover the same rules through real chat turns.
 import { describe, expect, test } from "@jest/globals";
 import type { ChatMessage } from "../../../src/tokenizer/types";
 import { ForestCapacityError, MAX_TREE_NODES, TrajectoryForest, type TrajectoryNode } from "../../../src/server/v2/forest";

@@ -1,4 +1,5 @@
 // Pure tests of the v2 hooks: dropRetries, defaultPostprocess, and the loader/runner contract.
+// Includes a fast-check property: every kept completion trains in exactly one sample.
 import { describe, expect, test } from "@jest/globals";
 import fc from "fast-check";
 import { defaultPostprocess } from "../../../src/server/v2/default-postprocess";

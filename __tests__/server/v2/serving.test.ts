@@ -1,4 +1,5 @@
 // Pure tests of v2 prepare/commit with a stand-in TITO: commit-time races the HTTP tests cannot time reliably.
+// The TITO stand-in gives one token per message so expected prompt ids are easy to write down.
 import { describe, expect, test } from "@jest/globals";
 import type { PolicyContext, TitoLike } from "../../../src/server/policy";
 import { SessionHttpError, type CompletedTurn, type NormalizedChatRequest } from "../../../src/server/types";
