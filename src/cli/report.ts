@@ -1,0 +1,116 @@
+// The report of one `session-parity run`: what ran where, each pair's verdicts with their differences, timings.
+// Plain JSON data (what `--json FILE` writes); the summary table and failure listing are rendered from it.
+import type { BitwiseDifference } from "../matchers/bitwise-types";
+import { formatDifference } from "../matchers/format-differences";
+import type { SessionServerVersion } from "../server/types";
+
+/** One bitwise difference as the report stores it: its path, its kind and the line the matchers print. */
+export interface ReportDifference {
+  /** Path of the differing leaf, e.g. `sample.loss_mask[3]`. */
+  path: string;
+  /** Kind of difference (`value`, `missing`, `length`, `type`, ...). */
+  reason: string;
+  /** The line `toBeBitwiseEqual` prints for it. */
+  text: string;
+}
+
+/** One failed part of a check (e.g. the `samples` part of the payload-parity check). */
+export interface ReportCheckFailure {
+  /** Which part failed. */
+  part: string;
+  /** What the matcher says about it. */
+  message: string;
+  /** The first differences of that part (empty when the part is not a bitwise comparison). */
+  differences: ReportDifference[];
+  /** How many leaves differ in total (at least `differences.length`). */
+  totalDifferences: number;
+}
+
+/** Verdict of one check on one trajectory pair. */
+export interface ReportCheck {
+  pass: boolean;
+  failures: ReportCheckFailure[];
+}
+
+/** One trajectory through one session-server version. */
+export interface ReportRun {
+  /** Input sample index (the same for the v1 and v2 run of a pair). */
+  trajectory: number;
+  version: SessionServerVersion;
+  /** Session id the run used (null when no session could be created). */
+  sessionId: string | null;
+  /** Records on the session's active path right before the collect. */
+  records: number;
+  /** Chat requests the agent sent to the session. */
+  requests: number;
+  /** Training samples the collect returned. */
+  samples: number;
+  /** `empty_reason` of the samples reply, if any. */
+  emptyReason: string | null;
+  /** What went wrong during the run (agent, snapshot, collect or decode), if anything. */
+  failure: string | null;
+  /** Milliseconds from the start of the batch to the start of this run. */
+  startedMs: number;
+  /** Wall time of the run in milliseconds (session create to delete). */
+  wallMs: number;
+}
+
+/** The verdicts of one v1/v2 pair. */
+export interface ReportTrajectory {
+  trajectory: number;
+  /** True when every check passed. */
+  pass: boolean;
+  /** The `toHaveTrainingPayloadParity` check of the v1 run against the v2 run. */
+  parity: ReportCheck;
+  /** The `toHaveRetryTopology` check of the v2 run (null when no expected topology applies, e.g. `--cycles` > 1). */
+  topology: ReportCheck | null;
+}
+
+/** A server the run talked to. */
+export interface ReportServer {
+  /** Base URL (comma-separated for several instances). */
+  url: string | null;
+  /** `embedded` when the run started it, `given` when it came from a flag or an environment variable. */
+  origin: "embedded" | "given" | "unused";
+  /** Body of its `GET /health` reply when it answered one. */
+  health?: unknown;
+}
+
+/** Everything `session-parity run` found out, as written by `--json`. */
+export interface ParityReport {
+  /** Report format version. */
+  reportVersion: 1;
+  /** Package and runtime versions. */
+  versions: { package: string; node: string; sessionServers: SessionServerVersion[] };
+  /** When the run started (ISO 8601). */
+  startedAt: string;
+  /** The effective options. */
+  options: { batch: number; cycles: number; latencyMs: number; hfCheckpoint: string | null };
+  servers: { backend: ReportServer; v1: ReportServer; v2: ReportServer };
+  summary: { trajectories: number; passed: number; failed: number; pass: boolean };
+  timings: {
+    /** Starting (or probing) the servers. */
+    startupMs: number;
+    /** Running every trajectory of both versions (they run concurrently). */
+    trajectoriesMs: number;
+    /** Judging every pair. */
+    judgeMs: number;
+    /** Whole command, start-up to report. */
+    totalMs: number;
+    /** The floor of one trajectory on the embedded backend: chat calls per trajectory × latency (null for a given backend). */
+    floorMs: number | null;
+  };
+  /** Chat requests sent in total, over both versions. */
+  requests: number;
+  /** Warnings the embedded session servers logged (e.g. the picker's retry notes), deduplicated with counts. */
+  warnings: { message: string; count: number }[];
+  /** One entry per pair, in trajectory order. */
+  trajectories: ReportTrajectory[];
+  /** Every run, 2 × batch of them: trajectory order, v1 before v2. */
+  runs: ReportRun[];
+}
+
+/** Converts the matchers' differences to report entries. */
+export function toReportDifferences(differences: readonly BitwiseDifference[]): ReportDifference[] {
+  return differences.map((difference) => ({ path: difference.path, reason: difference.reason, text: formatDifference(difference) }));
+}

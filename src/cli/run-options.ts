@@ -1,0 +1,86 @@
+// Flags of `session-parity run`: their parsed shape, defaults and the parsers commander calls.
+// A parser rejects a bad value with a message; commander prefixes it with the flag's name.
+import { existsSync, statSync } from "node:fs";
+import * as path from "node:path";
+import { InvalidArgumentError } from "commander";
+
+/** Parsed flags of `session-parity run`. */
+export interface RunCommandOptions {
+  /** Trajectories per session-server version (default 16). */
+  batch: number;
+  /** Agent schedule cycles (default 1). */
+  cycles: number;
+  /** Backend URL (a real SGLang, or any SGLang-compatible server); default: the embedded weather mock. */
+  backend?: string;
+  /** v1 session server URL(s), comma-separated; default: an embedded v1 server. */
+  v1?: string;
+  /** v2 session server URL(s), comma-separated; default: an embedded v2 server. */
+  v2?: string;
+  /** Local Hugging Face checkpoint directory (tokenizer.json + tokenizer_config.json) of embedded parts. */
+  hfCheckpoint?: string;
+  /** Latency of the embedded mock backend in milliseconds (default 50). */
+  latencyMs: number;
+  /** Write the full report as JSON to this file. */
+  json?: string;
+}
+
+/** Defaults of the flags that have one. */
+export const RUN_DEFAULTS = Object.freeze({ batch: 16, cycles: 1, latencyMs: 50 });
+
+/** Largest accepted `--batch` (each trajectory holds its sessions, records and samples in memory). */
+export const MAX_BATCH = 4096;
+
+/** `--batch`: an integer from 1 to {@link MAX_BATCH}. */
+export function parseBatch(value: string): number {
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < 1 || n > MAX_BATCH) {
+    throw new InvalidArgumentError(`must be an integer from 1 to ${MAX_BATCH}`);
+  }
+  return n;
+}
+
+/** `--cycles`: an integer from 1 to 64. */
+export function parseCycles(value: string): number {
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || n < 1 || n > 64) throw new InvalidArgumentError("must be an integer from 1 to 64");
+  return n;
+}
+
+/** `--latency-ms`: a finite number of milliseconds >= 0. */
+export function parseLatencyMs(value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n < 0 || n > 600_000) throw new InvalidArgumentError("must be a number of milliseconds from 0 to 600000");
+  return n;
+}
+
+/** `--backend`: one http(s) URL. */
+export function parseUrl(value: string): string {
+  if (!/^https?:\/\/[^/\s,]+(\/\S*)?$/.test(value)) throw new InvalidArgumentError("must be an http(s) URL such as http://127.0.0.1:30000");
+  return value.replace(/\/+$/, "");
+}
+
+/** `--v1` / `--v2`: one http(s) URL or a comma-separated list of them (several server instances). */
+export function parseUrlList(value: string): string {
+  const parts = value.split(",").map((part) => part.trim());
+  if (parts.length === 0 || parts.some((part) => !/^https?:\/\/[^/\s,]+(\/\S*)?$/.test(part))) {
+    throw new InvalidArgumentError("must be an http(s) URL or a comma-separated list of them");
+  }
+  return parts.map((part) => part.replace(/\/+$/, "")).join(",");
+}
+
+/** `--hf-checkpoint`: an existing directory holding tokenizer.json. */
+export function parseCheckpointDir(value: string): string {
+  const dir = path.resolve(value);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InvalidArgumentError(`no such directory: ${dir}`);
+  if (!existsSync(path.join(dir, "tokenizer.json"))) throw new InvalidArgumentError(`${dir} holds no tokenizer.json`);
+  return dir;
+}
+
+/** `--json`: a file path whose directory exists. */
+export function parseJsonPath(value: string): string {
+  const file = path.resolve(value);
+  const dir = path.dirname(file);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InvalidArgumentError(`the directory ${dir} does not exist`);
+  if (existsSync(file) && statSync(file).isDirectory()) throw new InvalidArgumentError(`${file} is a directory`);
+  return file;
+}

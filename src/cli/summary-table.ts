@@ -1,0 +1,119 @@
+// Renders a parity report for a terminal: the servers, one table row per trajectory, the first failures, a verdict line.
+// Failures print exactly as the parity matchers print them (`[part] message`, then the differing leaves).
+import { formatDifferenceCount } from "../matchers/format-differences";
+import type { ParityReport, ReportCheck, ReportRun } from "./report";
+
+/** Options of {@link renderReport}. */
+export interface RenderReportOptions {
+  /** Failing trajectories whose differences are listed (default 3). */
+  failuresShown?: number;
+  /** Difference lines per failing part (default 10). */
+  differencesShown?: number;
+}
+
+/** The whole terminal report: header, table, first failing differences, closing verdict line. */
+export function renderReport(report: ParityReport, options: RenderReportOptions = {}): string {
+  const sections = [renderHeader(report), renderTable(report)];
+  const failures = renderFailures(report, options);
+  if (failures !== "") sections.push(failures);
+  if (report.warnings.length > 0) {
+    const total = report.warnings.reduce((sum, warning) => sum + warning.count, 0);
+    sections.push(`${total} server warning${total === 1 ? "" : "s"} (${report.warnings.length} distinct; listed in the --json report).`);
+  }
+  sections.push(renderVerdictLine(report));
+  return `${sections.join("\n\n")}\n`;
+}
+
+/** Which servers the run used and where they came from. */
+export function renderHeader(report: ParityReport): string {
+  const { batch, cycles, latencyMs } = report.options;
+  const origin = (what: "backend" | "v1" | "v2"): string => {
+    const server = report.servers[what];
+    if (server.origin === "unused") return "not needed (both session servers given)";
+    if (server.origin === "given") return `${server.url}`;
+    return what === "backend" ? `${server.url} (embedded mock, weather script, ${latencyMs} ms latency)` : `${server.url} (embedded)`;
+  };
+  return [
+    `session-parity run: ${batch} weather trajectories per version, ${cycles} cycle${cycles === 1 ? "" : "s"}, v1 and v2 side by side`,
+    `  backend  ${origin("backend")}`,
+    `  v1       ${origin("v1")}`,
+    `  v2       ${origin("v2")}`,
+  ].join("\n");
+}
+
+/** One row per trajectory: parity, topology, records, requests and wall time (v1/v2). */
+export function renderTable(report: ParityReport): string {
+  const runsOf = new Map<number, { v1?: ReportRun; v2?: ReportRun }>();
+  for (const run of report.runs) {
+    const pair = runsOf.get(run.trajectory) ?? {};
+    pair[run.version] = run;
+    runsOf.set(run.trajectory, pair);
+  }
+  const header = ["trajectory", "parity", "topology", "records v1/v2", "requests v1/v2", "wall time v1/v2"];
+  const rows = report.trajectories.map((trajectory) => {
+    const pair = runsOf.get(trajectory.trajectory) ?? {};
+    return [
+      String(trajectory.trajectory),
+      checkCell(trajectory.parity),
+      trajectory.topology === null ? "n/a" : checkCell(trajectory.topology),
+      `${pair.v1?.records ?? "-"}/${pair.v2?.records ?? "-"}`,
+      `${pair.v1?.requests ?? "-"}/${pair.v2?.requests ?? "-"}`,
+      `${formatMs(pair.v1?.wallMs)} / ${formatMs(pair.v2?.wallMs)}`,
+    ];
+  });
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
+  const line = (cells: string[]): string =>
+    cells
+      .map((cell, column) => (column === 0 ? cell.padStart(widths[column]) : cell.padEnd(widths[column])))
+      .join("  ")
+      .trimEnd();
+  return [line(header), line(widths.map((width) => "-".repeat(width))), ...rows.map(line)].join("\n");
+}
+
+/** The first failing trajectories with their failing parts and differences, or "" when all passed. */
+export function renderFailures(report: ParityReport, options: RenderReportOptions = {}): string {
+  const shown = options.failuresShown ?? 3;
+  const limit = options.differencesShown ?? 10;
+  const failing = report.trajectories.filter((trajectory) => !trajectory.pass);
+  if (failing.length === 0) return "";
+  const blocks = failing.slice(0, shown).map((trajectory) => {
+    const lines = [`Trajectory ${trajectory.trajectory}:`];
+    for (const [name, check] of [
+      ["toHaveTrainingPayloadParity", trajectory.parity],
+      ["toHaveRetryTopology", trajectory.topology],
+    ] as const) {
+      if (check === null || check.pass) continue;
+      lines.push(`  ${name} failed:`);
+      for (const failure of check.failures) {
+        lines.push(`    [${failure.part}] ${failure.message}`);
+        if (failure.differences.length > 0) {
+          for (const difference of failure.differences.slice(0, limit)) lines.push(`      ${difference.text}`);
+          lines.push(`      ${formatDifferenceCount(failure.totalDifferences, Math.min(limit, failure.differences.length))}`);
+        }
+      }
+    }
+    return lines.join("\n");
+  });
+  const more = failing.length > shown ? `\n(${failing.length - shown} more failing trajectories; see --json FILE for all of them)` : "";
+  return `First failing differences:\n${blocks.join("\n")}${more}`;
+}
+
+/** `16/16 trajectories pass ...` or `3 of 16 trajectories FAIL ...`, with the wall time against its floor. */
+export function renderVerdictLine(report: ParityReport): string {
+  const { trajectories, passed, failed } = report.summary;
+  const { trajectoriesMs, floorMs, totalMs } = report.timings;
+  const floor = floorMs === null || floorMs === 0 ? "" : ` = ${(trajectoriesMs / floorMs).toFixed(2)} × the ${formatMs(floorMs)} latency floor`;
+  const timing = `trajectories ${formatMs(trajectoriesMs)}${floor}; ${report.requests} chat requests; total ${formatMs(totalMs)}`;
+  if (failed === 0) return `PASS: ${passed}/${trajectories} trajectories — the v2 training payload equals v1's bit for bit (${timing}).`;
+  return `FAIL: ${failed} of ${trajectories} trajectories differ (${timing}).`;
+}
+
+function checkCell(check: ReportCheck): string {
+  return check.pass ? "pass" : `FAIL (${check.failures.map((failure) => failure.part).join(", ")})`.slice(0, 48);
+}
+
+/** Milliseconds as `812 ms` or `3.41 s`; `-` when unknown. */
+export function formatMs(ms: number | undefined | null): string {
+  if (ms === undefined || ms === null) return "-";
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
+}
