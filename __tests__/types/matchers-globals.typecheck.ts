@@ -1,7 +1,7 @@
 // Type-level fixture (checked by `npm run typecheck`, never run by Jest): the matchers type-check with
 // the global `expect` of @types/jest, i.e. through the `jest.Matchers` / `jest.Expect` augmentation.
 import "../../src";
-import { Sample, trainingMetadataProjection } from "../../src";
+import { Sample, trainingMetadataProjection, WEATHER_AGENT_METADATA, WEATHER_RETRY_TOPOLOGY, WEATHER_TOOL_ROUND_TRIPS, type SessionParityRun } from "../../src";
 
 export function typecheckJestGlobalNamespace(left: Sample, right: Sample): void {
   expect(left).toBeBitwiseEqual(right);
@@ -16,4 +16,24 @@ export function typecheckJestGlobalNamespace(left: Sample, right: Sample): void 
   expect(left).toBeBitwiseEqual(right, { maxDifferences: "ten" });
   // @ts-expect-error unknown option
   expect(left).not.toBeBitwiseEqual(right, { tolerance: 1e-9 });
+}
+
+export function typecheckJestGlobalNamespaceParityMatchers(v1: SessionParityRun, v2: SessionParityRun): void {
+  expect(v2).toHaveRetryTopology(WEATHER_RETRY_TOPOLOGY);
+  expect(v2).not.toHaveRetryTopology({ nodes: [[0, null]], leaves: [[0, [0]]], selectedLeaf: 0 });
+  expect(v1).toMatchAgentMetadata(WEATHER_AGENT_METADATA);
+  expect(v1).not.toMatchAgentMetadata({ user_count: 1 });
+  expect(v1.preCollect).toRoundTripToolCalls(WEATHER_TOOL_ROUND_TRIPS, { tools: ["get_weather"] });
+  expect(v1).not.toRoundTripToolCalls([]);
+  expect(v1).toHaveTrainingPayloadParity(v2);
+  expect(v1).not.toHaveTrainingPayloadParity(v2, { agentMetadata: null });
+  const matchers: jest.Matchers<void, SessionParityRun> = expect(v1);
+  matchers.toHaveTrainingPayloadParity(v2);
+
+  // @ts-expect-error leaves are [nodeId, pathNodeIds] pairs
+  expect(v2).toHaveRetryTopology({ nodes: [], leaves: [[8, 7]] });
+  // @ts-expect-error unknown option
+  expect(v1).toHaveTrainingPayloadParity(v2, { tolerance: 1e-9 });
+  // @ts-expect-error round trips are objects
+  expect(v1).toRoundTripToolCalls([[0, 1]]);
 }

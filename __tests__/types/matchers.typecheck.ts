@@ -1,7 +1,16 @@
 // Type-level fixture (checked by `npm run typecheck`, never run by Jest): the matchers type-check with
 // `@jest/globals`, i.e. through the `declare module "expect"` augmentation pulled in by the package root.
 import { expect } from "@jest/globals";
-import { Sample, trainingMetadataProjection, type BitwiseEqualTo, type BitwiseOptions } from "../../src";
+import {
+  Sample,
+  trainingMetadataProjection,
+  WEATHER_AGENT_METADATA,
+  WEATHER_RETRY_TOPOLOGY,
+  WEATHER_TOOL_ROUND_TRIPS,
+  type BitwiseEqualTo,
+  type BitwiseOptions,
+  type SessionParityRun,
+} from "../../src";
 
 export function typecheckJestGlobals(left: Sample, right: Sample): void {
   expect(left).toBeBitwiseEqual(right);
@@ -22,4 +31,27 @@ export function typecheckJestGlobals(left: Sample, right: Sample): void {
   expect(left).toBeBitwiseEqual(right, { tolerance: 1e-9 });
   // @ts-expect-error the expected value is required
   expect(left).toBeBitwiseEqual();
+}
+
+export function typecheckJestGlobalsParityMatchers(v1: SessionParityRun, v2: SessionParityRun): void {
+  expect(v2).toHaveRetryTopology(WEATHER_RETRY_TOPOLOGY);
+  expect(v2.preCollect.metadata.tree).not.toHaveRetryTopology({ nodes: [[0, null], [1, 0]], leaves: [[1, [0, 1]]] });
+  expect(v2).toHaveRetryTopology({ nodes: [[0, null]], leaves: [[0, [0]]], selectedLeaf: 0 });
+  expect(v1).toMatchAgentMetadata(WEATHER_AGENT_METADATA);
+  expect(v2).not.toMatchAgentMetadata({ rollback_count: 3 });
+  expect(v1).toRoundTripToolCalls(WEATHER_TOOL_ROUND_TRIPS);
+  expect(v2.preCollect).not.toRoundTripToolCalls([{ call: 0, result: 1, name: "get_weather", arguments: { location: "Beijing" } }], { tools: ["get_weather"] });
+  expect(v1).toHaveTrainingPayloadParity(v2);
+  expect(v1).not.toHaveTrainingPayloadParity(v2, { recordCount: null, topology: null, maxDifferences: 3 });
+
+  // @ts-expect-error nodes are [id, parent] pairs
+  expect(v2).toHaveRetryTopology({ nodes: [0, 1], leaves: [] });
+  // @ts-expect-error selectedLeaf is a node id
+  expect(v2).toHaveRetryTopology({ nodes: [], leaves: [], selectedLeaf: "8" });
+  // @ts-expect-error a round trip needs the result record
+  expect(v1).toRoundTripToolCalls([{ call: 0, name: "get_weather", arguments: {} }]);
+  // @ts-expect-error the v2 run must be a SessionParityRun
+  expect(v1).toHaveTrainingPayloadParity([v2]);
+  // @ts-expect-error expected agent metadata is required
+  expect(v1).toMatchAgentMetadata();
 }

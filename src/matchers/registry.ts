@@ -1,11 +1,16 @@
 // Every session-parity matcher, gathered in one object that Jest's and Vitest's `expect.extend` accept.
-// Later matchers (retry topology, agent metadata, tool-call round trips, payload parity) join this object.
+// Scenario matchers (retry topology, agent metadata, tool-call round trips, payload parity) sit beside toBeBitwiseEqual.
 import { bitwiseEqualTo, notBitwiseEqualTo } from "./bitwise-equal-to";
 import { toBeBitwiseEqual } from "./to-be-bitwise-equal";
+import { toHaveRetryTopology, toHaveTrainingPayloadParity, toMatchAgentMetadata, toRoundTripToolCalls } from "./parity-matchers";
 
 /** The package's matchers, keyed by name, ready for `expect.extend(sessionParityMatchers)`. */
 export const sessionParityMatchers = {
   toBeBitwiseEqual,
+  toHaveRetryTopology,
+  toMatchAgentMetadata,
+  toRoundTripToolCalls,
+  toHaveTrainingPayloadParity,
 };
 
 /** Type of {@link sessionParityMatchers}. */

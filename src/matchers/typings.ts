@@ -2,6 +2,10 @@
 // (module augmentation) and the `jest` global namespace of @types/jest. Loaded by `import "jest-session-parity"`.
 import type { BitwiseEqualTo } from "./bitwise-equal-to";
 import type { BitwiseOptions } from "./bitwise-types";
+import type { ToolCallRoundTripOptions } from "./tool-call-round-trip";
+import type { TrainingPayloadParityOptions } from "./training-payload-parity";
+import type { RetryTopology, ToolCallRoundTrip } from "./weather-expectations";
+import type { SessionParityRun } from "../fixture/types";
 
 /** The session-parity matchers as they appear on `expect(value)`. */
 export interface SessionParityMatchers<R> {
@@ -11,6 +15,26 @@ export interface SessionParityMatchers<R> {
    * undeclared property. The failure message lists the first differing leaves and the total count.
    */
   toBeBitwiseEqual(expected: unknown, options?: BitwiseOptions): R;
+  /**
+   * On a v2 run (or a bare `tree`): nodes `[id, parent]` and leaves `[nodeId, pathNodeIds]` equal the expected
+   * ones in seq order and, with `selectedLeaf`, the run kept exactly that leaf. Prints both trees on failure.
+   */
+  toHaveRetryTopology(expected: RetryTopology): R;
+  /**
+   * On a run: v2's `sessionMetadata.agent` equals `expected`, and every sample's metadata holds each expected key
+   * with a bitwise-equal value.
+   */
+  toMatchAgentMetadata(expected: Readonly<Record<string, unknown>>): R;
+  /**
+   * On a run or a `preCollect` snapshot: every record advertised exactly the expected tools, record `call` holds
+   * that one tool call with those parsed arguments, record `result` ends with the tool message answering it.
+   */
+  toRoundTripToolCalls(expected: readonly ToolCallRoundTrip[], options?: ToolCallRoundTripOptions): R;
+  /**
+   * On a v1 run: the v2 run of the same input carries the same training payload (every part of the parity
+   * check, named on failure with its differences).
+   */
+  toHaveTrainingPayloadParity(v2Run: SessionParityRun, options?: TrainingPayloadParityOptions): R;
 }
 
 /** The session-parity asymmetric matchers as they appear on `expect` and `expect.not`. */
