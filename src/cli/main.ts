@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Entry point of the `session-parity` command; each subcommand lives in its own module (serve now, run later).
-// Errors print one line naming the problem and exit with status 1.
+// Entry point of the `session-parity` command; each subcommand lives in its own module (serve, run).
+// Errors print one line naming the problem and exit with status 1 (`run` carries its own status, 2 for usage errors).
 import { Command } from "commander";
+import { CliExit, exitCodeOf } from "./exit-codes";
+import { runCommand } from "./run-command";
 import { serveCommand } from "./serve-command";
 
 /** Builds the top-level program with every subcommand registered. */
@@ -10,6 +12,7 @@ export function buildProgram(): Command {
     .description("reference session servers and parity runs for agentic-RL training payloads")
     .showHelpAfterError();
   program.addCommand(serveCommand());
+  program.addCommand(runCommand());
   return program;
 }
 
@@ -17,7 +20,7 @@ if (require.main === module) {
   buildProgram()
     .parseAsync(process.argv)
     .catch((error: unknown) => {
-      console.error(`session-parity: ${(error as Error)?.message ?? String(error)}`);
-      process.exit(1);
+      if (!(error instanceof CliExit && error.reported)) console.error(`session-parity: ${(error as Error)?.message ?? String(error)}`);
+      process.exit(exitCodeOf(error));
     });
 }

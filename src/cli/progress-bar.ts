@@ -67,7 +67,8 @@ export class ProgressBar {
     const { total, label } = this.options;
     const seconds = ((this.now() - this.started) / 1000).toFixed(1);
     const tail = ` ${this.done}/${total} ${label}${this.failed > 0 ? `, ${this.failed} failed` : ""}  ${seconds} s`;
-    const barWidth = Math.max(10, Math.min(40, width - tail.length - 3));
+    // A fixed allowance for the counter keeps the bar's width steady while the counter grows.
+    const barWidth = Math.max(10, Math.min(40, width - 40));
     const filled = total === 0 ? barWidth : Math.round((this.done / total) * barWidth);
     return `[${"#".repeat(filled)}${"-".repeat(barWidth - filled)}]${tail}`;
   }

@@ -109,7 +109,8 @@ export function renderVerdictLine(report: ParityReport): string {
 }
 
 function checkCell(check: ReportCheck): string {
-  return check.pass ? "pass" : `FAIL (${check.failures.map((failure) => failure.part).join(", ")})`.slice(0, 48);
+  const parts = check.failures.length;
+  return check.pass ? "pass" : `FAIL (${parts} part${parts === 1 ? "" : "s"})`;
 }
 
 /** Milliseconds as `812 ms` or `3.41 s`; `-` when unknown. */

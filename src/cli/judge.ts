@@ -1,0 +1,41 @@
+// Judges one v1/v2 trajectory pair with the same pure checks the matchers use, and shapes the verdicts for the report.
+// A run that could not even start becomes a failed `run` part instead of a verdict.
+import { checkRetryTopology, checkTrainingPayloadParity, WEATHER_RETRY_TOPOLOGY, type ParityVerdict, type TrainingPayloadParityOptions } from "../matchers";
+import type { SessionParityRun } from "../fixture/types";
+import { toReportDifferences, type ReportCheck, type ReportTrajectory } from "./report";
+
+/**
+ * Options of the payload-parity check for a schedule of `cycles` cycles. The weather expectations (7 records,
+ * the agent's counters, the retry tree) describe one cycle; with more, only the parts that do not depend on the
+ * cycle count remain (the first two tool round trips, sample and session-metadata parity).
+ */
+export function parityOptionsFor(cycles: number): TrainingPayloadParityOptions {
+  return cycles === 1 ? {} : { recordCount: null, agentMetadata: null, topology: null };
+}
+
+/**
+ * The verdicts of trajectory `index`: `toHaveTrainingPayloadParity` (v1 against v2) and, for one cycle,
+ * `toHaveRetryTopology` against {@link WEATHER_RETRY_TOPOLOGY} (v2). An `Error` in place of a run fails the pair.
+ */
+export function judgePair(index: number, v1: SessionParityRun | Error, v2: SessionParityRun | Error, cycles: number): ReportTrajectory {
+  const broken = [v1, v2].flatMap((run, k) => (run instanceof Error ? [{ part: `${k === 0 ? "v1" : "v2"} run`, message: run.message, differences: [], totalDifferences: 0 }] : []));
+  if (broken.length > 0) {
+    return { trajectory: index, pass: false, parity: { pass: false, failures: broken }, topology: null };
+  }
+  const parity = toReportCheck(checkTrainingPayloadParity(v1, v2, parityOptionsFor(cycles)));
+  const topology = cycles === 1 ? toReportCheck(checkRetryTopology(v2, WEATHER_RETRY_TOPOLOGY)) : null;
+  return { trajectory: index, pass: parity.pass && (topology?.pass ?? true), parity, topology };
+}
+
+/** A matcher verdict as report data. */
+export function toReportCheck(verdict: ParityVerdict): ReportCheck {
+  return {
+    pass: verdict.pass,
+    failures: verdict.failures.map((failure) => ({
+      part: failure.part,
+      message: failure.message,
+      differences: toReportDifferences(failure.differences),
+      totalDifferences: failure.totalDifferences,
+    })),
+  };
+}

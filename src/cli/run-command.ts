@@ -1,0 +1,67 @@
+// The `session-parity run` subcommand: the parity proof as a command, read like a test report.
+// Exit status 0 = every pair passed, 1 = some pair failed, 2 = a bad flag or a server that could not start or be reached.
+import { writeFile } from "node:fs/promises";
+import { Command, CommanderError } from "commander";
+import { CliExit, EXIT_FAIL, EXIT_PASS, EXIT_USAGE } from "./exit-codes";
+import type { ProgressStream } from "./progress-bar";
+import type { ParityReport } from "./report";
+import { runParity } from "./run-parity";
+import { parseBatch, parseCheckpointDir, parseCycles, parseJsonPath, parseLatencyMs, parseUrl, parseUrlList, RUN_DEFAULTS, type RunCommandOptions } from "./run-options";
+import { renderReport } from "./summary-table";
+
+/** Where the command writes: the report to `out`, the progress bar and errors to `err`. */
+export interface RunCommandIo {
+  out: { write(chunk: string): unknown };
+  err: ProgressStream;
+  env?: NodeJS.ProcessEnv;
+}
+
+const DEFAULT_IO: RunCommandIo = { out: process.stdout, err: process.stderr };
+
+/**
+ * Runs the parity proof with parsed options, prints the report and writes `--json` when asked.
+ * @returns the exit status (0 all pass, 1 any failure).
+ * @throws CliExit with status 2 on a start-up error or an unwritable `--json` file.
+ */
+export async function executeRun(options: RunCommandOptions, io: RunCommandIo = DEFAULT_IO): Promise<{ exitCode: number; report: ParityReport }> {
+  const report = await runParity(options, { env: io.env, progress: io.err });
+  io.out.write(renderReport(report));
+  if (options.json !== undefined) {
+    try {
+      await writeFile(options.json, `${JSON.stringify(report, null, 2)}\n`);
+    } catch (error) {
+      throw new CliExit(EXIT_USAGE, `cannot write the --json report to ${options.json}: ${(error as Error).message}`);
+    }
+    io.out.write(`Full report written to ${options.json}\n`);
+  }
+  return { exitCode: report.summary.pass ? EXIT_PASS : EXIT_FAIL, report };
+}
+
+/**
+ * Builds the `run` subcommand. Its action sets `process.exitCode`; parse errors (an unknown flag, a bad value)
+ * and start-up errors reject with a {@link CliExit} carrying status 2.
+ */
+export function runCommand(io: RunCommandIo = DEFAULT_IO): Command {
+  const command = new Command("run")
+    .description(
+      "run the weather agent's retry trajectories through v1 and v2 session servers and check that every v2 training payload equals v1's bit for bit",
+    )
+    .option("--batch <n>", "trajectories per version", parseBatch, RUN_DEFAULTS.batch)
+    .option("--cycles <n>", "agent schedule cycles (the expected retry tree is checked for 1 only)", parseCycles, RUN_DEFAULTS.cycles)
+    .option("--backend <url>", "SGLang-compatible backend (default: embedded mock; env SESSION_PARITY_BACKEND_URL)", parseUrl)
+    .option("--v1 <url>", "v1 session server URL(s), comma-separated (default: embedded; env SESSION_PARITY_V1_URL)", parseUrlList)
+    .option("--v2 <url>", "v2 session server URL(s), comma-separated (default: embedded; env SESSION_PARITY_V2_URL)", parseUrlList)
+    .option("--hf-checkpoint <dir>", "local checkpoint directory with tokenizer.json (env SESSION_PARITY_HF_CHECKPOINT)", parseCheckpointDir)
+    .option("--latency-ms <ms>", "latency of the embedded mock backend", parseLatencyMs, RUN_DEFAULTS.latencyMs)
+    .option("--json <file>", "also write the full report (verdicts, differences, timings, servers, versions) as JSON", parseJsonPath)
+    .showHelpAfterError("(run `session-parity run --help` for the flags)")
+    .addHelpText("after", "\nExit status: 0 every trajectory passed, 1 some trajectory failed, 2 bad flag or server start-up error.")
+    .exitOverride((error: CommanderError) => {
+      throw new CliExit(error.exitCode === 0 ? EXIT_PASS : EXIT_USAGE, error.message, true);
+    })
+    .action(async (options: RunCommandOptions) => {
+      const { exitCode } = await executeRun(options, io);
+      process.exitCode = exitCode;
+    });
+  return command;
+}

@@ -1,0 +1,222 @@
+// The work behind `session-parity run`: resolve or start the servers, run the batch through v1 and v2 at once,
+// judge every pair with the matchers' checks, and return the report. Prints nothing; stops all it started.
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
+import { Agent } from "undici";
+import { buildDriverSchedule, QWEN3_APPEND_ROLES } from "../agent";
+import { buildWeatherInputSamples } from "../fixture/input-samples";
+import { startParityEnvironment, type ParityEnvironment } from "../fixture/parity-environment";
+import { runAgenticRetryTrajectories } from "../fixture/run-trajectories";
+import { BACKEND_URL_ENV, HF_CHECKPOINT_ENV, sessionServerEnvName } from "../fixture/server-resolution";
+import type { SessionParityRun } from "../fixture/types";
+import type { SessionServerVersion } from "../server/types";
+import { CliExit, EXIT_USAGE } from "./exit-codes";
+import { judgePair } from "./judge";
+import { ProgressBar, type ProgressStream } from "./progress-bar";
+import type { ParityReport, ReportRun, ReportServer } from "./report";
+import { parseUrl, parseUrlList, type RunCommandOptions } from "./run-options";
+import { SessionRequestCounter } from "./request-counter";
+import { describeTransportError, probeHealth } from "./server-probe";
+
+/** Where `runParity` reads variables and draws progress. */
+export interface RunParityContext {
+  /** Variables read for servers not given by flags (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** Stream for the progress bar (drawn only when it is a TTY; default none). */
+  progress?: ProgressStream;
+  /** Deadline of each server reachability probe (default 5000 ms). */
+  probeTimeoutMs?: number;
+}
+
+/** A server location with the flag or variable it came from (named in error messages). */
+interface GivenLocation {
+  url: string;
+  from: string;
+}
+
+const VERSIONS: readonly SessionServerVersion[] = ["v1", "v2"];
+
+/**
+ * Runs `options.batch` weather trajectories through v1 and v2 concurrently and judges every pair.
+ * Servers come from the flags, else from `SESSION_PARITY_BACKEND_URL` / `_V1_URL` / `_V2_URL`
+ * (`SESSION_PARITY_HF_CHECKPOINT` for the tokenizer), else are started in-process and stopped before returning.
+ *
+ * @throws CliExit (status 2) naming the flag, variable or server when a location is malformed, unreachable
+ *   or cannot be started. A failing trajectory is not an error: it is a failed verdict in the report.
+ */
+export async function runParity(options: RunCommandOptions, context: RunParityContext = {}): Promise<ParityReport> {
+  const env = context.env ?? process.env;
+  const startedAt = new Date();
+  const t0 = performance.now();
+  const backendGiven = locate(options.backend, "--backend", env, BACKEND_URL_ENV, parseUrl);
+  const v1Given = locate(options.v1, "--v1", env, sessionServerEnvName("v1"), parseUrlList);
+  const v2Given = locate(options.v2, "--v2", env, sessionServerEnvName("v2"), parseUrlList);
+  const hfCheckpoint = options.hfCheckpoint ?? (env[HF_CHECKPOINT_ENV]?.trim() || undefined);
+
+  const health: Record<string, unknown> = {};
+  const probe = async (what: string, given: GivenLocation | undefined): Promise<void> => {
+    if (given === undefined) return;
+    for (const url of given.url.split(",")) {
+      try {
+        health[url] = (await probeHealth(url, context.probeTimeoutMs)).body;
+      } catch (error) {
+        throw new CliExit(EXIT_USAGE, `cannot reach the ${what} at ${url} (${given.from}): ${describeTransportError(error)}`);
+      }
+    }
+  };
+  await probe("backend", backendGiven);
+  await probe("v1 session server", v1Given);
+  await probe("v2 session server", v2Given);
+
+  const warnings = new Map<string, number>();
+  let environment: ParityEnvironment;
+  try {
+    environment = await startParityEnvironment({
+      backendUrl: backendGiven?.url,
+      v1Url: v1Given?.url,
+      v2Url: v2Given?.url,
+      hfCheckpoint,
+      latencyMs: options.latencyMs,
+      env: {},
+      logger: { warn: (message) => warnings.set(message, (warnings.get(message) ?? 0) + 1) },
+    });
+  } catch (error) {
+    const blame = hfCheckpoint !== undefined ? ` (tokenizer from ${options.hfCheckpoint !== undefined ? "--hf-checkpoint" : HF_CHECKPOINT_ENV} ${hfCheckpoint})` : "";
+    throw new CliExit(EXIT_USAGE, `could not start the servers${blame}: ${describeTransportError(error)}`);
+  }
+
+  const counter = new SessionRequestCounter();
+  const agent = new Agent({ keepAliveTimeout: 10_000 });
+  const dispatcher = agent.compose(counter.interceptor());
+  let progress: ProgressBar | null = null;
+  try {
+    for (const url of [environment.backendUrl, ...environment.v1Url.split(","), ...environment.v2Url.split(",")]) {
+      if (url !== null && !(url in health)) health[url] = await probeHealth(url, context.probeTimeoutMs).then((result) => result.body, () => null);
+    }
+    const startupMs = performance.now() - t0;
+
+    const batchStart = performance.now();
+    progress = new ProgressBar(context.progress ?? { isTTY: false, write: () => true }, { total: 2 * options.batch, label: "trajectories" });
+    const bar = progress;
+    const urls = { v1: environment.v1Url.split(","), v2: environment.v2Url.split(",") };
+    const inputs = { v1: buildWeatherInputSamples(options.batch), v2: buildWeatherInputSamples(options.batch) };
+    const runOne = async (version: SessionServerVersion, i: number): Promise<{ run: SessionParityRun | Error; startedMs: number; wallMs: number }> => {
+      const start = performance.now();
+      let run: SessionParityRun | Error;
+      try {
+        [run] = await runAgenticRetryTrajectories({ version, inputSamples: [inputs[version][i]], sessionServerUrls: urls[version], cycles: options.cycles, dispatcher });
+      } catch (error) {
+        run = error instanceof Error ? error : new Error(String(error));
+      }
+      const wallMs = performance.now() - start;
+      bar.tick(!(run instanceof Error) && run.failure === undefined);
+      return { run, startedMs: start - batchStart, wallMs };
+    };
+    const pairs = await Promise.all(Array.from({ length: options.batch }, (_, i) => Promise.all(VERSIONS.map((version) => runOne(version, i)))));
+    const trajectoriesMs = performance.now() - batchStart;
+    progress.finish();
+
+    const judgeStart = performance.now();
+    const trajectories = pairs.map(([v1, v2], i) => judgePair(i, v1.run, v2.run, options.cycles));
+    const judgeMs = performance.now() - judgeStart;
+
+    const runs: ReportRun[] = pairs.flatMap((pair, i) =>
+      pair.map(({ run, startedMs, wallMs }, k): ReportRun => {
+        const version = VERSIONS[k];
+        if (run instanceof Error) {
+          return { trajectory: i, version, sessionId: null, records: 0, requests: 0, samples: 0, emptyReason: null, failure: run.message, startedMs, wallMs };
+        }
+        const sessionId = run.preCollect.session_id;
+        return {
+          trajectory: i,
+          version,
+          sessionId,
+          records: run.preCollect.records.length,
+          requests: counter.count(sessionId),
+          samples: run.failure === undefined && run.emptyReason === null ? run.samples.length : 0,
+          emptyReason: run.emptyReason,
+          failure: run.failure ?? null,
+          startedMs,
+          wallMs,
+        };
+      }),
+    );
+    const passed = trajectories.filter((trajectory) => trajectory.pass).length;
+    const server = (url: string | null, started: boolean): ReportServer => ({
+      url,
+      origin: url === null ? "unused" : started ? "embedded" : "given",
+      ...(url !== null ? { health: url.includes(",") ? url.split(",").map((part) => health[part] ?? null) : (health[url] ?? null) } : {}),
+    });
+    return {
+      reportVersion: 1,
+      versions: { package: packageVersion(), node: process.version, sessionServers: [...VERSIONS] },
+      startedAt: startedAt.toISOString(),
+      options: { batch: options.batch, cycles: options.cycles, latencyMs: options.latencyMs, hfCheckpoint: hfCheckpoint ?? null },
+      servers: {
+        backend: server(environment.backendUrl, environment.started.backend),
+        v1: server(environment.v1Url, environment.started.v1),
+        v2: server(environment.v2Url, environment.started.v2),
+      },
+      summary: { trajectories: options.batch, passed, failed: options.batch - passed, pass: passed === options.batch },
+      timings: {
+        startupMs,
+        trajectoriesMs,
+        judgeMs,
+        totalMs: performance.now() - t0,
+        floorMs: environment.started.backend ? chatCallsPerTrajectory(options.cycles) * options.latencyMs : null,
+      },
+      requests: counter.total,
+      warnings: [...warnings].map(([message, count]) => ({ message, count })),
+      trajectories,
+      runs,
+    };
+  } finally {
+    progress?.finish();
+    try {
+      await agent.close();
+    } finally {
+      await environment.stop();
+    }
+  }
+}
+
+/** Chat calls one weather trajectory makes with the Qwen3 template: the initial call plus one per scheduled action. */
+export function chatCallsPerTrajectory(cycles: number): number {
+  return 1 + buildDriverSchedule(QWEN3_APPEND_ROLES, cycles).length;
+}
+
+function locate(
+  flagValue: string | undefined,
+  flag: string,
+  env: NodeJS.ProcessEnv,
+  envName: string,
+  parse: (value: string) => string,
+): GivenLocation | undefined {
+  if (flagValue !== undefined) return { url: flagValue, from: flag };
+  const fromEnv = env[envName]?.trim();
+  if (fromEnv === undefined || fromEnv === "") return undefined;
+  try {
+    return { url: parse(fromEnv), from: envName };
+  } catch (error) {
+    throw new CliExit(EXIT_USAGE, `${envName} holds ${JSON.stringify(fromEnv)}, which ${(error as Error).message}`);
+  }
+}
+
+let cachedVersion: string | null = null;
+
+/** This package's version, read from its package.json (the same lookup works from src/ and from dist/). */
+export function packageVersion(): string {
+  if (cachedVersion !== null) return cachedVersion;
+  let dir = __dirname;
+  for (;;) {
+    try {
+      const manifest = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { name?: string; version?: string };
+      if (manifest.name === "jest-session-parity" && typeof manifest.version === "string") return (cachedVersion = manifest.version);
+    } catch {
+      // no manifest here; keep walking up
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return (cachedVersion = "unknown");
+    dir = parent;
+  }
+}
