@@ -17,14 +17,17 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-async function timedRun(version: "v1" | "v2", n: number, url: string): Promise<{ ms: number; runs: SessionParityRun[] }> {
+async function timedRun(version: "v1" | "v2", n: number, url: string): Promise<{ ms: number; cpuMs: number; runs: SessionParityRun[] }> {
   const inputSamples = buildWeatherInputSamples(n);
+  const cpuStart = process.cpuUsage();
   const start = nowMs();
   const runs = await runAgenticRetryTrajectories({ version, inputSamples, sessionServerUrls: [url] });
   const ms = nowMs() - start;
+  const cpu = process.cpuUsage(cpuStart);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
   const failed = runs.filter((run) => run.failure !== undefined || run.samples.length !== 1);
   if (failed.length > 0) throw new Error(`${version} x${n}: ${failed.length} runs failed, first: ${failed[0].failure ?? `${failed[0].samples.length} samples`}`);
-  return { ms, runs };
+  return { ms, cpuMs, runs };
 }
 
 async function main(): Promise<void> {
@@ -40,11 +43,13 @@ async function main(): Promise<void> {
     ] as const) {
       const last: Partial<Record<"v1" | "v2", SessionParityRun[]>> = {};
       const times: Record<"v1" | "v2", number[]> = { v1: [], v2: [] };
+      const cpuTimes: Record<"v1" | "v2", number[]> = { v1: [], v2: [] };
       for (let r = 0; r < repeats; r++) {
         for (const version of ["v1", "v2"] as const) {
           global.gc?.();
-          const { ms, runs } = await timedRun(version, n, urls[version]);
+          const { ms, cpuMs, runs } = await timedRun(version, n, urls[version]);
           times[version].push(ms);
+          cpuTimes[version].push(cpuMs);
           last[version] = runs;
         }
       }
@@ -54,6 +59,8 @@ async function main(): Promise<void> {
         console.log(
           `${String(n).padStart(3)} concurrent ${version}: wall ${ms.toFixed(0).padStart(5)} ms (median of ${repeats}; all ${times[version].map((t) => t.toFixed(0)).join(", ")}) / floor = ${ratio.toFixed(3)}  goal <= ${goal}  ${ratio <= goal ? "ok" : "MISSED"}`,
         );
+        const cpuMs = median(cpuTimes[version]);
+        console.log(`    process CPU ${cpuMs.toFixed(0)} ms = ${(cpuMs / n / CALLS).toFixed(2)} ms per chat call (driver + server + backend), CPU/wall ${(cpuMs / ms).toFixed(2)}`);
       }
       const pairs = (last.v1 as SessionParityRun[]).map((run, i) => checkTrainingPayloadParity(run, (last.v2 as SessionParityRun[])[i]));
       const broken = pairs.filter((verdict) => !verdict.pass).length;
