@@ -1,7 +1,17 @@
-// Benchmark of Qwen3 TITO prompt construction: its cost must not grow with the stored history.
+// Benchmark of Qwen3 TITO prompt construction (must not grow with the stored history), the mismatch comparison and decode.
 // Prints ratios measured side by side in one run (npm run bench tokenizer); not part of npm test.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
 import { buildInitialMessages, MOCK_TOOL_RESULTS, WEATHER_TOOLS } from "../src/agent/texts";
-import { createTito, loadTokenizer, type ChatMessage, type Qwen3Tito, type Qwen3Tokenizer } from "../src/tokenizer";
+import {
+  createTito,
+  defaultTokenizerDirectory,
+  loadTokenizer,
+  type ChatMessage,
+  type Qwen3Tito,
+  type Qwen3Tokenizer,
+} from "../src/tokenizer";
 
 const CITIES = ["Beijing", "Shanghai", "Shenzhen", "Chengdu", "Hangzhou", "Wuhan", "Xi'an", "Nanjing", "Tianjin", "Suzhou"];
 const ROUNDS = 41;
@@ -118,6 +128,106 @@ async function main(): Promise<void> {
       `${full.mergeLarge!.toFixed(3)} ms = ${speedUp.toFixed(0)}x speed-up`,
   );
   console.log(`encode throughput: ${encodeTokens} tokens in ${encode.encode!.toFixed(1)} ms = ${Math.round(throughput)} tokens/s`);
+
+  benchFreshArrayFloor(tito, small, large);
+  benchMismatch(tokenizer, tito);
+  benchDecode(tokenizer, large.storedIds);
+}
+
+/**
+ * Splits mergeTokens into its history-independent tail and its one history-sized cost, the fresh result array,
+ * and sets that beside the bare allocation of an equally long array (V8's floor for any fresh array that size).
+ */
+function benchFreshArrayFloor(tito: Qwen3Tito, small: Session, large: Session): void {
+  const n = large.storedIds.length + 40;
+  const t = measure(
+    {
+      mergeSmall: () => tito.mergeTokens(small.messages, small.next, small.storedIds, WEATHER_TOOLS, {}),
+      mergeLarge: () => tito.mergeTokens(large.messages, large.next, large.storedIds, WEATHER_TOOLS, {}),
+      tailSmall: () => tito.mergedTailIds(small.messages, small.next, small.storedIds, WEATHER_TOOLS, {}),
+      tailLarge: () => tito.mergedTailIds(large.messages, large.next, large.storedIds, WEATHER_TOOLS, {}),
+      concatLarge: () => large.storedIds.concat([198]),
+      allocLarge: () => new Array<number>(n).fill(0),
+      tenAllocsOfTenth: () => Array.from({ length: 10 }, () => new Array<number>(Math.ceil(n / 10)).fill(0)),
+    },
+    401,
+  );
+  console.log(
+    `mergeTokens (fresh array) ${large.storedIds.length} / ${small.storedIds.length} stored tokens: ` +
+      `${t.mergeLarge!.toFixed(3)} / ${t.mergeSmall!.toFixed(3)} ms = ${(t.mergeLarge! / t.mergeSmall!).toFixed(2)}; ` +
+      `its history-independent tail (mergedTailIds): ${t.tailLarge!.toFixed(3)} / ${t.tailSmall!.toFixed(3)} ms = ` +
+      `${(t.tailLarge! / t.tailSmall!).toFixed(2)}`,
+  );
+  console.log(
+    `  the history-sized part: concat of the stored ids ${t.concatLarge!.toFixed(3)} ms vs allocating and filling a ` +
+      `fresh ${n}-element array ${t.allocLarge!.toFixed(3)} ms (ratio ${(t.concatLarge! / t.allocLarge!).toFixed(2)}) vs ten ` +
+      `arrays of a tenth that size ${t.tenAllocsOfTenth!.toFixed(3)} ms: one array above ~16k elements is a V8 ` +
+      `large object (own mapped pages), so the copy sits at the allocation floor`,
+  );
+}
+
+/** A weather conversation whose stored ids follow the canonical render exactly (a clean trajectory). */
+function cleanConversation(tokenizer: Qwen3Tokenizer, tito: Qwen3Tito, targetTokens: number): { messages: ChatMessage[]; ids: number[]; text: string } {
+  const { messages } = buildSession(tokenizer, tito, targetTokens);
+  const text = tokenizer.renderChatTemplate(messages, { tools: WEATHER_TOOLS, kwargs: tito.mergeKwargs({}) });
+  return { messages, ids: tokenizer.encode(text), text };
+}
+
+/** The comparison step of tito_session_mismatch (canonical ids already rendered) against one encode of the same text. */
+function benchMismatch(tokenizer: Qwen3Tokenizer, tito: Qwen3Tito): void {
+  for (const target of [419, 10_000]) {
+    const { messages, ids, text } = cleanConversation(tokenizer, tito, target);
+    const canonical = tito.canonicalIds(messages, WEATHER_TOOLS, {});
+    // An accumulated trajectory whose last assistant text differs (one assistant_text entry to decode and report).
+    const edited = [...ids];
+    const lastStart = edited.lastIndexOf(151644);
+    edited[lastStart + 5] = tokenizer.encode(" rainy")[0]!;
+    if (tito.compareIds(canonical, ids).length !== 0 || tito.compareIds(canonical, edited).length !== 1) {
+      throw new Error("mismatch benchmark inputs are not what they claim to be");
+    }
+    const rounds = target > 1000 ? 41 : 201;
+    const t = measure(
+      {
+        encode: () => tokenizer.encode(text),
+        compareClean: () => tito.compareIds(canonical, ids),
+        compareEdited: () => tito.compareIds(canonical, edited),
+        fullReport: () => tito.compareWithCanonical(messages, ids, WEATHER_TOOLS, {}),
+      },
+      rounds,
+    );
+    console.log(
+      `mismatch comparison at ${ids.length} tokens: clean ${(t.compareClean! * 1000).toFixed(1)} us ` +
+        `(${(t.compareClean! / t.encode!).toFixed(4)} of one encode, ${t.encode!.toFixed(3)} ms), one assistant_text ` +
+        `difference ${(t.compareEdited! * 1000).toFixed(1)} us (${(t.compareEdited! / t.encode!).toFixed(4)} of one encode); ` +
+        `whole report incl. render+encode ${t.fullReport!.toFixed(3)} ms`,
+    );
+  }
+}
+
+/** Decode throughput of the wrapper (table decoder) against the library's own decode, on the same ids. */
+function benchDecode(tokenizer: Qwen3Tokenizer, ids: readonly number[]): void {
+  const directory = defaultTokenizerDirectory();
+  const readJson = (name: string) => JSON.parse(fs.readFileSync(path.join(directory, name), "utf8")) as Record<string, unknown>;
+  const library = new HfTokenizer(readJson("tokenizer.json"), readJson("tokenizer_config.json"));
+  const plain = [...ids];
+  if (tokenizer.decode(ids) !== library.decode(plain, { skip_special_tokens: false })) {
+    throw new Error("wrapper and library decode disagree; the benchmark would be meaningless");
+  }
+  const t = measure(
+    {
+      wrapper: () => tokenizer.decode(ids),
+      library: () => library.decode(plain, { skip_special_tokens: false }),
+      wrapperSkip: () => tokenizer.decode(ids, { skipSpecialTokens: true }),
+      librarySkip: () => library.decode(plain, { skip_special_tokens: true }),
+    },
+    15,
+  );
+  const rate = (ms: number) => Math.round(ids.length / (ms / 1000));
+  console.log(
+    `decode throughput (${ids.length} ids): wrapper ${rate(t.wrapper!)} tokens/s vs library ${rate(t.library!)} tokens/s ` +
+      `= ${(t.library! / t.wrapper!).toFixed(1)}x; skipping specials: ${rate(t.wrapperSkip!)} vs ${rate(t.librarySkip!)} ` +
+      `tokens/s = ${(t.librarySkip! / t.wrapperSkip!).toFixed(1)}x`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -1,5 +1,6 @@
 // The tito_session_mismatch report: clean trajectories report nothing, each crafted fault reports its one type.
 import { beforeAll, describe, expect, it } from "@jest/globals";
+import fc from "fast-check";
 import { buildInitialMessages, MOCK_TOOL_RESULTS, WEATHER_TOOLS } from "../../src/agent/texts";
 import {
   createTito,
@@ -7,6 +8,8 @@ import {
   MismatchComparator,
   segmentBySpecialIds,
   type ChatMessage,
+  type TitoMismatchEntry,
+  type TokenSegment,
   type Qwen3Tito,
   type Qwen3Tokenizer,
 } from "../../src/tokenizer";
@@ -123,5 +126,85 @@ describe("segments", () => {
         detail: "segment structure (special/content pattern) differs",
       },
     ]);
+  });
+});
+
+/**
+ * Test oracle: the report computed the plain way (copy every segment, decode every differing one), to check the
+ * linear comparator against. Written from SPEC §8 independently of the comparator's offset-based code.
+ */
+function referenceReport(expectedIds: readonly number[], actualIds: readonly number[]): TitoMismatchEntry[] {
+  const specials = tokenizer.specialIds;
+  const decode = (ids: readonly number[]) => tokenizer.decode(ids, { skipSpecialTokens: false });
+  const strip = (ids: readonly number[]) => {
+    let end = ids.length;
+    while (end > 0 && ids[end - 1] === 198) end -= 1;
+    return ids.slice(0, end);
+  };
+  const expected = segmentBySpecialIds(strip(expectedIds), specials);
+  const actual = segmentBySpecialIds(strip(actualIds), specials);
+  const describeSegments = (segments: TokenSegment[]) =>
+    segments.map((s) => (s.special ? `[${decode(s.ids)}]` : `(${s.ids.length} tokens)`)).join(" ");
+  const structural = (detail: string): TitoMismatchEntry[] => [
+    { type: "special_token_count", segment_index: -1, expected_text: describeSegments(expected), actual_text: describeSegments(actual), detail },
+  ];
+  if (expected.length !== actual.length) return structural(`segment count differs: expected ${expected.length}, got ${actual.length}`);
+  if (expected.some((s, i) => s.special !== actual[i]!.special)) return structural("segment structure (special/content pattern) differs");
+  const isAssistant = (segments: TokenSegment[], i: number) =>
+    i > 0 && !segments[i]!.special && segments[i - 1]!.special &&
+    (decode(segments[i - 1]!.ids) + decode(segments[i]!.ids.slice(0, 20))).startsWith("<|im_start|>assistant");
+  const entries: TitoMismatchEntry[] = [];
+  expected.forEach((exp, i) => {
+    const act = actual[i]!;
+    if (JSON.stringify(exp.ids) === JSON.stringify(act.ids)) return;
+    const [expectedText, actualText] = [decode(exp.ids), decode(act.ids)];
+    if (exp.special) {
+      entries.push({ type: "special_token_type", segment_index: i, expected_text: expectedText, actual_text: actualText, detail: `special token ${exp.ids[0]} expected, got ${act.ids[0]}` });
+    } else if (expectedText !== actualText) {
+      const assistant = isAssistant(expected, i) && isAssistant(actual, i);
+      entries.push({
+        type: assistant ? "assistant_text" : "non_assistant_text",
+        segment_index: i,
+        expected_text: expectedText,
+        actual_text: actualText,
+        detail: assistant ? "assistant content differs from the canonical render" : "non-assistant content differs from the canonical render",
+      });
+    }
+  });
+  return entries;
+}
+
+describe("the linear comparator", () => {
+  it("compareIds on the canonical ids is compareWithCanonical", () => {
+    const canonical = tito.canonicalIds(clean.messages, WEATHER_TOOLS, {});
+    const edited = replaceRun(clean.ids, tokenizer.encode(" sunny."), tokenizer.encode(" rainy."));
+    expect(tito.compareIds(canonical, clean.ids)).toEqual([]);
+    expect(tito.compareIds(canonical, edited)).toEqual(tito.compareWithCanonical(clean.messages, edited, WEATHER_TOOLS, {}));
+    expect(tito.compareIds(canonical, edited)).toHaveLength(1);
+  });
+
+  it("gives the plain segment-by-segment report for random edits of a real trajectory", () => {
+    const canonical = tito.canonicalIds(clean.messages, WEATHER_TOOLS, {});
+    const pool = [IM_START, IM_END, END_OF_TEXT, 198, 151667, 151668, ...tokenizer.encode(" rainy, 北京 😀 assistant")];
+    const edit = fc.record({
+      kind: fc.constantFrom("replace", "insert", "delete", "trailing"),
+      at: fc.nat(),
+      id: fc.constantFrom(...pool),
+    });
+    fc.assert(
+      fc.property(fc.array(edit, { maxLength: 4 }), fc.boolean(), (edits, onExpected) => {
+        const ids = [...clean.ids];
+        for (const { kind, at, id } of edits) {
+          const position = at % (ids.length + 1);
+          if (kind === "replace" && position < ids.length) ids[position] = id;
+          else if (kind === "insert") ids.splice(position, 0, id);
+          else if (kind === "delete" && position < ids.length) ids.splice(position, 1);
+          else if (kind === "trailing") ids.push(198);
+        }
+        const [expected, actual] = onExpected ? [ids, clean.ids] : [canonical, ids];
+        expect(tito.compareIds(expected, actual)).toEqual(referenceReport(expected, actual));
+      }),
+      { numRuns: 400, seed: 4242 },
+    );
   });
 });

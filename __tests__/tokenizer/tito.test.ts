@@ -147,6 +147,21 @@ describe("merge rules", () => {
     expect(tito.mergeTokens(old, next, [1, 2, 3], WEATHER_TOOLS)).toEqual([1, 2, 3, ...suffix]);
   });
 
+  it("mergeTokens is the stored ids followed by mergedTailIds, in a fresh array that shares nothing with them", () => {
+    const call = weatherCall("Beijing", 0);
+    const first = firstTurn(tito, tokenizer, buildInitialMessages(), call, WEATHER_TOOLS, {});
+    const next = [...first.messages, { role: "tool", content: MOCK_TOOL_RESULTS[0] }];
+    const stored = Object.freeze([...first.ids]);
+    const tail = tito.mergedTailIds(first.messages, next, stored, WEATHER_TOOLS, {});
+    expect(tail[0]).toBe(198);
+    const merged = tito.mergeTokens(first.messages, next, stored, WEATHER_TOOLS, {});
+    expect(merged).toEqual([...stored, ...tail]);
+    merged[0] = -1;
+    merged.push(7);
+    expect(stored).toEqual(first.ids);
+    expect(tito.mergedTailIds(first.messages, next, stored.slice(0, -1), WEATHER_TOOLS, {})).toEqual(tail.slice(1));
+  });
+
   it("the suffix ends with the generation prompt and depends on the kwargs", () => {
     const off = tito.tokenizeAppended(old, next, WEATHER_TOOLS);
     const on = tito.tokenizeAppended(old, next, WEATHER_TOOLS, { enable_thinking: true });

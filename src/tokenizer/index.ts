@@ -2,6 +2,7 @@
 // Each module of the component adds its exports here.
 export * from "./types";
 export * from "./chat-template";
+export * from "./byte-level-decoder";
 export * from "./qwen3-tokenizer";
 export * from "./load";
 export * from "./mismatch";

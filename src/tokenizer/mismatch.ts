@@ -54,43 +54,121 @@ export function segmentBySpecialIds(ids: readonly number[], specialIds: Readonly
   return segments;
 }
 
-function withoutTrailing(ids: readonly number[], trailing: ReadonlySet<number>): readonly number[] {
+/** Length of `ids` once trailing ids (Qwen3: "\n") are stripped. */
+function endWithoutTrailing(ids: readonly number[], trailing: ReadonlySet<number>): number {
   let end = ids.length;
   while (end > 0 && trailing.has(ids[end - 1]!)) end -= 1;
-  return end === ids.length ? ids : ids.slice(0, end);
+  return end;
 }
 
-function sameIds(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((id, i) => id === b[i]);
+function sameRun(a: readonly number[], aStart: number, aEnd: number, b: readonly number[], bStart: number, bEnd: number): boolean {
+  if (aEnd - aStart !== bEnd - bStart) return false;
+  for (let offset = 0; offset < aEnd - aStart; offset += 1) if (a[aStart + offset] !== b[bStart + offset]) return false;
+  return true;
 }
 
-/** Compares canonical (expected) ids with accumulated (actual) ids and lists every difference. */
+/** Membership test for special ids: a flag table for small non-negative integer ids, the set for anything else. */
+class SpecialIdTest {
+  private readonly flags: Uint8Array;
+
+  constructor(private readonly specialIds: ReadonlySet<number>) {
+    let max = -1;
+    for (const id of specialIds) if (Number.isInteger(id) && id >= 0 && id < 1 << 24) max = Math.max(max, id);
+    this.flags = new Uint8Array(max + 1);
+    for (const id of specialIds) if (Number.isInteger(id) && id >= 0 && id <= max) this.flags[id] = 1;
+  }
+
+  has(id: number): boolean {
+    const flag = this.flags[id];
+    return flag === undefined ? this.specialIds.has(id) : flag === 1;
+  }
+}
+
+/**
+ * Segments as offsets into the id array, without copying ids: segment k spans `starts[k]` to `starts[k + 1]`
+ * (the last one to `end`); it is special when its first id is.
+ */
+class SegmentView {
+  readonly starts: number[] = [];
+
+  constructor(
+    readonly ids: readonly number[],
+    readonly end: number,
+    private readonly special: SpecialIdTest,
+  ) {
+    let inContent = false;
+    for (let index = 0; index < end; index += 1) {
+      if (special.has(ids[index]!)) {
+        this.starts.push(index);
+        inContent = false;
+      } else if (!inContent) {
+        this.starts.push(index);
+        inContent = true;
+      }
+    }
+  }
+
+  get count(): number {
+    return this.starts.length;
+  }
+
+  startOf(segment: number): number {
+    return this.starts[segment]!;
+  }
+
+  endOf(segment: number): number {
+    return segment + 1 < this.starts.length ? this.starts[segment + 1]! : this.end;
+  }
+
+  isSpecial(segment: number): boolean {
+    return this.special.has(this.ids[this.starts[segment]!]!);
+  }
+
+  /** The segment's ids (a copy), or its first `limit` ids. */
+  idsOf(segment: number, limit = Infinity): number[] {
+    const start = this.startOf(segment);
+    return this.ids.slice(start, Math.min(this.endOf(segment), start + limit));
+  }
+}
+
+/**
+ * Compares canonical (expected) ids with accumulated (actual) ids and lists every difference. Linear in the ids:
+ * identical sequences return after one pass, segments are offsets (no copies), and only segments whose ids
+ * differ are decoded.
+ */
 export class MismatchComparator {
-  constructor(private readonly options: MismatchComparatorOptions) {}
+  private readonly special: SpecialIdTest;
+
+  constructor(private readonly options: MismatchComparatorOptions) {
+    this.special = new SpecialIdTest(options.specialIds);
+  }
 
   /** The report: empty when the sequences agree segment for segment. */
   compare(expectedIds: readonly number[], actualIds: readonly number[]): TitoMismatchEntry[] {
-    const { specialIds, trailingIds } = this.options;
-    const expected = segmentBySpecialIds(withoutTrailing(expectedIds, trailingIds), specialIds);
-    const actual = segmentBySpecialIds(withoutTrailing(actualIds, trailingIds), specialIds);
+    const { trailingIds } = this.options;
+    const expectedEnd = endWithoutTrailing(expectedIds, trailingIds);
+    const actualEnd = endWithoutTrailing(actualIds, trailingIds);
+    if (sameRun(expectedIds, 0, expectedEnd, actualIds, 0, actualEnd)) return [];
+    const expected = new SegmentView(expectedIds, expectedEnd, this.special);
+    const actual = new SegmentView(actualIds, actualEnd, this.special);
 
     const structural = this.structureDifference(expected, actual);
     if (structural) return [structural];
 
     const entries: TitoMismatchEntry[] = [];
-    for (let index = 0; index < expected.length; index += 1) {
-      const exp = expected[index]!;
-      const act = actual[index]!;
-      if (sameIds(exp.ids, act.ids)) continue;
-      const expectedText = this.options.decode(exp.ids);
-      const actualText = this.options.decode(act.ids);
-      if (exp.special) {
+    for (let index = 0; index < expected.count; index += 1) {
+      if (sameRun(expectedIds, expected.startOf(index), expected.endOf(index), actualIds, actual.startOf(index), actual.endOf(index))) {
+        continue;
+      }
+      const expectedText = this.options.decode(expected.idsOf(index));
+      const actualText = this.options.decode(actual.idsOf(index));
+      if (expected.isSpecial(index)) {
         entries.push({
           type: "special_token_type",
           segment_index: index,
           expected_text: expectedText,
           actual_text: actualText,
-          detail: `special token ${exp.ids[0]} expected, got ${act.ids[0]}`,
+          detail: `special token ${expectedIds[expected.startOf(index)]} expected, got ${actualIds[actual.startOf(index)]}`,
         });
         continue;
       }
@@ -109,11 +187,11 @@ export class MismatchComparator {
     return entries;
   }
 
-  private structureDifference(expected: TokenSegment[], actual: TokenSegment[]): TitoMismatchEntry | null {
+  private structureDifference(expected: SegmentView, actual: SegmentView): TitoMismatchEntry | null {
     let detail: string;
-    if (expected.length !== actual.length) {
-      detail = `segment count differs: expected ${expected.length}, got ${actual.length}`;
-    } else if (expected.some((segment, i) => segment.special !== actual[i]!.special)) {
+    if (expected.count !== actual.count) {
+      detail = `segment count differs: expected ${expected.count}, got ${actual.count}`;
+    } else if (!samePattern(expected, actual)) {
       detail = "segment structure (special/content pattern) differs";
     } else {
       return null;
@@ -127,17 +205,26 @@ export class MismatchComparator {
     };
   }
 
-  private isAssistantContent(segments: TokenSegment[], index: number): boolean {
-    const segment = segments[index]!;
-    const previous = segments[index - 1];
-    if (segment.special || !previous || !previous.special) return false;
-    const opening = this.options.decode(previous.ids) + this.options.decode(segment.ids.slice(0, ROLE_PROBE_IDS));
+  private isAssistantContent(segments: SegmentView, index: number): boolean {
+    if (index === 0 || segments.isSpecial(index) || !segments.isSpecial(index - 1)) return false;
+    const opening = this.options.decode(segments.idsOf(index - 1)) + this.options.decode(segments.idsOf(index, ROLE_PROBE_IDS));
     return opening.startsWith(this.options.assistantStart);
   }
 
-  private describe(segments: TokenSegment[]): string {
-    return segments
-      .map((segment) => (segment.special ? `[${this.options.decode(segment.ids)}]` : `(${segment.ids.length} tokens)`))
-      .join(" ");
+  private describe(segments: SegmentView): string {
+    const parts: string[] = [];
+    for (let index = 0; index < segments.count; index += 1) {
+      parts.push(
+        segments.isSpecial(index)
+          ? `[${this.options.decode(segments.idsOf(index))}]`
+          : `(${segments.endOf(index) - segments.startOf(index)} tokens)`,
+      );
+    }
+    return parts.join(" ");
   }
+}
+
+function samePattern(expected: SegmentView, actual: SegmentView): boolean {
+  for (let index = 0; index < expected.count; index += 1) if (expected.isSpecial(index) !== actual.isSpecial(index)) return false;
+  return true;
 }

@@ -1,6 +1,7 @@
 // The Qwen3 implementation of the Tokenizer contract: @huggingface/tokenizers for ids, the append-safe template for text.
 // Built from already-parsed tokenizer.json / tokenizer_config.json objects; file reading lives in load.ts.
 import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
+import { ByteLevelTableDecoder, tableDecodable, vocabularyFromLibrary, type ByteLevelVocabulary } from "./byte-level-decoder";
 import { ChatTemplate, qwen3ChatTemplate } from "./chat-template";
 import type { ChatMessage, RenderOptions, Tokenizer } from "./types";
 
@@ -32,6 +33,9 @@ export class Qwen3Tokenizer implements Tokenizer {
   /** Id of the single token that encodes "\n". */
   readonly newlineId: number;
   private readonly hf: HfTokenizer;
+  /** Table decoder, built on first decode; null when the vocabulary needs decode steps the table does not mirror. */
+  private tableDecoder: ByteLevelTableDecoder | null | undefined;
+  private readonly tableVocabulary: (() => ByteLevelVocabulary) | null;
 
   /**
    * @param tokenizerJson parsed tokenizer.json
@@ -55,6 +59,11 @@ export class Qwen3Tokenizer implements Tokenizer {
       throw new Error(`tokenizer ${source} encodes "\\n" as ${newline.length} tokens; a Qwen3 tokenizer uses one`);
     }
     this.newlineId = newline[0]!;
+    this.tableVocabulary = tableDecodable(tokenizerJson, tokenizerConfig) ? () => vocabularyFromLibrary(this.hf, tokenizerConfig) : null;
+  }
+
+  private libraryDecode(ids: readonly number[], skipSpecialTokens: boolean): string {
+    return this.hf.decode([...ids], { skip_special_tokens: skipSpecialTokens });
   }
 
   private requireId(token: string): number {
@@ -68,9 +77,19 @@ export class Qwen3Tokenizer implements Tokenizer {
     return this.hf.encode(text, { add_special_tokens: false }).ids;
   }
 
-  /** Decodes ids; special tokens are kept unless `skipSpecialTokens` is true. */
+  /**
+   * Decodes ids; special tokens are kept unless `skipSpecialTokens` is true. Byte-level vocabularies (Qwen3's)
+   * decode through a cached id -> bytes table whose output equals the library's decode; anything else, and any
+   * input the table does not cover (empty, unknown ids), goes to the library itself.
+   */
   decode(ids: readonly number[], options: { skipSpecialTokens?: boolean } = {}): string {
-    return this.hf.decode([...ids], { skip_special_tokens: options.skipSpecialTokens ?? false });
+    const skip = options.skipSpecialTokens ?? false;
+    if (this.tableDecoder === undefined) {
+      this.tableDecoder = this.tableVocabulary
+        ? new ByteLevelTableDecoder(this.tableVocabulary(), (rest, skipRest) => this.libraryDecode(rest, skipRest))
+        : null;
+    }
+    return this.tableDecoder ? this.tableDecoder.decode(ids, skip) : this.libraryDecode(ids, skip);
   }
 
   /** Id of a vocabulary token (byte-level spelling, e.g. "Ċ" for "\n"), or undefined. */

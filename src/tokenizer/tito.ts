@@ -169,10 +169,10 @@ export class Qwen3Tito {
   }
 
   /**
-   * Prompt ids for `newMessages` built on stored ids: stored ids, then "\n" (198) when they end in `<|im_end|>`
-   * (the model stops before the template's newline), then {@link tokenizeAppended}. Never trims stored ids.
+   * The ids {@link mergeTokens} appends after `storedIds`: "\n" (198) when they end in `<|im_end|>`, then
+   * {@link tokenizeAppended}. Its cost never depends on the length of the stored history.
    */
-  mergeTokens(
+  mergedTailIds(
     oldMessages: readonly ChatMessage[],
     newMessages: readonly ChatMessage[],
     storedIds: readonly number[],
@@ -181,8 +181,43 @@ export class Qwen3Tito {
   ): number[] {
     const suffix = this.tokenizeAppended(oldMessages, newMessages, tools, kwargs);
     const addNewline = storedIds.length > 0 && storedIds[storedIds.length - 1] === this.imEndId;
-    // concat copies a packed integer array in one block, far cheaper than an element-wise loop over the history.
-    return storedIds.concat(addNewline ? [this.newlineId, ...suffix] : suffix);
+    if (addNewline) suffix.unshift(this.newlineId);
+    return suffix;
+  }
+
+  /**
+   * Prompt ids for `newMessages` built on stored ids: stored ids, then "\n" (198) when they end in `<|im_end|>`
+   * (the model stops before the template's newline), then {@link tokenizeAppended}. Never trims stored ids.
+   * Returns a fresh array. Its one history-sized cost is that array: concat allocates it once at its final size
+   * and block-copies the stored ids; above ~16k ids V8 puts any fresh array in its own large-object pages, whose
+   * mapping and first touch dominate the copy (see the tokenizer benchmark's allocation floor).
+   */
+  mergeTokens(
+    oldMessages: readonly ChatMessage[],
+    newMessages: readonly ChatMessage[],
+    storedIds: readonly number[],
+    tools: readonly ToolSpec[] | null,
+    kwargs?: ChatTemplateKwargs,
+  ): number[] {
+    return storedIds.concat(this.mergedTailIds(oldMessages, newMessages, storedIds, tools, kwargs));
+  }
+
+  /** Ids of the canonical render of `messages` (no generation prompt): the reference of the mismatch report. */
+  canonicalIds(messages: readonly ChatMessage[], tools: readonly ToolSpec[] | null, kwargs?: ChatTemplateKwargs): number[] {
+    const text = this.tokenizer.renderChatTemplate(messages, {
+      tools,
+      addGenerationPrompt: false,
+      kwargs: this.mergeKwargs(kwargs),
+    });
+    return this.tokenizer.encode(text);
+  }
+
+  /**
+   * The comparison step of the mismatch report, for canonical ids already computed ({@link canonicalIds}).
+   * Linear in the ids; decodes only segments whose ids differ.
+   */
+  compareIds(canonicalIds: readonly number[], tokenIds: readonly number[]): TitoMismatchEntry[] {
+    return this.comparator.compare(canonicalIds, tokenIds);
   }
 
   /**
@@ -195,12 +230,7 @@ export class Qwen3Tito {
     tools: readonly ToolSpec[] | null,
     kwargs?: ChatTemplateKwargs,
   ): TitoMismatchEntry[] {
-    const text = this.tokenizer.renderChatTemplate(messages, {
-      tools,
-      addGenerationPrompt: false,
-      kwargs: this.mergeKwargs(kwargs),
-    });
-    return this.comparator.compare(this.tokenizer.encode(text), tokenIds);
+    return this.compareIds(this.canonicalIds(messages, tools, kwargs), tokenIds);
   }
 }
 
