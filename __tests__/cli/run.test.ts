@@ -90,7 +90,7 @@ describe("a v2 server whose picker keeps retry leaves", () => {
     expect(result.stdout).toContain("[training sample] v1 samples[0] (left) is not bitwise equal to v2 samples[0] (right)");
     expect(result.stdout).toMatch(/^ {6}sample\.tokens: length \d+ vs \d+$/m);
     expect(result.stdout).toContain("[selected leaf] the run kept 3 samples, from leaves [4, 5, 8], expected one sample from leaf 8");
-    expect(result.stdout).toMatch(/^FAIL: 1 of 1 trajectories differ/m);
+    expect(result.stdout).toMatch(/^FAIL: 1 of 1 trajectory differs/m);
     const report = JSON.parse(await readFile(file, "utf8")) as ParityReport;
     expect(report.servers.v2).toMatchObject({ url: v2.url, origin: "given" });
     expect(report.servers.backend).toMatchObject({ url: backend.url, origin: "given" });

@@ -34,7 +34,7 @@ export function renderHeader(report: ParityReport): string {
     return what === "backend" ? `${server.url} (embedded mock, weather script, ${latencyMs} ms latency)` : `${server.url} (embedded)`;
   };
   return [
-    `session-parity run: ${batch} weather trajectories per version, ${cycles} cycle${cycles === 1 ? "" : "s"}, v1 and v2 side by side`,
+    `session-parity run: ${batch} weather ${batch === 1 ? "trajectory" : "trajectories"} per version, ${cycles} cycle${cycles === 1 ? "" : "s"}, v1 and v2 side by side`,
     `  backend  ${origin("backend")}`,
     `  v1       ${origin("v1")}`,
     `  v2       ${origin("v2")}`,
@@ -105,7 +105,7 @@ export function renderVerdictLine(report: ParityReport): string {
   const floor = floorMs === null || floorMs === 0 ? "" : ` = ${(trajectoriesMs / floorMs).toFixed(2)} × the ${formatMs(floorMs)} latency floor`;
   const timing = `trajectories ${formatMs(trajectoriesMs)}${floor}; ${report.requests} chat requests; total ${formatMs(totalMs)}`;
   if (failed === 0) return `PASS: ${passed}/${trajectories} trajectories — the v2 training payload equals v1's bit for bit (${timing}).`;
-  return `FAIL: ${failed} of ${trajectories} trajectories differ (${timing}).`;
+  return `FAIL: ${failed} of ${trajectories} ${trajectories === 1 ? "trajectory differs" : "trajectories differ"} (${timing}).`;
 }
 
 function checkCell(check: ReportCheck): string {
