@@ -4,7 +4,7 @@ import { WIRE_FIELDS_V1 } from "../../wire/samples-codec";
 import { assertAppendOnly } from "../message-matchers";
 import type { PolicyContext, PreparedTurn, SessionView, TrajectoryPolicy } from "../policy";
 import { assembleTrajectorySample } from "../samples";
-import { recordTools, trajectoryMetadata } from "../session-metadata";
+import { computeSessionMismatch, MismatchMemo, recordTools, trajectoryMetadataWithReport } from "../session-metadata";
 import { assertStoredPrefix } from "../token-prefix";
 import { CompletedTurn, NormalizedChatRequest, SamplesRequestBody, SamplesResult, SessionHttpError } from "../types";
 import { applyRollback, appendTurn, createLinearTrajectory, currentTokenIds, findRollback, LinearTrajectory } from "./linear-trajectory";
@@ -24,12 +24,21 @@ function tokenize<T>(step: string, fn: () => T): T {
   }
 }
 
+/**
+ * Mismatch reports per session state, valid while the history, the token checkpoint and the tools are the very
+ * arrays (and lengths) they were computed from: every turn or rollback replaces them, so the preCollect GET and
+ * the samples op render the history once, and a report never outlives the trajectory it describes.
+ */
+const mismatchReports = new MismatchMemo<LinearTrajectory>();
+
 function view(state: LinearTrajectory, ctx: PolicyContext): SessionView {
   const tokenIds = currentTokenIds(state);
-  return {
-    records: [...state.records],
-    metadata: trajectoryMetadata(ctx, state.messages, tokenIds, recordTools(state.records[state.records.length - 1])),
-  };
+  const messages = state.messages;
+  const tools = recordTools(state.records[state.records.length - 1]);
+  const mismatch = mismatchReports.report(state, [ctx, messages, messages.length, tokenIds, tokenIds.length, tools], () =>
+    computeSessionMismatch(ctx, messages, tokenIds, tools),
+  );
+  return { records: [...state.records], metadata: trajectoryMetadataWithReport(ctx, mismatch, tokenIds) };
 }
 
 /** The v1 policy (SPEC §7.1). */

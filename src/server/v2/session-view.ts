@@ -2,7 +2,7 @@
 // Read-only over the forest; tokenization failures in the optional report are logged, never fatal.
 import type { JsonObject, JsonValue } from "../../wire/sample";
 import type { PolicyContext, SessionView } from "../policy";
-import { computeSessionMismatch, recordTools } from "../session-metadata";
+import { computeSessionMismatch, MismatchMemo, recordTools } from "../session-metadata";
 import type { TrajectoryNode } from "./forest";
 import type { V2SessionState } from "./serving";
 import { buildTreeMetadata, type V2SessionMetadata } from "./tree-metadata";
@@ -10,14 +10,18 @@ import { buildTreeMetadata, type V2SessionMetadata } from "./tree-metadata";
 /** Mismatch reports already computed during one operation, by node id (the render is the costly part). */
 export type MismatchCache = Map<number, JsonObject[] | null>;
 
+/** Reports per node across operations: a committed node and its path never change, so neither does its report. */
+const nodeReports = new MismatchMemo<TrajectoryNode>();
+
 /**
  * `tito_session_mismatch` for the path root -> `leaf`: the canonical render of the path messages compared
  * with the leaf's snapshot (server default kwargs, tools of the leaf's request). Null when it cannot run.
+ * Computed once per node and server context; `cache` additionally shares one copy within an operation.
  */
 export function pathMismatch(leaf: TrajectoryNode, ctx: PolicyContext, cache?: MismatchCache): JsonObject[] | null {
   const known = cache?.get(leaf.id);
   if (known !== undefined) return known;
-  const report = computeSessionMismatch(ctx, leaf.pathMessages(), leaf.tokenIds, recordTools(leaf.record));
+  const report = nodeReports.report(leaf, [ctx], () => computeSessionMismatch(ctx, leaf.pathMessages(), leaf.tokenIds, recordTools(leaf.record)));
   cache?.set(leaf.id, report);
   return report;
 }
