@@ -1,18 +1,10 @@
-// Jest configuration for the package's own suite: ts-jest over sources, msw's ESM deps transformed.
-// Matchers come from the in-tree setup entry; servers from the in-tree global setup.
+// Jest configuration for the package's own suite: the shipped preset's msw transform over in-tree sources.
+// Matchers come from the in-tree setup entry (the preset's points at dist/); servers from the in-tree global setup.
 import type { Config } from "jest";
 
-const ESM_DEPENDENCIES = [
-  "rettime",
-  "until-async",
-  "@open-draft",
-  "@mswjs",
-  "msw",
-  "headers-polyfill",
-  "outvariant",
-  "strict-event-emitter",
-  "is-node-process",
-];
+// The preset is plain CommonJS so users can load it without a build; reuse its transform settings here.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const shippedPreset = require("./jest-preset.js") as Required<Pick<Config, "transformIgnorePatterns">>;
 
 const config: Config = {
   testEnvironment: "node",
@@ -26,7 +18,7 @@ const config: Config = {
       { tsconfig: { allowJs: true, esModuleInterop: true, sourceMap: true, isolatedModules: true }, diagnostics: false },
     ],
   },
-  transformIgnorePatterns: [`/node_modules/(?!(${ESM_DEPENDENCIES.join("|")})/)`],
+  transformIgnorePatterns: shippedPreset.transformIgnorePatterns,
   setupFilesAfterEnv: ["<rootDir>/setup/setup.ts"],
   globalSetup: "<rootDir>/setup/global-setup.ts",
   globalTeardown: "<rootDir>/setup/global-teardown.ts",
