@@ -38,7 +38,9 @@ export async function startMockBackend(options: MockBackendOptions): Promise<Moc
   // Every pending latency wait listens on this signal; there may be far more than the default ten.
   setMaxListeners(0, shutdown.signal);
   const { handlers } = buildBackendHandlers({ ...options, tokenizer, stats, signal: shutdown.signal });
-  if (options.statsRoutes === true) handlers.unshift(...statsRouteHandlers(stats));
+  // After the dispatch handler: it declines every path it does not serve, so generation requests (the hot path)
+  // are matched by the first handler instead of paying msw's per-handler parse for the stats routes first.
+  if (options.statsRoutes === true) handlers.push(...statsRouteHandlers(stats));
   const bridge = await serveHandlers(handlers, {
     host: options.host,
     port: options.port,

@@ -34,8 +34,30 @@ interface Completion {
   finishReason: FinishReason;
 }
 
+/** Most completion texts remembered per tokenizer; the memo is emptied when it would grow past this. */
+const COMPLETION_MEMO_LIMIT = 1024;
+
+/** Per tokenizer, the ids of completion texts already encoded (a process function often repeats its texts). */
+const completionIds = new WeakMap<Tokenizer, Map<string, readonly number[]>>();
+
+/** `tokenizer.encode(text)` as a fresh array, encoding each distinct text once (encoding is deterministic). */
+function encodeCompletion(tokenizer: Tokenizer, text: string): number[] {
+  let memo = completionIds.get(tokenizer);
+  if (memo === undefined) {
+    memo = new Map();
+    completionIds.set(tokenizer, memo);
+  }
+  let ids = memo.get(text);
+  if (ids === undefined) {
+    ids = tokenizer.encode(text);
+    if (memo.size >= COMPLETION_MEMO_LIMIT) memo.clear();
+    memo.set(text, ids);
+  }
+  return [...ids];
+}
+
 function completeTokens(result: ProcessResult, finishReason: FinishReason, context: ReplyContext): Completion {
-  const ids = context.tokenizer.encode(result.text);
+  const ids = encodeCompletion(context.tokenizer, result.text);
   const endsWithStop = finishReason === "stop" || finishReason === "tool_calls";
   if (endsWithStop && context.emitStopToken && context.stopTokenId !== undefined) ids.push(context.stopTokenId);
   const logprobs = ids.map((id, position): TokenLogprob => [position === 0 ? 0 : -position / 128, id]);
