@@ -77,9 +77,25 @@ async function answer(
   }
 }
 
+/** The whole request body: one promise per body (not per chunk), and no copy of a single-chunk body. */
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let ended = false;
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.once("end", () => {
+      ended = true;
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    });
+    req.once("error", reject);
+    req.once("close", () => {
+      if (!ended) reject(new Error("request closed before its body was complete"));
+    });
+  });
+}
+
 async function toFetchRequest(req: IncomingMessage, host: string): Promise<Request> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const body = await readBody(req);
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i].toLowerCase();
@@ -92,7 +108,7 @@ async function toFetchRequest(req: IncomingMessage, host: string): Promise<Reque
   return new Request(new URL(req.url ?? "/", origin), {
     method,
     headers,
-    body: hasBody ? Buffer.concat(chunks) : undefined,
+    body: hasBody ? body : undefined,
   });
 }
 

@@ -5,11 +5,24 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 /** Upstream response headers the server never echoes (it frames its own body; it emits its own date/server). */
 const DROP_RESPONSE_HEADERS = new Set(["content-length", "transfer-encoding", "content-encoding", "server", "date", "connection", "keep-alive"]);
 
-/** Reads the whole request body. */
-export async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+/**
+ * Reads the whole request body. Plain `data`/`end` listeners rather than async iteration: one promise per body
+ * instead of one per chunk, and a single-chunk body (the usual case on loopback) is returned without a copy.
+ */
+export function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let ended = false;
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.once("end", () => {
+      ended = true;
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    });
+    req.once("error", reject);
+    req.once("close", () => {
+      if (!ended) reject(new Error("request closed before its body was complete"));
+    });
+  });
 }
 
 /** Writes a body with a status and headers (content-length computed here). */
