@@ -33,6 +33,18 @@ export function sendBytes(res: ServerResponse, status: number, body: Buffer | st
   res.end(bytes);
 }
 
+/**
+ * Writes a body given as chunks (e.g. a samples payload whose replay tensors are views on sample memory)
+ * without joining them first: one `write` per chunk, with the exact total as content-length.
+ */
+export function sendChunks(res: ServerResponse, status: number, chunks: readonly Uint8Array[], headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  const length = chunks.reduce((total, chunk) => total + chunk.byteLength, 0);
+  res.writeHead(status, { ...headers, "content-length": String(length) });
+  for (const chunk of chunks) if (chunk.byteLength > 0) res.write(chunk);
+  res.end();
+}
+
 /** Writes compact JSON. */
 export function sendJson(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
   sendBytes(res, status, JSON.stringify(payload), { ...headers, "content-type": "application/json" });

@@ -3,11 +3,11 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ChatTemplateKwargs, Tokenizer } from "../tokenizer/types";
-import { encodeSamples } from "../wire/samples-codec";
+import { encodeSamplesChunks } from "../wire/samples-codec";
 import { SampleAssemblyError } from "./samples/assembly-error";
 import { normalizeChatRequest, parseJsonBody, parseSamplesBody } from "./chat-request";
 import { extractCompletion, renderFakeStream, stripReplayPayloads } from "./chat-reply";
-import { passThroughHeaders, readBody, sendBytes, sendEmpty, sendError, sendJson, sendText, sendUpstreamReply } from "./http-io";
+import { passThroughHeaders, readBody, sendBytes, sendChunks, sendEmpty, sendError, sendJson, sendText, sendUpstreamReply } from "./http-io";
 import { MessageMatcherName, resolveMessageMatcher } from "./message-matchers";
 import type { AnyTrajectoryPolicy, MessageMatcher, PolicyContext, PolicyLogger } from "./policy";
 import { createPolicy, SamplePickerOption, SamplePostprocessorOption } from "./policy-factory";
@@ -241,13 +241,13 @@ class SessionShell {
       if (error instanceof SampleAssemblyError) throw new SessionHttpError(422, error.message, true);
       throw error;
     }
-    let payload: Uint8Array;
+    let chunks: Uint8Array[];
     try {
-      payload = encodeSamples(result.samples, result.sessionMetadata, { emptyReason: result.emptyReason, fields: this.policy.wireFields });
+      chunks = encodeSamplesChunks(result.samples, result.sessionMetadata, { emptyReason: result.emptyReason, fields: this.policy.wireFields });
     } catch (error) {
       throw new SessionHttpError(500, `samples encode error: ${(error as Error).message}`);
     }
-    sendBytes(res, 200, Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength), { "content-type": "application/octet-stream" });
+    sendChunks(res, 200, chunks, { "content-type": "application/octet-stream" });
   }
 
   private async chat(req: IncomingMessage, res: ServerResponse, id: string, body: Buffer, requestTimestamp: number): Promise<void> {
