@@ -3,6 +3,7 @@
 export * from "./types";
 export * from "./chat-template";
 export * from "./byte-level-decoder";
+export * from "./segment-encode-cache";
 export * from "./qwen3-tokenizer";
 export * from "./load";
 export * from "./mismatch";

@@ -3,6 +3,7 @@
 import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
 import { ByteLevelTableDecoder, tableDecodable, vocabularyFromLibrary, type ByteLevelVocabulary } from "./byte-level-decoder";
 import { ChatTemplate, qwen3ChatTemplate } from "./chat-template";
+import { SegmentEncodeCache, segmentEncodingProblem } from "./segment-encode-cache";
 import type { ChatMessage, RenderOptions, Tokenizer } from "./types";
 
 /** Well-known Qwen3 token ids (SPEC §8); the loader checks the vocabulary agrees. */
@@ -36,6 +37,8 @@ export class Qwen3Tokenizer implements Tokenizer {
   /** Table decoder, built on first decode; null when the vocabulary needs decode steps the table does not mirror. */
   private tableDecoder: ByteLevelTableDecoder | null | undefined;
   private readonly tableVocabulary: (() => ByteLevelVocabulary) | null;
+  /** Piecewise cached encoder; null when these files do not make it provably equal to the library's encode. */
+  private readonly segmentCache: SegmentEncodeCache | null;
 
   /**
    * @param tokenizerJson parsed tokenizer.json
@@ -52,6 +55,8 @@ export class Qwen3Tokenizer implements Tokenizer {
     this.hf = new HfTokenizer(tokenizerJson, tokenizerConfig);
     const added = Array.isArray(tokenizerJson.added_tokens) ? (tokenizerJson.added_tokens as AddedTokenEntry[]) : [];
     this.specialIds = new Set(added.filter((entry) => entry.special === true).map((entry) => entry.id));
+    this.segmentCache =
+      segmentEncodingProblem(tokenizerJson) === null ? new SegmentEncodeCache(added, (text) => this.libraryEncode(text)) : null;
     this.imStartId = this.requireId("<|im_start|>");
     this.imEndId = this.requireId("<|im_end|>");
     const newline = this.encode("\n");
@@ -72,9 +77,23 @@ export class Qwen3Tokenizer implements Tokenizer {
     return id;
   }
 
-  /** Encodes text without adding special tokens (special-token text inside `text` still maps to its id). */
-  encode(text: string): number[] {
+  private libraryEncode(text: string): number[] {
     return this.hf.encode(text, { add_special_tokens: false }).ids;
+  }
+
+  /**
+   * Encodes text without adding special tokens (special-token text inside `text` still maps to its id). When the
+   * files allow it ({@link segmentEncodingProblem}), the text is cut at added-token strings and each piece's ids
+   * come from a bounded cache, which gives the library's ids exactly; otherwise the library encodes the whole text.
+   * Always returns a fresh array.
+   */
+  encode(text: string): number[] {
+    return this.segmentCache ? this.segmentCache.encode(text) : this.libraryEncode(text);
+  }
+
+  /** True when {@link encode} goes through the per-piece cache rather than the library alone. */
+  get encodeCacheEnabled(): boolean {
+    return this.segmentCache !== null;
   }
 
   /**
