@@ -8,3 +8,4 @@ export * from "./qwen3-tokenizer";
 export * from "./load";
 export * from "./mismatch";
 export * from "./tito";
+export * from "./tito-prefix-cache";

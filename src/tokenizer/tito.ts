@@ -1,7 +1,8 @@
 // Token-in/token-out (TITO) prompt construction for Qwen3: reuse stored ids, tokenize only the appended messages.
 // Also merges request chat_template_kwargs over server defaults and produces the tito_session_mismatch report.
 import { MismatchComparator, type TitoMismatchEntry } from "./mismatch";
-import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolSpec } from "./types";
+import { TitoPrefixCache } from "./tito-prefix-cache";
+import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolCall, ToolSpec } from "./types";
 
 /** A TITO rule was broken: disallowed role, conflicting pinned kwarg, non-append-only render, ... */
 export class TitoError extends Error {
@@ -20,8 +21,8 @@ export type TitoMessageMatcher = (stored: ChatMessage, incoming: ChatMessage) =>
 const DUMMY_SYSTEM: ChatMessage = Object.freeze({ role: "system", content: "dummy system" }) as ChatMessage;
 
 /** Stand-in for the stored last turn: keeps its tool calls (they decide how a following tool result opens). */
-function dummyAssistant(stored: ChatMessage): ChatMessage {
-  return { role: "assistant", content: "", reasoning_content: " ", tool_calls: stored.tool_calls ?? [] };
+function dummyAssistant(toolCalls: readonly ToolCall[]): ChatMessage {
+  return { role: "assistant", content: "", reasoning_content: " ", tool_calls: toolCalls as ToolCall[] };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -41,6 +42,8 @@ export class Qwen3Tito {
   /** Server default kwargs with the pinned ones applied. */
   readonly defaultKwargs: Readonly<ChatTemplateKwargs>;
   private readonly comparator: MismatchComparator;
+  /** Renders of `[dummySystem, dummyAssistant]` per tools, kwargs and stored tool calls. */
+  private readonly prefixRenders = new TitoPrefixCache();
   private readonly imEndId: number;
   private readonly newlineId: number;
 
@@ -140,6 +143,7 @@ export class Qwen3Tito {
    * Ids of the messages appended after `oldMessages`, plus the generation prompt: renders
    * `[dummySystem, dummyAssistant] + appended` (with generation prompt) and `[dummySystem, dummyAssistant]`
    * (without) and encodes the difference. The cost depends on the appended messages only, never on the history.
+   * The prefix render is cached per tools, merged kwargs and stored tool calls (bounded).
    * @throws TitoError when a role is not allowed, there is no stored message, or the render is not append-only
    */
   tokenizeAppended(
@@ -153,9 +157,12 @@ export class Qwen3Tito {
     }
     this.assertAppendable(oldMessages, newMessages);
     const appended = newMessages.slice(oldMessages.length);
-    const base = [DUMMY_SYSTEM, dummyAssistant(oldMessages[oldMessages.length - 1]!)];
+    const toolCalls = oldMessages[oldMessages.length - 1]!.tool_calls ?? [];
+    const base = [DUMMY_SYSTEM, dummyAssistant(toolCalls)];
     const merged = this.mergeKwargs(kwargs);
-    const prefix = this.tokenizer.renderChatTemplate(base, { tools, addGenerationPrompt: false, kwargs: merged });
+    const prefix = this.prefixRenders.get(tools, merged, toolCalls, () =>
+      this.tokenizer.renderChatTemplate(base, { tools, addGenerationPrompt: false, kwargs: merged }),
+    );
     const full = this.tokenizer.renderChatTemplate([...base, ...appended], { tools, addGenerationPrompt: true, kwargs: merged });
     if (!full.startsWith(prefix)) {
       const roles = appended.length > 0 ? appended.map((m) => m.role).join(", ") : "generation prompt";
