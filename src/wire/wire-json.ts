@@ -14,46 +14,61 @@ const LONE_SURROGATE = /\p{Cs}/u;
  */
 export function stringifyExactJson(value: unknown, path: string, fail: (path: string, problem: string) => never): string {
   const ancestors = new Set<object>();
-  const write = (node: unknown, at: string, depth: number): string => {
+  /** Keys and indices from `value` down to the node being written; turned into a path string only on failure. */
+  const trail: (string | number)[] = [];
+  const here = (): string => {
+    let at = path;
+    for (const step of trail) at += typeof step === "number" ? `[${step}]` : `.${step}`;
+    return at;
+  };
+  const write = (node: unknown): string => {
     switch (typeof node) {
       case "string":
-        if (LONE_SURROGATE.test(node)) return fail(at, "a string holding a lone UTF-16 surrogate has no UTF-8 form");
+        if (LONE_SURROGATE.test(node)) return fail(here(), "a string holding a lone UTF-16 surrogate has no UTF-8 form");
         return JSON.stringify(node);
       case "boolean":
         return node ? "true" : "false";
       case "number":
-        if (!Number.isFinite(node)) return fail(at, `${node} is not representable in JSON`);
+        if (!Number.isFinite(node)) return fail(here(), `${node} is not representable in JSON`);
         return Object.is(node, -0) ? "-0" : JSON.stringify(node);
       case "object":
         break;
       default:
-        return fail(at, `a ${typeof node} is not representable in JSON`);
+        return fail(here(), `a ${typeof node} is not representable in JSON`);
     }
     if (node === null) return "null";
-    if (depth >= MAX_WIRE_JSON_DEPTH) return fail(at, `nested deeper than ${MAX_WIRE_JSON_DEPTH} levels`);
-    if (ancestors.has(node)) return fail(at, "circular reference");
+    if (trail.length >= MAX_WIRE_JSON_DEPTH) return fail(here(), `nested deeper than ${MAX_WIRE_JSON_DEPTH} levels`);
+    if (ancestors.has(node)) return fail(here(), "circular reference");
     ancestors.add(node);
     let text: string;
     if (Array.isArray(node)) {
-      const items: string[] = [];
-      for (let i = 0; i < node.length; i++) items.push(write(node[i], `${at}[${i}]`, depth + 1));
-      text = `[${items.join(",")}]`;
+      text = "[";
+      for (let i = 0; i < node.length; i++) {
+        trail.push(i);
+        text += i === 0 ? write(node[i]) : `,${write(node[i])}`;
+        trail.pop();
+      }
+      text += "]";
     } else {
       const proto = Object.getPrototypeOf(node) as unknown;
       if (proto !== Object.prototype && proto !== null) {
-        return fail(at, `${Object.prototype.toString.call(node)} is not a plain JSON object`);
+        return fail(here(), `${Object.prototype.toString.call(node)} is not a plain JSON object`);
       }
-      const items: string[] = [];
+      text = "{";
+      let first = true;
       for (const key of Object.keys(node)) {
-        if (LONE_SURROGATE.test(key)) return fail(at, "a key holding a lone UTF-16 surrogate has no UTF-8 form");
-        items.push(`${JSON.stringify(key)}:${write((node as Record<string, unknown>)[key], `${at}.${key}`, depth + 1)}`);
+        if (LONE_SURROGATE.test(key)) return fail(here(), "a key holding a lone UTF-16 surrogate has no UTF-8 form");
+        trail.push(key);
+        text += `${first ? "" : ","}${JSON.stringify(key)}:${write((node as Record<string, unknown>)[key])}`;
+        trail.pop();
+        first = false;
       }
-      text = `{${items.join(",")}}`;
+      text += "}";
     }
     ancestors.delete(node);
     return text;
   };
-  return write(value, path, 0);
+  return write(value);
 }
 
 /** True for a non-null, non-array object (what JSON calls an object). */
