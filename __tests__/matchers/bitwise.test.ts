@@ -311,6 +311,17 @@ describe("expect.bitwiseEqualTo", () => {
   test("usage errors surface through toEqual", () => {
     expect(() => expect({ f: () => 1 }).toEqual(expect.bitwiseEqualTo({ f: 1 }))).toThrow(/value\.f: a function/);
   });
+
+  test("a usage error after the first difference still throws: .not never passes silently", () => {
+    const f = (): number => 1;
+    const left = { a: 1, f };
+    const right = { a: 2, f };
+    expect(() => isBitwiseEqual(left, right)).toThrow(/value\.f: a function \(f\) on the left cannot be compared bitwise/);
+    expect(() => expect(left).toEqual(expect.not.bitwiseEqualTo(right))).toThrow(/value\.f: a function/);
+    expect(() => expect(left).not.toBeBitwiseEqual(right)).toThrow(/value\.f: a function/);
+    expect(isBitwiseEqual({ a: 1 }, { a: 2 })).toBe(false);
+    expect(isBitwiseEqual({ a: 1 }, { a: 1 })).toBe(true);
+  });
 });
 
 describe("typed-array element formatting", () => {

@@ -31,22 +31,21 @@ export function compareBitwise(left: unknown, right: unknown, options: BitwiseOp
  */
 export function compareBitwiseSummary(left: unknown, right: unknown, options: BitwiseOptions = {}): BitwiseSummary {
   checkOptions(options);
-  const walker = new BitTreeWalker(options.maxDifferences ?? Infinity, options.metadataProjection, false);
+  const walker = new BitTreeWalker(options.maxDifferences ?? Infinity, options.metadataProjection);
   walker.walk(left, right, rootPath(options.rootPath ?? defaultRootName(left)));
   return { differences: walker.differences, total: walker.total };
 }
 
-/** True when the two values are bitwise equal; stops at the first difference. Usage errors still throw. */
+/**
+ * True when the two values are bitwise equal. Walks both values completely (recording nothing), so a value
+ * that cannot be compared throws a {@link BitwiseUsageError} even when it sits after the first difference:
+ * `expect.not.bitwiseEqualTo(...)` must never pass silently on a usage error.
+ */
 export function isBitwiseEqual(left: unknown, right: unknown, options: BitwiseOptions = {}): boolean {
   checkOptions(options);
-  const walker = new BitTreeWalker(0, options.metadataProjection, true);
-  try {
-    walker.walk(left, right, rootPath(options.rootPath ?? defaultRootName(left)));
-  } catch (error) {
-    if (error === STOP) return false;
-    throw error;
-  }
-  return true;
+  const walker = new BitTreeWalker(0, options.metadataProjection);
+  walker.walk(left, right, rootPath(options.rootPath ?? defaultRootName(left)));
+  return walker.total === 0;
 }
 
 /** How a value takes part in the bit tree. */
@@ -67,9 +66,6 @@ type Kind =
 
 type Side = "left" | "right";
 
-/** Thrown internally to abandon a walk at the first difference. */
-const STOP: unique symbol = Symbol("stop");
-
 const hasOwn = (object: object, key: string): boolean => Object.prototype.hasOwnProperty.call(object, key);
 const declaredFieldSets = new WeakMap<object, ReadonlySet<string>>();
 
@@ -81,7 +77,6 @@ class BitTreeWalker {
   constructor(
     private readonly limit: number,
     private readonly projection: MetadataProjection | undefined,
-    private readonly stopAtFirst: boolean,
   ) {}
 
   /** True while new differences are still recorded (so their paths are worth building). */
@@ -90,7 +85,6 @@ class BitTreeWalker {
   }
 
   private record(path: PathNode, reason: BitwiseReason, left: unknown, right: unknown, extra?: Partial<BitwiseDifference>): void {
-    if (this.stopAtFirst) throw STOP;
     this.total += 1;
     if (this.differences.length < this.limit) this.differences.push({ path: renderPath(path), reason, left, right, ...extra });
   }
