@@ -185,6 +185,16 @@ describe("plain objects, null, undefined and missing keys", () => {
     for (const value of [withNull, withUndefined, without]) expect(value).toBeBitwiseEqual({ ...value });
   });
 
+  test("a hole of a sparse array is a missing index, not an undefined element", () => {
+    // eslint-disable-next-line no-sparse-arrays
+    const holey = [, 1];
+    expect(compareBitwise(holey, [undefined, 1])).toEqual([{ path: "value[0]", reason: "missing", left: MISSING, right: undefined }]);
+    expect(() => expect([undefined, 1]).toBeBitwiseEqual(holey)).toThrow("value[0]: missing on the right");
+    // eslint-disable-next-line no-sparse-arrays
+    expect(holey).toBeBitwiseEqual([, 1]);
+    expect([undefined, 1]).toBeBitwiseEqual([undefined, 1]);
+  });
+
   test("a Sample metadata key missing on one side points at the leaf", () => {
     const left = new Sample({ metadata: { turn: 1, leaf: { node_id: 8 } } });
     const right = new Sample({ metadata: { turn: 1 } });

@@ -13,7 +13,8 @@ export type Missing = typeof MISSING;
  * - `value`: same kind, different bits (numbers by float64 bits, strings/booleans/bigints by value,
  *   typed-array and tensor elements by their raw bytes);
  * - `type`: different kinds (number vs string, null vs undefined, Float32Array vs Float64Array, two classes);
- * - `missing`: a key present on one side only (that side's value is {@link MISSING} on the other);
+ * - `missing`: a key present on one side only, or an index that is a hole of a sparse array on one side
+ *   (that side's value is {@link MISSING} on the other);
  * - `length`: arrays or typed arrays of different lengths;
  * - `dtype` / `shape`: tensors whose dtype or shape differ (bytes are then not compared);
  * - `undeclared`: an own property of a declared-field class outside its `static FIELDS`;

@@ -163,6 +163,12 @@ class BitTreeWalker {
         continue;
       }
       if (a === b && (typeof a === "string" || typeof a === "boolean" || typeof a === "bigint")) continue;
+      if (a === undefined && b === undefined) {
+        // A hole of a sparse array is a missing index, not an undefined element.
+        const onLeft = i in left;
+        if (onLeft !== i in right) this.recordMissing(indexPath(path, i), undefined, onLeft ? "right" : "left");
+        continue;
+      }
       this.walk(a, b, indexPath(path, i));
     }
     for (let i = common; i < left.length; i++) this.assertSupported(left[i], indexPath(path, i), "left");
