@@ -5,6 +5,7 @@ import { Tensor } from "../../src/wire/tensor";
 import {
   BitwiseUsageError,
   MISSING,
+  type BitwiseOptions,
   compareBitwise,
   compareBitwiseSummary,
   formatDifferences,
@@ -262,6 +263,18 @@ describe("usage errors name the path", () => {
     expect(() => compareBitwise({ s: new Set() }, { s: new Set() })).toThrow(/value\.s: a Set on the left/);
     expect(() => compareBitwise(Promise.resolve(1), 1)).toThrow(/value: a Promise on the left/);
     expect(() => compareBitwise(1, 1, { maxDifferences: -1 })).toThrow(/maxDifferences must be a non-negative integer/);
+  });
+
+  test("a misspelt or non-object options argument is refused, never silently ignored", () => {
+    const typo = { maxDiferences: 3 } as unknown as BitwiseOptions;
+    expect(() => compareBitwise(1, 1, typo)).toThrow('unknown bitwise option "maxDiferences"; known options: maxDifferences, metadataProjection, rootPath');
+    expect(() => expect(1).toBeBitwiseEqual(1, typo)).toThrow(/unknown bitwise option "maxDiferences"/);
+    expect(() => expect(1).not.toBeBitwiseEqual(2, typo)).toThrow(/unknown bitwise option "maxDiferences"/);
+    expect(() => expect(1).toBeBitwiseEqual(1, "options" as unknown as BitwiseOptions)).toThrow("bitwise options must be an object, got string");
+    expect(() => expect(1).toBeBitwiseEqual(1, [] as unknown as BitwiseOptions)).toThrow("bitwise options must be an object, got an array");
+    expect(() => expect.bitwiseEqualTo(1, typo)).toThrow(BitwiseUsageError);
+    expect(() => expect.not.bitwiseEqualTo(1, { metadataProjecton: () => ({}) } as unknown as BitwiseOptions)).toThrow(/unknown bitwise option "metadataProjecton"/);
+    expect(() => isBitwiseEqual(1, 1, typo)).toThrow(BitwiseUsageError);
   });
 });
 

@@ -1,6 +1,6 @@
 // The asymmetric matcher behind `expect.bitwiseEqualTo(value)`, usable inside toEqual, toHaveBeenCalledWith, ...
 // Implements Jest's asymmetric-matcher protocol by hand, so nothing here imports Jest.
-import { isBitwiseEqual } from "./bitwise";
+import { assertBitwiseOptions, isBitwiseEqual } from "./bitwise";
 import type { BitwiseOptions } from "./bitwise-types";
 import { describeValue } from "./format-differences";
 
@@ -45,12 +45,20 @@ export class BitwiseEqualTo {
   }
 }
 
-/** Builds a {@link BitwiseEqualTo} (the function installed as `expect.bitwiseEqualTo`). */
+/**
+ * Builds a {@link BitwiseEqualTo} (the function installed as `expect.bitwiseEqualTo`).
+ * @throws BitwiseUsageError when `options` is not a valid options object (checked here, not at match time)
+ */
 export function bitwiseEqualTo(value: unknown, options?: BitwiseOptions): BitwiseEqualTo {
+  if (options !== undefined) assertBitwiseOptions(options);
   return new BitwiseEqualTo(value, options ?? {}, false);
 }
 
-/** Builds an inverse {@link BitwiseEqualTo} (the function installed as `expect.not.bitwiseEqualTo`). */
+/**
+ * Builds an inverse {@link BitwiseEqualTo} (the function installed as `expect.not.bitwiseEqualTo`).
+ * @throws BitwiseUsageError when `options` is not a valid options object
+ */
 export function notBitwiseEqualTo(value: unknown, options?: BitwiseOptions): BitwiseEqualTo {
+  if (options !== undefined) assertBitwiseOptions(options);
   return new BitwiseEqualTo(value, options ?? {}, true);
 }

@@ -1,7 +1,7 @@
 // The toBeBitwiseEqual matcher: Jest's hint, then the first differing leaves with their bits, then the total count.
 // A plain function over Jest's MatcherContext (type-only import), so Vitest can register it too.
 import type { MatcherContext, SyncExpectationResult } from "expect";
-import { compareBitwiseSummary } from "./bitwise";
+import { assertBitwiseOptions, compareBitwiseSummary } from "./bitwise";
 import type { BitwiseOptions } from "./bitwise-types";
 import { formatDifferenceCount, formatDifferences } from "./format-differences";
 
@@ -12,9 +12,11 @@ export const DEFAULT_REPORTED_DIFFERENCES = 10;
  * `expect(received).toBeBitwiseEqual(expected, options?)`: passes when the two values have equal bit
  * trees (SPEC §5). On failure the message lists the first `options.maxDifferences` (default 10)
  * differing leaves — received on the left, expected on the right — and the total count. Values that
- * cannot be compared throw a BitwiseUsageError, with or without `.not`.
+ * cannot be compared, and options that are not a valid {@link BitwiseOptions} object, throw a
+ * BitwiseUsageError, with or without `.not`.
  */
 export function toBeBitwiseEqual(this: MatcherContext, received: unknown, expected: unknown, options?: BitwiseOptions): SyncExpectationResult {
+  if (options !== undefined) assertBitwiseOptions(options);
   const limit = options?.maxDifferences ?? DEFAULT_REPORTED_DIFFERENCES;
   const { differences, total } = compareBitwiseSummary(received, expected, { ...options, maxDifferences: limit });
   const hint = this.utils.matcherHint("toBeBitwiseEqual", undefined, undefined, {
