@@ -72,6 +72,21 @@ describe("health and sessions", () => {
     expect(backend.requestLog).toHaveLength(0);
   });
 
+  test("a session id with malformed percent-encoding is an unknown session (404), not a server error", async () => {
+    const logger = recordingLogger();
+    const strict = await startSessionServer({ version: "v1", backendUrl: backend.url, logger });
+    try {
+      for (const [method, suffix] of [["GET", ""], ["DELETE", ""], ["POST", "/samples"], ["POST", "/v1/chat/completions"], ["GET", "/health"]]) {
+        const reply = await call(method, `${strict.url}/sessions/%E0%A4%A${suffix}`, method === "POST" ? { max_seq_len: null } : undefined);
+        expect(reply.status).toBe(404);
+        expect(reply.json()).toEqual({ error: "session not found: session_id=%E0%A4%A" });
+      }
+      expect(logger.warnings).toEqual([]);
+    } finally {
+      await strict.close();
+    }
+  });
+
   test("unknown top-level paths are 404 and wrong methods 405, both JSON", async () => {
     const notFound = await call("GET", `${server.url}/nope`);
     expect(notFound.status).toBe(404);

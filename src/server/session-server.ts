@@ -74,6 +74,15 @@ function nowSeconds(): number {
   return Date.now() / 1000;
 }
 
+/** The id segment of a session path, percent-decoded; a malformed escape is kept raw (no session has such an id). */
+function decodeSessionId(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 function sessionNotFound(id: string): SessionHttpError {
   return new SessionHttpError(404, `session not found: session_id=${id}`);
 }
@@ -183,7 +192,7 @@ class SessionShell {
       }
       const match = /^\/sessions\/([^/]+)(?:\/(.*))?$/.exec(url.pathname);
       if (!match) throw new SessionHttpError(404, `not found: ${url.pathname}`);
-      const id = decodeURIComponent(match[1]);
+      const id = decodeSessionId(match[1]);
       const rest = match[2] ?? "";
       if (rest === "") {
         if (method === "GET") return this.getSession(res, id);
