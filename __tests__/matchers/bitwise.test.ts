@@ -134,6 +134,16 @@ describe("declared-field classes", () => {
     expect(() => expect(left).toBeBitwiseEqual(right)).toThrow(/sample\.debug_note: undeclared field on the left and the right/);
   });
 
+  test("non-enumerable and symbol-keyed own properties are undeclared fields too", () => {
+    const hidden = new Sample();
+    Object.defineProperty(hidden, "cache", { value: [1], enumerable: false });
+    expect(() => expect(hidden).toBeBitwiseEqual(new Sample())).toThrow('sample.cache: undeclared field on the left: Sample declares no field "cache"');
+    const tagged = new Sample();
+    (tagged as unknown as Record<symbol, unknown>)[Symbol("tag")] = 1;
+    expect(() => expect(new Sample()).toBeBitwiseEqual(tagged)).toThrow("undeclared field on the right: Sample declares no field Symbol(tag)");
+    expect(compareBitwise(tagged, new Sample())).toEqual([expect.objectContaining({ reason: "undeclared", path: 'sample["Symbol(tag)"]' })]);
+  });
+
   test("nested SpecInfo / PrefixCacheInfo are compared field by field", () => {
     const left = new Sample({ spec_info: new SpecInfo({ spec_verify_ct: 3 }), prefix_cache_info: new PrefixCacheInfo({ cached_tokens: 7 }) });
     const right = new Sample({ spec_info: new SpecInfo({ spec_verify_ct: 4 }), prefix_cache_info: new PrefixCacheInfo({ cached_tokens: 7 }) });

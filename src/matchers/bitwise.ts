@@ -66,7 +66,7 @@ type Kind =
 
 type Side = "left" | "right";
 
-const hasOwn = (object: object, key: string): boolean => Object.prototype.hasOwnProperty.call(object, key);
+const hasOwn = (object: object, key: string | symbol): boolean => Object.prototype.hasOwnProperty.call(object, key);
 const declaredFieldSets = new WeakMap<object, ReadonlySet<string>>();
 
 class BitTreeWalker {
@@ -221,19 +221,26 @@ class BitTreeWalker {
     }
   }
 
+  /**
+   * Every own property outside the declaration is a difference naming it: string or symbol keys, enumerable or
+   * not (`Object.defineProperty`), since the declared field list is the whole contract of the class.
+   */
   private checkUndeclared(left: object, right: object, fields: ReadonlySet<string>, path: PathNode): void {
     const className = left.constructor.name || "the class";
-    for (const key of Object.keys(left)) {
-      if (fields.has(key)) continue;
+    const undeclared = (key: string | symbol): boolean => typeof key === "symbol" || !fields.has(key);
+    const read = (object: object, key: string | symbol): unknown => (object as Record<string | symbol, unknown>)[key];
+    const describeKey = (key: string | symbol): string => (typeof key === "symbol" ? key.toString() : JSON.stringify(key));
+    for (const key of Reflect.ownKeys(left)) {
+      if (!undeclared(key)) continue;
       const onRight = hasOwn(right, key);
-      this.record(propPath(path, key), "undeclared", (left as Record<string, unknown>)[key], onRight ? (right as Record<string, unknown>)[key] : MISSING, {
-        detail: `undeclared field on the ${onRight ? "left and the right" : "left"}: ${className} declares no field ${JSON.stringify(key)}`,
+      this.record(propPath(path, String(key)), "undeclared", read(left, key), onRight ? read(right, key) : MISSING, {
+        detail: `undeclared field on the ${onRight ? "left and the right" : "left"}: ${className} declares no field ${describeKey(key)}`,
       });
     }
-    for (const key of Object.keys(right)) {
-      if (fields.has(key) || hasOwn(left, key)) continue;
-      this.record(propPath(path, key), "undeclared", MISSING, (right as Record<string, unknown>)[key], {
-        detail: `undeclared field on the right: ${className} declares no field ${JSON.stringify(key)}`,
+    for (const key of Reflect.ownKeys(right)) {
+      if (!undeclared(key) || hasOwn(left, key)) continue;
+      this.record(propPath(path, String(key)), "undeclared", MISSING, read(right, key), {
+        detail: `undeclared field on the right: ${className} declares no field ${describeKey(key)}`,
       });
     }
   }
