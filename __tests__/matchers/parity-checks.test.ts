@@ -140,7 +140,10 @@ describe("agent metadata", () => {
   });
 
   test("something that is not a run", () => {
-    expect(thrownMessage(() => expect(v1[0].samples[0]).toMatchAgentMetadata(WEATHER_AGENT_METADATA))).toContain("[run] received is not a SessionParityRun: it lacks");
+    expect(thrownMessage(() => expect(v1[0].samples[0]).toMatchAgentMetadata(WEATHER_AGENT_METADATA))).toContain("toMatchAgentMetadata: received is not a SessionParityRun: it lacks");
+    expect(checkAgentMetadata(v1[0].samples[0], WEATHER_AGENT_METADATA).failures).toEqual([
+      { part: "run", message: expect.stringContaining("received is not a SessionParityRun"), differences: [], totalDifferences: 0, usage: true },
+    ]);
   });
 });
 
@@ -231,7 +234,38 @@ describe("training-payload parity", () => {
   });
 
   test("arguments that are not runs", () => {
-    expect(thrownMessage(() => expect(v1[0]).toHaveTrainingPayloadParity(v2[0].samples[0] as never))).toContain("[runs] the v2 run (expected) is not a SessionParityRun: it lacks");
-    expect(checkTrainingPayloadParity(undefined, v2[0]).failures).toEqual([{ part: "runs", message: "the v1 run (received) is not a SessionParityRun (got undefined)", differences: [], totalDifferences: 0 }]);
+    expect(thrownMessage(() => expect(v1[0]).toHaveTrainingPayloadParity(v2[0].samples[0] as never))).toContain(
+      "toHaveTrainingPayloadParity: the v2 run (expected) is not a SessionParityRun: it lacks",
+    );
+    expect(checkTrainingPayloadParity(undefined, v2[0]).failures).toEqual([
+      { part: "runs", message: "the v1 run (received) is not a SessionParityRun (got undefined)", differences: [], totalDifferences: 0, usage: true },
+    ]);
+  });
+});
+
+describe("usage errors are never a silent pass under .not", () => {
+  test.each([
+    ["toHaveTrainingPayloadParity", () => expect(undefined).not.toHaveTrainingPayloadParity(v2[0]), "toHaveTrainingPayloadParity: the v1 run (received) is not a SessionParityRun (got undefined)"],
+    ["toHaveTrainingPayloadParity (expected)", () => expect(v1[0]).not.toHaveTrainingPayloadParity([v2[0]] as never), "toHaveTrainingPayloadParity: the v2 run (expected) is not a SessionParityRun (got an array of 1)"],
+    ["toHaveRetryTopology", () => expect(v2[0].samples[0]).not.toHaveRetryTopology(WEATHER_RETRY_TOPOLOGY), "toHaveRetryTopology: received is neither a v2 SessionParityRun nor a tree {nodes, leaves} (got a Sample)"],
+    ["toMatchAgentMetadata", () => expect(null).not.toMatchAgentMetadata(WEATHER_AGENT_METADATA), "toMatchAgentMetadata: received is not a SessionParityRun (got null)"],
+    ["toRoundTripToolCalls", () => expect("records").not.toRoundTripToolCalls(WEATHER_TOOL_ROUND_TRIPS), "toRoundTripToolCalls: received is neither a SessionParityRun nor a GET /sessions/{id} snapshot with records (got string)"],
+  ])("%s throws a TypeError naming the bad value", (_name, assertion, message) => {
+    expect(assertion).toThrow(TypeError);
+    expect(assertion).toThrow(message);
+  });
+
+  test("a v1 run without a tree is a real topology failure, so .not passes and the plain matcher fails with the reason", () => {
+    expect(v1[0]).not.toHaveRetryTopology(WEATHER_RETRY_TOPOLOGY);
+    expect(thrownMessage(() => expect(v1[0]).toHaveRetryTopology(WEATHER_RETRY_TOPOLOGY))).toContain("[tree] received is a v1 run without metadata.tree (only v2 servers keep a tree)");
+  });
+
+  test(".not on the topology and round-trip matchers of a passing run fails listing the checked parts", () => {
+    expect(thrownMessage(() => expect(v2[0]).not.toHaveRetryTopology(WEATHER_RETRY_TOPOLOGY))).toContain(
+      "The retry tree has the expected topology.\nChecked: tree.nodes, tree.leaves, selected leaf; every part passed, so .not fails.",
+    );
+    expect(thrownMessage(() => expect(v1[0]).not.toRoundTripToolCalls(WEATHER_TOOL_ROUND_TRIPS))).toMatch(
+      /The session's records show the expected tool-call round trips\.\nChecked: records\[0\]\.request\.tools, .*round trip 1 \(get_weather: record 2 -> record 3\); every part passed, so \.not fails\./,
+    );
   });
 });

@@ -21,7 +21,7 @@ export function checkAgentMetadata(received: unknown, expected: Readonly<Record<
   const builder = new VerdictBuilder(options.maxDifferences ?? DEFAULT_PART_DIFFERENCES);
   const read = readRun(received, "received");
   if ("problem" in read) {
-    builder.fail("run", read.problem);
+    builder.usage("run", read.problem);
     return builder.verdict();
   }
   const { run } = read;

@@ -1,8 +1,8 @@
-// The four scenario matchers (retry topology, agent metadata, tool-call round trips, training-payload parity).
-// Thin wrappers over the pure checks: Jest's hint, then the failing parts with their differences; each supports `.not`.
+// The four scenario matchers (retry topology, agent metadata, tool-call round trips, training-payload parity), each with `.not`.
+// Thin wrappers over the pure checks; a value a check cannot read is a usage error, thrown even under `.not`.
 import type { MatcherContext, SyncExpectationResult } from "expect";
 import { checkAgentMetadata } from "./agent-metadata";
-import { formatVerdict, type ParityVerdict } from "./parity-verdict";
+import { formatVerdict, usageFailures, type ParityVerdict } from "./parity-verdict";
 import { checkRetryTopology } from "./retry-topology";
 import { checkToolCallRoundTrips, type ToolCallRoundTripOptions } from "./tool-call-round-trip";
 import { checkTrainingPayloadParity, type TrainingPayloadParityOptions } from "./training-payload-parity";
@@ -13,6 +13,9 @@ function hint(context: MatcherContext, name: string, secondArgument?: string): s
 }
 
 function result(context: MatcherContext, name: string, verdict: ParityVerdict, failedHeadline: string, passedHeadline: string, extra = "", secondArgument?: string): SyncExpectationResult {
+  const usage = usageFailures(verdict);
+  // A wrong argument is never "not matching": under .not it would otherwise pass silently.
+  if (usage.length > 0) throw new TypeError(`${name}: ${usage.map((failure) => failure.message).join("; ")}`);
   const head = hint(context, name, secondArgument);
   if (verdict.pass) {
     return { pass: true, message: () => `${head}\n\n${passedHeadline}\nChecked: ${verdict.checkedParts.join(", ")}; every part passed, so .not fails.` };

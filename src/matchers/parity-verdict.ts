@@ -14,6 +14,11 @@ export interface ParityFailure {
   differences: BitwiseDifference[];
   /** How many leaves differ in total (at least `differences.length`). */
   totalDifferences: number;
+  /**
+   * True when the part failed because a value is not what the check reads (e.g. a Sample where a run belongs):
+   * a usage error rather than a difference, which the matchers throw even under `.not`. Absent otherwise.
+   */
+  usage?: true;
 }
 
 /** Outcome of a parity check. */
@@ -50,6 +55,12 @@ export class VerdictBuilder {
     this.failures.push({ part, message, differences: differences.slice(0, this.maxDifferences), totalDifferences: Math.max(totalDifferences, differences.length) });
   }
 
+  /** Records a usage failure: a value the check cannot read (see {@link ParityFailure.usage}). */
+  usage(part: string, message: string): void {
+    this.passed(part);
+    this.failures.push({ part, message, differences: [], totalDifferences: 0, usage: true });
+  }
+
   /**
    * Compares `left` and `right` bitwise as part `part`; on a difference records a failure with `message`.
    * `integers: true` prints safe-integer leaves in decimal instead of float64 bits (ids, counters).
@@ -81,6 +92,11 @@ export function readableInteger(difference: BitwiseDifference): BitwiseDifferenc
   const plainInteger = (value: unknown): boolean => Number.isSafeInteger(value) && !Object.is(value, -0);
   if (reason === "value" && plainInteger(left) && plainInteger(right)) return { ...difference, elementKind: "Int64" };
   return difference;
+}
+
+/** The usage failures of a verdict (values a check could not read), empty when there are none. */
+export function usageFailures(verdict: ParityVerdict): ParityFailure[] {
+  return verdict.failures.filter((failure) => failure.usage === true);
 }
 
 /** Options of {@link formatVerdict}. */

@@ -37,7 +37,8 @@ export function checkRetryTopology(received: unknown, expected: RetryTopology, o
 
   const read = readTree(received, "received");
   if ("problem" in read) {
-    builder.fail("tree", read.problem);
+    if (read.usage) builder.usage("tree", read.problem);
+    else builder.fail("tree", read.problem);
     return { ...builder.verdict(), receivedTree: null, expectedTree, firstDifference: null };
   }
   const { tree, run } = read;

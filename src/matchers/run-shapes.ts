@@ -51,15 +51,18 @@ export interface TreeView {
   leaves: PlainRecord[];
 }
 
-/** Reads `tree.nodes` / `tree.leaves` from a tree object or a v2 run (its `preCollect`, else its session metadata). */
-export function readTree(value: unknown, what: string): { tree: TreeView; run: SessionParityRun | null } | { problem: string } {
+/**
+ * Reads `tree.nodes` / `tree.leaves` from a tree object or a v2 run (its `preCollect`, else its session metadata).
+ * A problem is a usage error (`usage: true`) when `value` is neither a run nor a tree; a run without a tree is not.
+ */
+export function readTree(value: unknown, what: string): { tree: TreeView; run: SessionParityRun | null } | { problem: string; usage: boolean } {
   if (isTree(value)) return { tree: value, run: null };
   const read = readRun(value, what);
-  if ("problem" in read) return { problem: `${what} is neither a v2 SessionParityRun nor a tree {nodes, leaves} (got ${shortType(value)})` };
+  if ("problem" in read) return { problem: `${what} is neither a v2 SessionParityRun nor a tree {nodes, leaves} (got ${shortType(value)})`, usage: true };
   const { run } = read;
   const tree = run.preCollect.metadata?.tree ?? run.sessionMetadata.tree;
   if (!isTree(tree)) {
-    return { problem: `${what} is a ${run.version} run without metadata.tree${run.version === "v1" ? " (only v2 servers keep a tree)" : ""}` };
+    return { problem: `${what} is a ${run.version} run without metadata.tree${run.version === "v1" ? " (only v2 servers keep a tree)" : ""}`, usage: false };
   }
   return { tree, run };
 }

@@ -40,8 +40,8 @@ export function checkTrainingPayloadParity(v1Run: unknown, v2Run: unknown, optio
   const v1Read = readRun(v1Run, "the v1 run (received)");
   const v2Read = readRun(v2Run, "the v2 run (expected)");
   if ("problem" in v1Read || "problem" in v2Read) {
-    if ("problem" in v1Read) builder.fail("runs", v1Read.problem);
-    if ("problem" in v2Read) builder.fail("runs", v2Read.problem);
+    if ("problem" in v1Read) builder.usage("runs", v1Read.problem);
+    if ("problem" in v2Read) builder.usage("runs", v2Read.problem);
     return builder.verdict();
   }
   const v1 = v1Read.run;
@@ -122,6 +122,8 @@ function absorb(builder: VerdictBuilder, part: string, verdict: ParityVerdict): 
   }
   const failures: ParityFailure[] = verdict.failures;
   for (const failure of failures) {
-    builder.fail(part === failure.part ? part : `${part}: ${failure.part}`, failure.message, failure.differences, failure.totalDifferences);
+    const name = part === failure.part ? part : `${part}: ${failure.part}`;
+    if (failure.usage === true) builder.usage(name, failure.message);
+    else builder.fail(name, failure.message, failure.differences, failure.totalDifferences);
   }
 }
