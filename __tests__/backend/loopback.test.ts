@@ -310,6 +310,21 @@ describe("bad input", () => {
     expect(reply.status).toBe(500);
     expect(reply.json["message"]).toMatch(/string `text`/);
   });
+
+  test.each([
+    ["an unknown finish_reason", { text: "x", finish_reason: "done" }, /finish_reason "done"; expected one of stop, tool_calls, length, abort/],
+    ["a negative cached_tokens", { text: "x", cached_tokens: -1 }, /cached_tokens -1; expected a non-negative integer/],
+    ["a fractional cached_tokens", { text: "x", cached_tokens: 1.5 }, /cached_tokens 1.5; expected a non-negative integer/],
+    ["a meta_info that is an array", { text: "x", meta_info: [1] }, /`meta_info` that is not an object/],
+  ])("a process result with %s gives 500 naming the field, on chat and /generate", async (_name, testReply, message) => {
+    const reply = await chat(testReply as unknown as ProcessResult);
+    expect(reply.status).toBe(500);
+    expect(reply.json).toMatchObject({ object: "error", code: 500, message: expect.stringMatching(message) });
+    const generated = await client.post("/generate", { input_ids: [1, 2], test_reply: testReply });
+    expect(generated.status).toBe(500);
+    expect(generated.json["message"]).toMatch(message);
+    expect(backend.requests.map((entry) => entry.status)).toEqual([500, 500]);
+  });
 });
 
 describe("emitStopToken: false", () => {

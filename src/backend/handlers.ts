@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { randomBytes } from "node:crypto";
 import { http, type RequestHandler } from "msw";
 import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolSpec } from "../tokenizer/types";
-import type { ProcessFunction, ProcessResult } from "./types";
+import type { FinishReason, ProcessFunction, ProcessResult } from "./types";
 import { BackendStatsRecorder, type BackendRequestEntry } from "./stats";
 import { errorResponse, jsonResponse, notFoundMessage } from "./errors";
 import { buildChatCompletion, buildGenerateReply, chatCompletionToSse, type PromptView, type ReplyContext } from "./replies";
@@ -201,9 +201,22 @@ class MockEngine {
   }
 }
 
+const FINISH_REASONS: readonly string[] = ["stop", "tool_calls", "length", "abort"] satisfies readonly FinishReason[];
+
+/** Refuses a process result the reply builders would turn into a malformed reply (answered as a 500 naming the field). */
 function checkProcessResult(result: ProcessResult): void {
   if (result === null || typeof result !== "object" || typeof result.text !== "string") {
     throw new Error("process function must return an object with a string `text`");
+  }
+  const { finish_reason: finishReason, cached_tokens: cachedTokens, meta_info: metaInfo } = result;
+  if (finishReason !== undefined && !FINISH_REASONS.includes(finishReason)) {
+    throw new Error(`process function returned finish_reason ${JSON.stringify(finishReason)}; expected one of ${FINISH_REASONS.join(", ")}`);
+  }
+  if (cachedTokens !== undefined && !(Number.isSafeInteger(cachedTokens) && cachedTokens >= 0)) {
+    throw new Error(`process function returned cached_tokens ${JSON.stringify(cachedTokens)}; expected a non-negative integer`);
+  }
+  if (metaInfo !== undefined && (metaInfo === null || typeof metaInfo !== "object" || Array.isArray(metaInfo))) {
+    throw new Error("process function returned a `meta_info` that is not an object");
   }
 }
 
