@@ -170,18 +170,17 @@ describe("positioning", () => {
 });
 
 describe("refusals", () => {
-  test("a disallowed appended role is 400 and the tree is unchanged", async () => {
+  test("a disallowed appended role is 400 and the session (tree and view) is unchanged", async () => {
     const { id, a1 } = await twoTurns();
-    const before = (await getSession(url, id)).metadata.tree;
+    const before = await getSession(url, id);
     const logged = h.backend.requestLog.length;
     const reply = await chat(url, id, [U1, a1, { role: "developer", content: "another" }]);
     expect(reply.status).toBe(400);
     expect(reply.json.error).toMatch(/appended message role "developer" is not allowed \(allowed: assistant, system, tool, user\)/);
-    const after = await getSession(url, id);
-    expect(after.metadata.tree).toEqual(before);
     expect(h.backend.requestLog.length).toBe(logged);
-    // As in the original server, the view has already moved to the attach point (node 0).
-    expect(after.records).toHaveLength(1);
+    // The request would attach at node 0, but a refused request does not move the view there.
+    expect(await getSession(url, id)).toEqual(before);
+    expect(before.records).toHaveLength(2);
   });
 
   test("extending a truncated generation is 409; branching before the cut still works", async () => {

@@ -81,6 +81,31 @@ describe("prepare/commit", () => {
     expect(state.forest.nodes).toHaveLength(1);
   });
 
+  test("a refused request (disallowed role, tokenizer failure) leaves the view where it was", () => {
+    const state = createV2State();
+    const first = prepareV2Turn(state, request([U]), ctx);
+    const root = commitV2Turn(state, first.plan, request([U]), completed(first.promptIds, [7], "a"), ctx);
+    const second = request([U, { role: "assistant", content: "a" }, { role: "user", content: "v" }]);
+    const p2 = prepareV2Turn(state, second, ctx);
+    const child = commitV2Turn(state, p2.plan, second, completed(p2.promptIds, [8], "b"), ctx);
+    expect(state.activeLeaf).toBe(child);
+    // Attaches at the root (a sibling of `child`), then is refused: the view must stay on `child`.
+    const badRole = request([U, { role: "assistant", content: "a" }, { role: "developer", content: "x" }]);
+    const narrow: PolicyContext = { ...ctx, tito: { ...tito, allowedAppendRoles: new Set(["user"]) } };
+    expect(() => prepareV2Turn(state, badRole, narrow)).toThrow(expect.objectContaining({ status: 400 }));
+    expect(state.activeLeaf).toBe(child);
+    const broken: PolicyContext = { ...ctx, tito: { ...tito, mergeTokens: () => { throw new Error("not append-only"); } } };
+    expect(() => prepareV2Turn(state, request([U, { role: "assistant", content: "a" }, { role: "user", content: "w" }]), broken)).toThrow(
+      expect.objectContaining({ status: 500, message: "TITO merge failed: not append-only" }),
+    );
+    expect(state.activeLeaf).toBe(child);
+    // A new root that fails to render does not clear the view either.
+    const noRender: PolicyContext = { ...ctx, tito: { ...tito, renderPromptIds: () => { throw new Error("template exploded"); } } };
+    expect(() => prepareV2Turn(state, request([{ role: "user", content: "other" }]), noRender)).toThrow(expect.objectContaining({ status: 500 }));
+    expect(state.activeLeaf).toBe(child);
+    expect(state.forest.nodes).toEqual([root, child]);
+  });
+
   test("a tokenizer failure is a 500 naming the step", () => {
     const state = createV2State();
     const broken: PolicyContext = { ...ctx, tito: { ...tito, renderPromptIds: () => { throw new Error("template exploded"); } } };

@@ -30,9 +30,11 @@ export function createV2State(cap?: number): V2SessionState {
 }
 
 /**
- * Positions a request and returns its prompt ids. The view moves to the attach point first (as the
- * original server does), so a request refused for its appended roles still leaves the view there.
- * @throws SessionHttpError 422 (node cap), 409 (extending a truncated generation), 400 (disallowed role).
+ * Positions a request and returns its prompt ids. The view moves to the attach point only once the prompt is
+ * built, so a refused request (409, 400, a tokenizer 500) leaves the session exactly as it was. (The original
+ * server moves the view before checking the appended roles; here a refusal never changes what GET shows.)
+ * @throws SessionHttpError 422 (node cap), 409 (extending a truncated generation), 400 (disallowed role),
+ *   500 (tokenizer failure).
  */
 export function prepareV2Turn(state: V2SessionState, request: NormalizedChatRequest, ctx: PolicyContext): { promptIds: number[]; plan: V2Plan } {
   if (state.forest.full) throw new SessionHttpError(422, new ForestCapacityError(state.forest.cap).message);
@@ -50,19 +52,21 @@ export function prepareV2Turn(state: V2SessionState, request: NormalizedChatRequ
         `(matched ${point.matchedMessages}, best overlap ${point.bestOverlap}, ${state.forest.nodes.length} nodes)`,
     );
   }
-  state.activeLeaf = point.node;
   const plan: V2Plan = { parent: point.node, matchedMessages: point.matchedMessages };
-  if (point.node === null) {
-    return { promptIds: tokenize("render", () => ctx.tito.renderPromptIds(request.messages, request.tools, request.chatTemplateKwargs)), plan };
-  }
-  const attach = point.node;
-  const stored = attach.pathMessages();
-  const suffix = request.messages.slice(point.matchedMessages);
-  checkAppendedRoles(suffix, ctx.tito.allowedAppendRoles);
-  const promptIds = tokenize("merge", () =>
-    ctx.tito.mergeTokens(stored, [...stored, ...suffix], attach.tokenIds, request.tools, request.chatTemplateKwargs),
-  );
+  const promptIds = promptFor(point.node, point.matchedMessages, request, ctx);
+  state.activeLeaf = point.node;
   return { promptIds, plan };
+}
+
+/** The TITO prompt for a request attached at `attach` (null: a new root rendered from scratch). Pure. */
+function promptFor(attach: TrajectoryNode | null, matchedMessages: number, request: NormalizedChatRequest, ctx: PolicyContext): number[] {
+  if (attach === null) {
+    return tokenize("render", () => ctx.tito.renderPromptIds(request.messages, request.tools, request.chatTemplateKwargs));
+  }
+  const stored = attach.pathMessages();
+  const suffix = request.messages.slice(matchedMessages);
+  checkAppendedRoles(suffix, ctx.tito.allowedAppendRoles);
+  return tokenize("merge", () => ctx.tito.mergeTokens(stored, [...stored, ...suffix], attach.tokenIds, request.tools, request.chatTemplateKwargs));
 }
 
 /**
