@@ -15,15 +15,32 @@ export interface GlobalParityState {
 }
 
 /**
+ * Stops the environment a global setup left on `globalThis` (if any) and gives the published variables back
+ * their previous values. Used by the teardown, and by a setup that finds a stale environment (watch mode).
+ */
+export async function releaseGlobalParityState(): Promise<void> {
+  const holder = globalThis as { [PARITY_ENVIRONMENT_KEY]?: GlobalParityState };
+  const state = holder[PARITY_ENVIRONMENT_KEY];
+  if (state === undefined) return;
+  delete holder[PARITY_ENVIRONMENT_KEY];
+  try {
+    await state.environment.stop();
+  } finally {
+    for (const [name, value] of Object.entries(state.previousEnv)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+}
+
+/**
  * Starts what is not given by the user's `SESSION_PARITY_BACKEND_URL`, `SESSION_PARITY_V1_URL` and
  * `SESSION_PARITY_V2_URL` (tokenizer from `SESSION_PARITY_HF_CHECKPOINT`), then publishes the three URLs.
  * @throws Error naming the part that failed to start (everything already started is stopped first).
  */
 export default async function globalSetup(): Promise<void> {
-  const holder = globalThis as { [PARITY_ENVIRONMENT_KEY]?: GlobalParityState };
-  const stale = holder[PARITY_ENVIRONMENT_KEY];
-  // A watch-mode rerun without teardown would otherwise leak the previous environment.
-  if (stale !== undefined) await stale.environment.stop();
+  // A rerun without teardown would otherwise leak the previous servers and adopt their (dead) published URLs.
+  await releaseGlobalParityState();
   const environment = await startParityEnvironment({ env: process.env });
   const published: Record<string, string | null> = {
     [BACKEND_URL_ENV]: environment.backendUrl,
@@ -35,5 +52,5 @@ export default async function globalSetup(): Promise<void> {
     previousEnv[name] = process.env[name];
     if (value !== null) process.env[name] = value;
   }
-  holder[PARITY_ENVIRONMENT_KEY] = { environment, previousEnv };
+  (globalThis as { [PARITY_ENVIRONMENT_KEY]?: GlobalParityState })[PARITY_ENVIRONMENT_KEY] = { environment, previousEnv };
 }

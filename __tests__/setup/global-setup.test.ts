@@ -1,4 +1,5 @@
 // The globalSetup/globalTeardown entries run in-process: they publish the URLs, keep the handle, and undo both.
+// Real servers on loopback; every URL is probed on a fresh connection to prove what is up and what is gone.
 import globalSetup, { PARITY_ENVIRONMENT_KEY, type GlobalParityState } from "../../setup/global-setup";
 import globalTeardown from "../../setup/global-teardown";
 import { probeHealth } from "./loopback-probe";
@@ -45,6 +46,22 @@ describe("global setup and teardown", () => {
     await globalTeardown();
     expect(process.env.SESSION_PARITY_V1_URL).toBe("http://127.0.0.1:7/");
     expect(process.env.SESSION_PARITY_V2_URL).toBeUndefined();
+  });
+
+  test("a second setup without teardown (a watch-mode rerun) replaces the stale servers instead of adopting their dead URLs", async () => {
+    process.env.SESSION_PARITY_V2_URL = "http://127.0.0.1:7";
+    await globalSetup();
+    const first = [process.env.SESSION_PARITY_BACKEND_URL as string, process.env.SESSION_PARITY_V1_URL as string];
+    await globalSetup();
+    const state = (globalThis as { [PARITY_ENVIRONMENT_KEY]?: GlobalParityState })[PARITY_ENVIRONMENT_KEY];
+    expect(state?.environment.started).toEqual({ backend: true, v1: true, v2: false });
+    const second = [process.env.SESSION_PARITY_BACKEND_URL as string, process.env.SESSION_PARITY_V1_URL as string];
+    for (const url of first) await expect(probeHealth(url)).rejects.toThrow(/ECONNREFUSED/);
+    for (const url of second) expect((await probeHealth(url)).status).toBe(200);
+    expect(state?.previousEnv).toEqual({ SESSION_PARITY_BACKEND_URL: undefined, SESSION_PARITY_V1_URL: undefined, SESSION_PARITY_V2_URL: "http://127.0.0.1:7" });
+    await globalTeardown();
+    expect(process.env.SESSION_PARITY_V1_URL).toBeUndefined();
+    expect(process.env.SESSION_PARITY_V2_URL).toBe("http://127.0.0.1:7");
   });
 
   test("a failing start rejects with the failing part named and publishes nothing", async () => {
