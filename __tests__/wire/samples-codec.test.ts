@@ -9,7 +9,7 @@ import {
   encodeSamples,
   readSafetensors,
 } from "../../src/wire";
-import { PrefixCacheInfo, Sample, SpecInfo } from "../../src/wire/sample";
+import { PrefixCacheInfo, Sample, SpecInfo, type JsonObject } from "../../src/wire/sample";
 import { Tensor } from "../../src/wire/tensor";
 import { computedSample, mutatePayload } from "./wire-test-helpers";
 
@@ -218,6 +218,32 @@ describe("round trip", () => {
     expect(out.rollout_log_probs?.[0]).toBeNaN();
     expect(out.rollout_log_probs?.[1]).toBe(-Infinity);
     expect(Object.is(out.rollout_log_probs?.[2], -0)).toBe(true);
+  });
+});
+
+describe("objects of another realm (Jest's sandbox vs Node's own fetch)", () => {
+  test("metadata parsed by Node's Response.json() encodes and decodes like local JSON", async () => {
+    const foreign = (await new Response('{"agent":{"turns":[1,-2.5,{"k":null}]},"tag":"x"}').json()) as JsonObject;
+    expect(Object.getPrototypeOf(foreign)).not.toBe(Object.prototype); // really another realm here
+    const local = { agent: { turns: [1, -2.5, { k: null }] }, tag: "x" };
+    const fromForeign = encodeSamples([computedSample({ metadata: foreign })], foreign, V1);
+    expect(Buffer.from(fromForeign).equals(Buffer.from(encodeSamples([computedSample({ metadata: local })], local, V1)))).toBe(true);
+    expect(decodeSamplesReply(fromForeign, new Sample(), V1).session_metadata).toEqual(local);
+  });
+
+  test("the overlay's deep copy rebuilds a foreign input metadata in this realm", async () => {
+    const foreign = (await new Response('{"task":{"id":7}}').json()) as JsonObject;
+    const [out] = decodeSamplesReply(encodeSamples([computedSample()], {}, V1), new Sample({ metadata: foreign }), V1).samples;
+    expect(Object.getPrototypeOf(out.metadata.task)).toBe(Object.prototype);
+    expect(out.metadata.task).toEqual({ id: 7 });
+    expect(out.metadata.task).not.toBe(foreign.task);
+  });
+
+  test("class instances are still refused", () => {
+    class Meta {
+      a = 1;
+    }
+    expect(thrown(() => encodeSamples([], { m: new Meta() as never }, V1)).message).toMatch(/session_metadata\.m: \[object Object\] is not a plain JSON object/);
   });
 });
 

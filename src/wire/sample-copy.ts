@@ -2,6 +2,7 @@
 // Tensors, SpecInfo and PrefixCacheInfo keep their classes; plain objects and arrays are rebuilt in this realm.
 import { PrefixCacheInfo, Sample, SpecInfo, type SampleInit } from "./sample";
 import { Tensor } from "./tensor";
+import { isPlainObject } from "./wire-json";
 
 /** A deep copy of `sample`: no array, object or tensor memory is shared with the original. */
 export function deepCopySample(sample: Sample): Sample {
@@ -17,10 +18,10 @@ function deepCopyValue(value: unknown): unknown {
   if (value instanceof PrefixCacheInfo) return new PrefixCacheInfo(value.toDict());
   if (Array.isArray(value)) return value.map(deepCopyValue);
   if (ArrayBuffer.isView(value) && !(value instanceof DataView)) return (value as unknown as { slice(): unknown }).slice();
-  const proto = Object.getPrototypeOf(value) as unknown;
-  if (proto === Object.prototype || proto === null) {
-    // Built key by key (not structuredClone, whose objects come from another realm under Jest's vm sandbox).
-    const copy: Record<string, unknown> = proto === null ? Object.create(null) : {};
+  if (isPlainObject(value)) {
+    // Built key by key in this realm (not structuredClone, whose objects come from another realm under Jest's
+    // vm sandbox); a plain object of another realm is copied into this one.
+    const copy: Record<string, unknown> = Object.getPrototypeOf(value) === null ? Object.create(null) : {};
     for (const key of Object.keys(value)) {
       Object.defineProperty(copy, key, { value: deepCopyValue((value as Record<string, unknown>)[key]), writable: true, enumerable: true, configurable: true });
     }

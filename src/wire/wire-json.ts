@@ -50,8 +50,7 @@ export function stringifyExactJson(value: unknown, path: string, fail: (path: st
       }
       text += "]";
     } else {
-      const proto = Object.getPrototypeOf(node) as unknown;
-      if (proto !== Object.prototype && proto !== null) {
+      if (!isPlainObject(node)) {
         return fail(here(), `${Object.prototype.toString.call(node)} is not a plain JSON object`);
       }
       text = "{";
@@ -69,6 +68,19 @@ export function stringifyExactJson(value: unknown, path: string, fail: (path: st
     return text;
   };
   return write(value);
+}
+
+/**
+ * True for a plain object: prototype `null` or the `Object.prototype` of this realm or of another one. Objects
+ * parsed by Node's own `fetch`/`Response.json()` inside Jest's vm sandbox carry the outer realm's prototype and
+ * are still plain JSON objects.
+ */
+export function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value) as object | null;
+  if (proto === null || proto === Object.prototype) return true;
+  if (Object.getPrototypeOf(proto) !== null || Object.prototype.toString.call(value) !== "[object Object]") return false;
+  const ctor = (proto as { constructor?: unknown }).constructor;
+  return typeof ctor === "function" && ctor.name === "Object";
 }
 
 /** True for a non-null, non-array object (what JSON calls an object). */
