@@ -209,6 +209,8 @@ describe("runWeatherAgent", () => {
     await expect(runWeatherAgent({ baseUrl, toolCallFailureMode: "retry" as never })).rejects.toThrow(/unknown toolCallFailureMode "retry"/);
     await expect(runWeatherAgent({ baseUrl, sampling: { stream: false, tools: [] } })).rejects.toThrow(/sampling must not set tools, stream/);
     await expect(runWeatherAgent({ baseUrl, cycles: 0 })).rejects.toThrow(/cycles must be an integer >= 1/);
+    await expect(runWeatherAgent({ baseUrl, sampling: [0.5] as never })).rejects.toThrow("runWeatherAgent: sampling must be an object of chat-completion parameters, got an array");
+    await expect(runWeatherAgent({ baseUrl, stream: 1 as never })).rejects.toThrow("runWeatherAgent: stream must be true or false, got 1");
     expect(endpoint.requests).toHaveLength(0);
   });
 

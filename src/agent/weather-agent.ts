@@ -71,7 +71,21 @@ export interface WeatherAgentOptions {
   dispatcher?: Dispatcher;
 }
 
-const RESERVED_SAMPLING_KEYS = ["messages", "tools", "stream", "stream_options"];
+/** Request keys the agent owns; sampling parameters may not set them. */
+export const RESERVED_SAMPLING_KEYS: readonly string[] = ["messages", "tools", "stream", "stream_options"];
+
+/**
+ * Checks sampling parameters before any call: a plain object that sets none of {@link RESERVED_SAMPLING_KEYS}.
+ * @param where names the caller in the error (e.g. `runWeatherAgent`).
+ * @throws Error naming the problem.
+ */
+export function checkAgentSampling(sampling: unknown, where: string): asserts sampling is AgentSampling {
+  if (typeof sampling !== "object" || sampling === null || Array.isArray(sampling)) {
+    throw new Error(`${where}: sampling must be an object of chat-completion parameters, got ${Array.isArray(sampling) ? "an array" : JSON.stringify(sampling)}`);
+  }
+  const reserved = RESERVED_SAMPLING_KEYS.filter((key) => key in sampling);
+  if (reserved.length > 0) throw new Error(`${where}: sampling must not set ${reserved.join(", ")} (the agent owns them)`);
+}
 
 /**
  * Runs the weather agent against one session: the initial call, then each scheduled action followed
@@ -95,9 +109,9 @@ export async function runWeatherAgent(options: WeatherAgentOptions): Promise<Wea
     );
   }
   const sampling = options.sampling ?? {};
-  const reserved = RESERVED_SAMPLING_KEYS.filter((key) => key in sampling);
-  if (reserved.length > 0) {
-    throw new Error(`runWeatherAgent: sampling must not set ${reserved.join(", ")} (the agent owns them)`);
+  checkAgentSampling(sampling, "runWeatherAgent");
+  if (options.stream !== undefined && typeof options.stream !== "boolean") {
+    throw new Error(`runWeatherAgent: stream must be true or false, got ${JSON.stringify(options.stream)}`);
   }
 
   const state = new AgentState();
