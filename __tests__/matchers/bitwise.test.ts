@@ -196,6 +196,13 @@ describe("plain objects, null, undefined and missing keys", () => {
     for (const value of [withNull, withUndefined, without]) expect(value).toBeBitwiseEqual({ ...value });
   });
 
+  test("a plain object of another realm (Node's Response.json() under Jest's sandbox) is a plain object", async () => {
+    const foreign = (await new Response('{"a":{"b":[1,null]}}').json()) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(foreign)).not.toBe(Object.prototype);
+    expect(foreign).toBeBitwiseEqual({ a: { b: [1, null] } });
+    expect(() => expect(foreign).toBeBitwiseEqual({ a: { b: [1, 0] } })).toThrow("value.a.b[1]: null vs number +0");
+  });
+
   test("a hole of a sparse array is a missing index, not an undefined element", () => {
     // eslint-disable-next-line no-sparse-arrays
     const holey = [, 1];

@@ -2,6 +2,7 @@
 // Pure and allocation-light: typed arrays and tensors are compared as raw bytes, number arrays without copies.
 import { Sample, type JsonObject } from "../wire/sample";
 import { Tensor } from "../wire/tensor";
+import { isPlainObject } from "../wire/wire-json";
 import { coordsPath, indexPath, mapKeyPath, propPath, renderPath, rootPath, type PathNode } from "./bitwise-path";
 import {
   BitwiseUsageError,
@@ -413,20 +414,12 @@ function classify(value: unknown): Kind {
   if (Array.isArray(value)) return "array";
   if (ArrayBuffer.isView(value)) return typedArrayKind(value) === "DataView" ? "unsupported" : "typed";
   if (value instanceof Tensor) return "tensor";
+  if (isPlainObject(value as object)) return "plain";
   const proto: unknown = Object.getPrototypeOf(value);
-  if (proto === null || isPlainPrototype(proto as object)) return "plain";
   const ctor = (proto as { constructor?: unknown }).constructor;
   if (typeof ctor === "function" && Array.isArray((ctor as { FIELDS?: unknown }).FIELDS)) return "declared";
   if (Object.prototype.toString.call(value) === "[object Map]") return "map";
   return "unsupported";
-}
-
-/** Object.prototype of this or another realm (objects built by host code in Jest's sandbox). */
-function isPlainPrototype(proto: object): boolean {
-  if (proto === Object.prototype) return true;
-  if (Object.getPrototypeOf(proto) !== null) return false;
-  const ctor = (proto as { constructor?: unknown }).constructor;
-  return typeof ctor === "function" && ctor.name === "Object";
 }
 
 function typedArrayKind(view: ArrayBufferView): string {
