@@ -85,6 +85,24 @@ describe("request normalization and records", () => {
     expect(view.metadata.tito_session_mismatch).toEqual([]);
   });
 
+  test("record timestamps are fractional seconds even on a whole-second wall clock, and ordered", async () => {
+    const id = await createSession(server.url);
+    const clock = jest.spyOn(Date, "now").mockReturnValue(1_750_000_000_000);
+    let reply;
+    try {
+      reply = await chat(server.url, id, { messages: [user("hi")] });
+    } finally {
+      clock.mockRestore();
+    }
+    expect(reply.status).toBe(200);
+    const [record] = (await getSession(server.url, id)).records;
+    for (const stamp of [record.timestamp, record.request_timestamp]) {
+      expect(Number.isInteger(stamp)).toBe(false);
+      expect(Math.abs(stamp - Date.now() / 1000)).toBeLessThan(3600);
+    }
+    expect(record.timestamp).toBeGreaterThan(record.request_timestamp);
+  });
+
   test("request kwargs merge over the defaults before going upstream", async () => {
     const id = await createSession(server.url);
     backend.reset();

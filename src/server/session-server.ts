@@ -69,9 +69,13 @@ const DEFAULT_LOGGER: PolicyLogger = {
 
 const PROXY_METHODS = new Set(["GET", "POST", "PUT", "DELETE", "PATCH"]);
 
-/** Seconds since the epoch as a float. */
+/**
+ * Seconds since the epoch as a float with sub-millisecond precision (like Python's time.time()). Read from the
+ * monotonic high-resolution clock anchored at the process's epoch origin, so a record's `timestamp` never
+ * precedes its `request_timestamp` and a whole-millisecond wall clock never yields an integer.
+ */
 function nowSeconds(): number {
-  return Date.now() / 1000;
+  return (performance.timeOrigin + performance.now()) / 1000;
 }
 
 /** The id segment of a session path, percent-decoded; a malformed escape is kept raw (no session has such an id). */
