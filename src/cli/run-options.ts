@@ -3,6 +3,7 @@
 import { existsSync, statSync } from "node:fs";
 import * as path from "node:path";
 import { InvalidArgumentError } from "commander";
+import { parseServerUrl, parseServerUrlList } from "../fixture/server-urls";
 
 /** Parsed flags of `session-parity run`. */
 export interface RunCommandOptions {
@@ -55,17 +56,16 @@ export function parseLatencyMs(value: string): number {
 
 /** `--backend`: one http(s) URL. */
 export function parseUrl(value: string): string {
-  if (!/^https?:\/\/[^/\s,]+(\/\S*)?$/.test(value)) throw new InvalidArgumentError("must be an http(s) URL such as http://127.0.0.1:30000");
-  return value.replace(/\/+$/, "");
+  const url = parseServerUrl(value);
+  if (url === null) throw new InvalidArgumentError("must be an http(s) URL such as http://127.0.0.1:30000");
+  return url;
 }
 
 /** `--v1` / `--v2`: one http(s) URL or a comma-separated list of them (several server instances). */
 export function parseUrlList(value: string): string {
-  const parts = value.split(",").map((part) => part.trim());
-  if (parts.length === 0 || parts.some((part) => !/^https?:\/\/[^/\s,]+(\/\S*)?$/.test(part))) {
-    throw new InvalidArgumentError("must be an http(s) URL or a comma-separated list of them");
-  }
-  return parts.map((part) => part.replace(/\/+$/, "")).join(",");
+  const urls = parseServerUrlList(value);
+  if (urls === null) throw new InvalidArgumentError("must be an http(s) URL or a comma-separated list of them");
+  return urls.join(",");
 }
 
 /** `--hf-checkpoint`: an existing directory holding tokenizer.json. */
