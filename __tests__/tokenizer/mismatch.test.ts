@@ -1,4 +1,5 @@
 // The tito_session_mismatch report: clean trajectories report nothing, each crafted fault reports its one type.
+// Trajectories are built with the real tokenizer and template, then one segment is corrupted per case.
 import { beforeAll, describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import { buildInitialMessages, MOCK_TOOL_RESULTS, WEATHER_TOOLS } from "../../src/agent/texts";

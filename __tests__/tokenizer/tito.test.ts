@@ -1,4 +1,5 @@
 // Qwen3 TITO: merged prompts equal the from-scratch encoding, appended roles and kwargs are policed, errors are clear.
+// Every expectation is the from-scratch render + encode of the same messages, computed in the test.
 import { beforeAll, describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import {

@@ -16,6 +16,7 @@ export type JsonObject = { [key: string]: JsonValue };
 
 /** Speculative-decoding counters accumulated over a sample's turns. */
 export class SpecInfo {
+  /** The declared field list (the bitwise comparator rejects any other own property). */
   static readonly FIELDS = ["spec_accept_token_num", "spec_draft_token_num", "spec_verify_ct", "completion_token_num"] as const;
   spec_accept_token_num = 0;
   spec_draft_token_num = 0;
@@ -36,6 +37,7 @@ export class SpecInfo {
     });
   }
 
+  /** Plain-object form with the snake_case field names. */
   toDict(): Record<(typeof SpecInfo.FIELDS)[number], number> {
     return {
       spec_accept_token_num: this.spec_accept_token_num,
@@ -45,6 +47,7 @@ export class SpecInfo {
     };
   }
 
+  /** Builds from a plain object; unknown keys and non-number values are refused by name (TypeError). */
   static fromDict(dict: unknown): SpecInfo {
     return new SpecInfo(checkNumberDict(dict, SpecInfo.FIELDS, "spec_info"));
   }
@@ -52,6 +55,7 @@ export class SpecInfo {
 
 /** Prefix-cache accounting accumulated over a sample's turns. */
 export class PrefixCacheInfo {
+  /** The declared field list (the bitwise comparator rejects any other own property). */
   static readonly FIELDS = ["cached_tokens", "total_prompt_tokens"] as const;
   cached_tokens = 0;
   total_prompt_tokens = 0;
@@ -68,10 +72,12 @@ export class PrefixCacheInfo {
     });
   }
 
+  /** Plain-object form with the snake_case field names. */
   toDict(): Record<(typeof PrefixCacheInfo.FIELDS)[number], number> {
     return { cached_tokens: this.cached_tokens, total_prompt_tokens: this.total_prompt_tokens };
   }
 
+  /** Builds from a plain object; unknown keys and non-number values are refused by name (TypeError). */
   static fromDict(dict: unknown): PrefixCacheInfo {
     return new PrefixCacheInfo(checkNumberDict(dict, PrefixCacheInfo.FIELDS, "prefix_cache_info"));
   }
