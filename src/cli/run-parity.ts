@@ -16,7 +16,7 @@ import { ProgressBar, type ProgressStream } from "./progress-bar";
 import type { ParityReport, ReportRun, ReportServer } from "./report";
 import { parseUrl, parseUrlList, type RunCommandOptions } from "./run-options";
 import { SessionRequestCounter } from "./request-counter";
-import { describeTransportError, probeHealth } from "./server-probe";
+import { describeTransportError, probeHealth } from "../fixture/health-probe";
 
 /** Where `runParity` reads variables and draws progress. */
 export interface RunParityContext {
