@@ -64,6 +64,22 @@ test("resolveMessageMatcher selects by name and refuses unknown names", () => {
   expect(() => resolveMessageMatcher("fuzzy" as never)).toThrow(/unknown message matcher "fuzzy"; use one of strict, loose_tool_call, role_content_only/);
 });
 
+test("a custom matcher must return a boolean and not throw; a broken one is a 500 naming the contract", () => {
+  const custom = resolveMessageMatcher((a, b) => a.content === b.content);
+  expect(custom({ role: "user", content: "a" }, { role: "system", content: "a" })).toBe(true);
+  expect(custom({ role: "user", content: "a" }, { role: "user", content: "b" })).toBe(false);
+  const truthy = resolveMessageMatcher((() => "yes") as never);
+  expect(() => truthy({ role: "user", content: "a" }, { role: "user", content: "b" })).toThrow(
+    expect.objectContaining({ status: 500, message: "session message matcher must return a boolean, got string" }),
+  );
+  const throwing = resolveMessageMatcher(function brittle() {
+    throw new Error("cannot compare");
+  });
+  expect(() => throwing({ role: "user", content: "a" }, { role: "user", content: "a" })).toThrow(
+    expect.objectContaining({ status: 500, message: "session message matcher brittle threw: cannot compare" }),
+  );
+});
+
 test("matchedPrefixLength and assertAppendOnly", () => {
   const stored: ChatMessage[] = [{ role: "user", content: "a" }, { role: "assistant", content: "b" }];
   expect(matchedPrefixLength(stored, [{ role: "user", content: "a" }, { role: "assistant", content: "c" }], strictMessageMatches)).toBe(1);

@@ -173,3 +173,27 @@ test("a streaming client's rebuilt messages pass the strict prefix check on the 
   expect(after.records[1].request.input_ids.slice(0, firstIds.length)).toEqual(firstIds);
   expect(after.metadata.tito_session_mismatch).toEqual([]);
 });
+
+test("a custom matcher that breaks its contract is a 500 and the session is unchanged", async () => {
+  let broken = false;
+  const picky = await startSessionServer({
+    version: "v1",
+    backendUrl: backend.url,
+    logger: recordingLogger(),
+    messageMatcher: (a, b) => (broken ? ("maybe" as unknown as boolean) : a.role === b.role && a.content === b.content),
+  });
+  try {
+    const id = await createSession(picky.url);
+    const history = buildInitialMessages();
+    const r1 = await chat(picky.url, id, { messages: history, tools: WEATHER_TOOLS });
+    expect(r1.status).toBe(200);
+    const before = await getSession(picky.url, id);
+    broken = true;
+    const reply = await chat(picky.url, id, { messages: [...history, assistantOf(r1), toolResult(0)], tools: WEATHER_TOOLS });
+    expect(reply.status).toBe(500);
+    expect(reply.json<{ error: string }>().error).toBe("session message matcher must return a boolean, got string");
+    expect(await getSession(picky.url, id)).toEqual(before);
+  } finally {
+    await picky.close();
+  }
+});

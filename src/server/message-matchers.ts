@@ -141,9 +141,33 @@ export const MESSAGE_MATCHERS: Readonly<Record<MessageMatcherName, MessageMatche
   role_content_only: roleContentOnlyMessageMatches,
 };
 
-/** Resolves a matcher by name (or passes a custom function through); an unknown name throws naming the choices. */
+/**
+ * A custom matcher with its contract enforced at every call: it must return a boolean and must not throw. A
+ * truthy non-boolean or an exception is a configuration error, never a match or a mismatch, so it surfaces as a
+ * 500 naming the matcher instead of silently deciding which history a request belongs to.
+ */
+function checkedMatcher(matcher: MessageMatcher): MessageMatcher {
+  const name = matcher.name || "<anonymous>";
+  return (stored, incoming) => {
+    let result: unknown;
+    try {
+      result = matcher(stored, incoming);
+    } catch (error) {
+      throw new SessionHttpError(500, `session message matcher ${name} threw: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (typeof result !== "boolean") {
+      throw new SessionHttpError(500, `session message matcher must return a boolean, got ${result === null ? "null" : typeof result}`);
+    }
+    return result;
+  };
+}
+
+/**
+ * Resolves a matcher by name, or wraps a custom function so that a non-boolean result or an exception is a 500
+ * naming the matcher; an unknown name throws naming the choices.
+ */
 export function resolveMessageMatcher(selector: MessageMatcherName | MessageMatcher): MessageMatcher {
-  if (typeof selector === "function") return selector;
+  if (typeof selector === "function") return checkedMatcher(selector);
   if (Object.prototype.hasOwnProperty.call(MESSAGE_MATCHERS, selector)) return MESSAGE_MATCHERS[selector];
   throw new Error(`unknown message matcher ${JSON.stringify(selector)}; use one of ${Object.keys(MESSAGE_MATCHERS).join(", ")}`);
 }
