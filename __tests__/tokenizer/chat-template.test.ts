@@ -14,6 +14,7 @@ import {
   stripNewlines,
   type ChatMessage,
   type Qwen3Tokenizer,
+  type ToolSpec,
 } from "../../src/tokenizer";
 
 const GOLDEN = path.join(__dirname, "golden");
@@ -131,6 +132,16 @@ describe("message normalization", () => {
     const messages = buildInitialMessages();
     expect(tokenizer.renderChatTemplate(messages, { tools: bare })).toBe(tokenizer.renderChatTemplate(messages, { tools: WEATHER_TOOLS }));
     expect(tokenizer.renderChatTemplate(messages, { tools: [] })).toBe(tokenizer.renderChatTemplate(messages, { tools: null }));
+  });
+
+  it("refuses a tool list that is not an array of objects, naming the entry", () => {
+    const messages = buildInitialMessages();
+    const renderTools = (tools: unknown) => () => tokenizer.renderChatTemplate(messages, { tools: tools as ToolSpec[] });
+    expect(renderTools(["get_weather"])).toThrow(new ChatTemplateError('tools[0] must be a tool object, got the string "get_weather"'));
+    expect(renderTools([WEATHER_TOOLS[0], null])).toThrow("tools[1] must be a tool object, got null");
+    expect(renderTools([[1]])).toThrow("tools[0] must be a tool object, got an array");
+    expect(renderTools({ type: "function" })).toThrow("tools must be an array of tool objects, got an object");
+    expect(renderTools([7])).toThrow("tools[0] must be a tool object, got a number");
   });
 });
 

@@ -67,10 +67,27 @@ export function normalizeMessagesForTemplate(messages: readonly ChatMessage[]): 
   });
 }
 
-/** Wraps bare function definitions as `{type: "function", function}`; null/empty lists mean "no tools". */
+/**
+ * Wraps bare function definitions as `{type: "function", function}`; null/empty lists mean "no tools".
+ * @throws ChatTemplateError naming the index when `tools` is not an array or an entry is not an object
+ */
 export function normalizeToolsForTemplate(tools: readonly ToolSpec[] | null | undefined): ToolSpec[] | null {
-  if (!tools || tools.length === 0) return null;
-  return tools.map((tool) => ("function" in tool ? tool : { type: "function", function: tool }));
+  if (tools === null || tools === undefined) return null;
+  if (!Array.isArray(tools)) throw new ChatTemplateError(`tools must be an array of tool objects, got ${describeJsonKind(tools)}`);
+  if (tools.length === 0) return null;
+  return tools.map((tool: unknown, index) => {
+    if (tool === null || typeof tool !== "object" || Array.isArray(tool)) {
+      throw new ChatTemplateError(`tools[${index}] must be a tool object, got ${describeJsonKind(tool)}`);
+    }
+    return "function" in tool ? (tool as ToolSpec) : { type: "function", function: tool };
+  });
+}
+
+function describeJsonKind(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return `the string ${JSON.stringify(value.slice(0, 40))}`;
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
 /** A parsed Jinja chat template, rendered many times. */
