@@ -283,6 +283,14 @@ describe("bad input", () => {
     ["neither messages nor input_ids", "/v1/chat/completions", JSON.stringify({ tools: TOOLS }), 400, /`messages` or `input_ids`/],
     ["input_ids that are not token ids", "/v1/chat/completions", JSON.stringify({ input_ids: [1, "x"] }), 400, /`input_ids` must be/],
     ["messages that are not role objects", "/v1/chat/completions", JSON.stringify({ messages: ["hi"] }), 400, /`messages` must be/],
+    ["a tool entry that is not an object", "/v1/chat/completions", JSON.stringify({ messages: [{ role: "user", content: "hi" }], tools: ["get_weather"] }), 400, /could not render `messages` with `tools`: tools\[0\] must be a tool object/],
+    [
+      "tool-call arguments that are not JSON",
+      "/v1/chat/completions",
+      JSON.stringify({ messages: [{ role: "assistant", content: "", tool_calls: [{ type: "function", function: { name: "f", arguments: "{oops" } }] }] }),
+      400,
+      /messages\[0\]\.tool_calls\[0\]\.function\.arguments is not valid JSON/,
+    ],
     ["/generate without input_ids", "/generate", JSON.stringify({ sampling_params: {} }), 400, /needs `input_ids`/],
     ["an unknown path", "/v1/completions", JSON.stringify({ prompt: "x" }), 404, /no route for POST \/v1\/completions/],
   ])("%s (POST %s) gets an SGLang error with its status and is still logged", async (_name, path, body, status, message) => {

@@ -253,7 +253,7 @@ function chatPrompt(body: Record<string, unknown>, tokenizer: Tokenizer): Prompt
       kwargs: (kwargs as ChatTemplateKwargs | null | undefined) ?? {},
     });
   } catch (error) {
-    throw new BadRequest(`chat template could not render \`messages\`: ${(error as Error).message}`);
+    throw new BadRequest(`chat template could not render \`messages\` with \`tools\`: ${(error as Error).message}`);
   }
   return { text, ids: tokenizer.encode(text) };
 }
