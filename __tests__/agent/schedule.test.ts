@@ -1,4 +1,5 @@
 // The driver schedule derived from allowed append roles and cycles (SPEC §10).
+// Pure: every role set, one and several cycles, and the bad inputs refused by name.
 import { buildDriverSchedule, QWEN3_APPEND_ROLES } from "../../src/agent";
 
 describe("buildDriverSchedule", () => {

@@ -1,4 +1,5 @@
 // SSE framing and the fold of chat.completion.chunk deltas back into one assistant message.
+// Pure: fragments split across pushes and chunks, as a real multi-chunk stream delivers them.
 import { foldChatChunks, SseDataParser } from "../../src/agent";
 import { streamChunks } from "./fake-session-endpoint";
 

@@ -1,4 +1,5 @@
 // The weather agent against a scripted fake session endpoint on loopback: schedule, requests, failure modes.
+// Every request body is recorded, so each test asserts exactly what the agent sent and in which order.
 import {
   AgentChatError,
   ASSISTANT_INPUT_FOLLOWUP_TEXT,
@@ -228,6 +229,21 @@ describe("runWeatherAgent", () => {
     await endpoint.close();
     endpoint = await startFakeSessionEndpoint(() => ({ status: 200, body: "{}", contentType: "application/json" }));
     await expect(runWeatherAgent({ baseUrl: endpoint.baseUrl })).rejects.toThrow(/expected text\/event-stream, got content-type "application\/json"/);
+  });
+
+  test.each([
+    ["SSE data that is not JSON", true, "text/event-stream", "data: {oops\n\ndata: [DONE]\n\n", "SSE data is not JSON: {oops"],
+    ["an event after [DONE]", true, "text/event-stream", 'data: [DONE]\n\ndata: {"late":1}\n\n', 'SSE event after [DONE]: {"late":1}'],
+    ["a stream of plain completions", true, "text/event-stream", 'data: {"object":"chat.completion","choices":[]}\n\ndata: [DONE]\n\n', "initial: SSE event 0 is not a chat.completion.chunk"],
+    ["a stream with no chunk", true, "text/event-stream", "data: [DONE]\n\n", "initial: the SSE stream held no chunk before [DONE]"],
+    ["a JSON reply that is not JSON", false, "application/json", "<html>", "reply is not JSON: <html>"],
+    ["a JSON reply without choices", false, "application/json", '{"id":"x"}', 'reply has no choices[0].message: {"id":"x"}'],
+  ])("a malformed reply (%s) fails the initial call with status 200, naming the problem", async (_what, stream, contentType, body, message) => {
+    endpoint = await startFakeSessionEndpoint(() => ({ status: 200, contentType, body }));
+    const failure = runWeatherAgent({ baseUrl: endpoint.baseUrl, stream });
+    await expect(failure).rejects.toMatchObject({ name: "AgentChatError", step: "initial", status: 200 });
+    await expect(failure).rejects.toThrow(message);
+    expect(endpoint.requests).toHaveLength(1);
   });
 
   test("an unreachable server is a transport error naming the step", async () => {

@@ -1,4 +1,5 @@
 // Probes a loopback URL over a fresh connection each time, so a kept-alive socket never hides a closed port.
+// Test helper (no .test.ts suffix): the setup and fixture suites prove ports closed with it.
 import { Client } from "undici";
 
 /** GETs `<url>/health` on a new connection and returns status and JSON body; rejects when nothing listens. */
