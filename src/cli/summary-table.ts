@@ -104,7 +104,7 @@ export function renderVerdictLine(report: ParityReport): string {
   const { trajectoriesMs, floorMs, totalMs } = report.timings;
   const floor = floorMs === null || floorMs === 0 ? "" : ` = ${(trajectoriesMs / floorMs).toFixed(2)} × the ${formatMs(floorMs)} latency floor`;
   const timing = `trajectories ${formatMs(trajectoriesMs)}${floor}; ${report.requests} chat requests; total ${formatMs(totalMs)}`;
-  if (failed === 0) return `PASS: ${passed}/${trajectories} trajectories — the v2 training payload equals v1's bit for bit (${timing}).`;
+  if (failed === 0) return `PASS: ${passed}/${trajectories} ${trajectories === 1 ? "trajectory" : "trajectories"} — the v2 training payload equals v1's bit for bit (${timing}).`;
   return `FAIL: ${failed} of ${trajectories} ${trajectories === 1 ? "trajectory differs" : "trajectories differ"} (${timing}).`;
 }
 

@@ -1,0 +1,102 @@
+// `session-parity run` in-process (executeRun / runParity): start-up errors with status 2 naming the flag, variable
+// or server, the progress bar on a TTY-like stderr, and a multi-cycle run; the spawned-process suite covers the rest.
+import { mkdtemp, rm } from "node:fs/promises";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import { CliExit, executeRun, RUN_DEFAULTS, runParity, type RunCommandOptions } from "../../src/cli";
+
+jest.setTimeout(120_000);
+
+const options = (extra: Partial<RunCommandOptions> = {}): RunCommandOptions => ({ ...RUN_DEFAULTS, batch: 1, latencyMs: 0, ...extra });
+
+/** A loopback port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** The CliExit a promise rejects with (fails the test when it resolves or rejects with something else). */
+async function exitOf(promise: Promise<unknown>): Promise<CliExit> {
+  const error = await promise.then(
+    () => new Error("expected a CliExit, but the run succeeded"),
+    (reason: unknown) => reason,
+  );
+  if (!(error instanceof CliExit)) throw error;
+  return error;
+}
+
+describe("start-up errors exit 2 and name what is at fault", () => {
+  test.each(["v1", "v2"] as const)("an unreachable --%s names the server, the flag and the URL", async (version) => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const error = await exitOf(runParity(options({ [version]: url }), { env: {} }));
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toMatch(new RegExp(`^cannot reach the ${version} session server at ${url.replace(/\./g, "\\.")} \\(--${version}\\): .*ECONNREFUSED`));
+  });
+
+  test("one dead instance in a --v1 list is named alone", async () => {
+    const dead = `http://127.0.0.1:${await closedPort()}`;
+    const error = await exitOf(runParity(options({ v1: `${dead},${dead}` }), { env: {} }));
+    expect(error.message).toContain(`cannot reach the v1 session server at ${dead} (--v1)`);
+  });
+
+  test("a malformed variable is named with its value", async () => {
+    const error = await exitOf(runParity(options(), { env: { SESSION_PARITY_V2_URL: "localhost:8002" } }));
+    expect(error).toMatchObject({ exitCode: 2, message: 'SESSION_PARITY_V2_URL holds "localhost:8002", which must be an http(s) URL or a comma-separated list of them' });
+  });
+
+  test("a tokenizer checkpoint from the variable that cannot be loaded names the variable and the directory", async () => {
+    const error = await exitOf(runParity(options(), { env: { SESSION_PARITY_HF_CHECKPOINT: "no/such/checkpoint" } }));
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toMatch(/^could not start the servers \(tokenizer from SESSION_PARITY_HF_CHECKPOINT no\/such\/checkpoint\): .*no\/such\/checkpoint/);
+  });
+});
+
+describe("executeRun", () => {
+  let scratch: string;
+  beforeAll(async () => {
+    scratch = await mkdtemp(path.join(os.tmpdir(), "session-parity-execute-"));
+  });
+  afterAll(async () => {
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  test("on a TTY stderr the bar counts both versions' trajectories and is erased before the report", async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const { exitCode, report } = await executeRun(options({ batch: 2 }), {
+      out: { write: (chunk: string) => out.push(chunk) },
+      err: { isTTY: true, columns: 80, write: (chunk: string) => err.push(chunk) },
+      env: {},
+    });
+    expect(exitCode).toBe(0);
+    expect(report.summary).toEqual({ trajectories: 2, passed: 2, failed: 0, pass: true });
+    expect(err[0]).toMatch(/^\r\x1b\[2K\[-+\] 0\/4 trajectories {2}\d+\.\d s$/);
+    expect(err).toContainEqual(expect.stringMatching(/^\r\x1b\[2K\[#+\] 4\/4 trajectories {2}\d+\.\d s$/));
+    expect(err[err.length - 1]).toBe("\r\x1b[2K");
+    expect(out.join("")).toMatch(/^PASS: 2\/2 trajectories/m);
+  });
+
+  test("two cycles: 14 requests per run, topology not applicable, sample parity still judged", async () => {
+    const out: string[] = [];
+    const { exitCode, report } = await executeRun(options({ cycles: 2 }), { out: { write: (chunk: string) => out.push(chunk) }, err: { write: () => true }, env: {} });
+    expect(exitCode).toBe(0);
+    expect(report.runs.map((run) => run.requests)).toEqual([14, 14]);
+    expect(report.trajectories[0].topology).toBeNull();
+    expect(report.trajectories[0].parity.pass).toBe(true);
+    expect(report.timings.floorMs).toBe(0);
+    expect(out.join("")).toMatch(/^ +0 {2}pass {4}n\/a {7}9\/9 +14\/14 /m);
+  });
+
+  test("a --json file that cannot be written exits 2 after the report was printed", async () => {
+    const out: string[] = [];
+    const file = path.join(scratch, "gone", "report.json");
+    const error = await exitOf(executeRun(options({ json: file }), { out: { write: (chunk: string) => out.push(chunk) }, err: { write: () => true }, env: {} }));
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toMatch(new RegExp(`^cannot write the --json report to ${file.replace(/[.\\/]/g, "\\$&")}: ENOENT`));
+    expect(out.join("")).toMatch(/^PASS: 1\/1 trajectory/m);
+  });
+});
