@@ -32,6 +32,17 @@ function replaceRun(ids: number[], find: number[], replacement: number[], from =
   throw new Error(`run ${JSON.stringify(find)} not found`);
 }
 
+/** Index of the segment (special ids cut, trailing "\n" kept out) that holds position `position` of `ids`. */
+function segmentIndexAt(ids: number[], position: number): number {
+  let end = 0;
+  const segments = segmentBySpecialIds(ids, tokenizer.specialIds);
+  for (let index = 0; index < segments.length; index += 1) {
+    end += segments[index]!.ids.length;
+    if (position < end) return index;
+  }
+  throw new Error(`position ${position} is past the last segment`);
+}
+
 beforeAll(async () => {
   tokenizer = await loadTokenizer();
   tito = createTito(tokenizer, { enable_thinking: false });
@@ -74,14 +85,15 @@ describe("compareWithCanonical", () => {
     expect(report).toEqual([
       expect.objectContaining({ type: "special_token_type", expected_text: "<|im_end|>", actual_text: "<|endoftext|>" }),
     ]);
-    expect(report[0]!.segment_index).toBeGreaterThan(0);
+    expect(report[0]!.segment_index).toBe(segmentIndexAt(clean.ids, userEnd));
+    expect(report[0]!.segment_index).toBe(6); // [im_start] system [im_end] "\n" [im_start] user [im_end]
   });
 
   it("reports assistant_text when an assistant turn's content differs", () => {
     const ids = replaceRun(clean.ids, tokenizer.encode(" sunny."), tokenizer.encode(" rainy."));
     const report = tito.compareWithCanonical(clean.messages, ids, WEATHER_TOOLS, {});
     expect(report).toHaveLength(1);
-    expect(report[0]).toMatchObject({ type: "assistant_text" });
+    expect(report[0]).toMatchObject({ type: "assistant_text", segment_index: segmentIndexAt(clean.ids, clean.ids.length - 2) });
     expect(report[0]!.expected_text).toContain("Beijing is 22 degrees and sunny.");
     expect(report[0]!.actual_text).toContain("Beijing is 22 degrees and rainy.");
     expect(report[0]!.actual_text.startsWith("assistant\n")).toBe(true);
@@ -91,7 +103,7 @@ describe("compareWithCanonical", () => {
     const ids = replaceRun(clean.ids, tokenizer.encode(" Beijing?"), tokenizer.encode(" Shanghai?"));
     const report = tito.compareWithCanonical(clean.messages, ids, WEATHER_TOOLS, {});
     expect(report).toHaveLength(1);
-    expect(report[0]).toMatchObject({ type: "non_assistant_text" });
+    expect(report[0]).toMatchObject({ type: "non_assistant_text", segment_index: 5 }); // the user turn's content
     expect(report[0]!.expected_text).toBe("user\nWhat's the weather in Beijing?");
     expect(report[0]!.actual_text).toBe("user\nWhat's the weather in Shanghai?");
     expect(Object.keys(report[0]!).sort()).toEqual(["actual_text", "detail", "expected_text", "segment_index", "type"]);
