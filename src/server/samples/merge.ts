@@ -1,7 +1,7 @@
 // Folds per-turn samples into one trajectory sample: observations between turns get zero loss and log-prob.
 // Pure and deterministic; any broken invariant is a SampleAssemblyError (422 at the HTTP edge).
 import { DecodeFn, JsonObject, JsonValue, Sample, SampleField } from "../../wire/sample";
-import { jsonEqual } from "../message-matchers";
+import { jsonEqual } from "../json-equal";
 import { SampleAssemblyError } from "./assembly-error";
 
 /**
