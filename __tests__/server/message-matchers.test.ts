@@ -87,7 +87,7 @@ test("matchedPrefixLength and assertAppendOnly", () => {
   expect(() => assertAppendOnly(stored, [...stored, { role: "tool", content: "t" }], roles, strictMessageMatches)).not.toThrow();
   const bad = () => assertAppendOnly(stored, [...stored, { role: "system", content: "s" }], roles, strictMessageMatches);
   expect(bad).toThrow(SessionHttpError);
-  expect(bad).toThrow(/appended message at index 2 has role "system"/);
+  expect(bad).toThrow(/appended message at index 2: role "system" is not allowed \(allowed: tool, user\)/);
   expect(() => assertAppendOnly(stored, [stored[0]], roles, strictMessageMatches)).toThrow(/fewer than the 2 stored/);
   expect(() => assertAppendOnly(stored, [stored[0], { role: "assistant", content: "x" }], roles, strictMessageMatches)).toThrow(/message mismatch at index 1/);
 });

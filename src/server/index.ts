@@ -4,6 +4,7 @@ export * from "./types";
 export * from "./policy";
 export * from "./session-server";
 export * from "./message-matchers";
+export * from "./append-only";
 export * from "./policy-factory";
 export * from "./samples";
 export * from "./v1";

@@ -1,8 +1,10 @@
 // History matching rules: decide whether a request message repeats a stored one (strict, loose, role+content).
-// Also the append-only check every policy runs before TITO-merging new messages onto a stored prefix.
-import type { ChatMessage } from "../tokenizer/types";
+// Built-ins are selected by name; a custom matcher is wrapped so that a broken one fails loudly (500).
 import type { MessageMatcher } from "./policy";
+import { jsonEqual } from "./json-equal";
 import { SessionHttpError } from "./types";
+
+export { jsonEqual } from "./json-equal";
 
 /** Names of the built-in message matchers. */
 export type MessageMatcherName = "strict" | "loose_tool_call" | "role_content_only";
@@ -25,25 +27,6 @@ function projectToolCalls(value: unknown): unknown {
     const { index: _index, ...rest } = call as Record<string, unknown>;
     return rest;
   });
-}
-
-/** Structural equality over JSON-like values; object key order does not matter, types must agree. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") {
-    return typeof a === "number" && typeof b === "number" && Number.isNaN(a) && Number.isNaN(b);
-  }
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((item, i) => jsonEqual(item, bb[i]));
-  }
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const aKeys = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bKeys = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  if (aKeys.length !== bKeys.length) return false;
-  return aKeys.every((key) => Object.prototype.hasOwnProperty.call(bo, key) && jsonEqual(ao[key], bo[key]));
 }
 
 /**
@@ -170,51 +153,4 @@ export function resolveMessageMatcher(selector: MessageMatcherName | MessageMatc
   if (typeof selector === "function") return checkedMatcher(selector);
   if (Object.prototype.hasOwnProperty.call(MESSAGE_MATCHERS, selector)) return MESSAGE_MATCHERS[selector];
   throw new Error(`unknown message matcher ${JSON.stringify(selector)}; use one of ${Object.keys(MESSAGE_MATCHERS).join(", ")}`);
-}
-
-/** Number of leading request messages that match the stored messages one by one. */
-export function matchedPrefixLength(stored: readonly ChatMessage[], incoming: readonly ChatMessage[], matcher: MessageMatcher): number {
-  const n = Math.min(stored.length, incoming.length);
-  for (let i = 0; i < n; i += 1) {
-    if (!matcher(stored[i], incoming[i])) return i;
-  }
-  return n;
-}
-
-function preview(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 200 ? `${text.slice(0, 200)}...` : text;
-}
-
-/**
- * Checks `incoming` extends `stored` message by message and that every appended role is allowed.
- * Throws SessionHttpError(400) naming the first offending index.
- */
-export function assertAppendOnly(
-  stored: readonly ChatMessage[],
-  incoming: readonly ChatMessage[],
-  allowedRoles: ReadonlySet<string>,
-  matcher: MessageMatcher,
-): void {
-  if (stored.length === 0) return;
-  if (incoming.length < stored.length) {
-    throw new SessionHttpError(400, `request has ${incoming.length} messages, fewer than the ${stored.length} stored messages`);
-  }
-  for (let i = 0; i < stored.length; i += 1) {
-    if (!matcher(stored[i], incoming[i])) {
-      const diffs = TEMPLATE_RELEVANT_KEYS.filter((key) => !jsonEqual(stored[i][key], incoming[i][key]))
-        .map((key) => `${key}: stored=${preview(stored[i][key])} new=${preview(incoming[i][key])}`)
-        .join("; ");
-      throw new SessionHttpError(400, `message mismatch at index ${i} (role: stored=${stored[i].role}, new=${incoming[i].role}); ${diffs}`);
-    }
-  }
-  for (let j = stored.length; j < incoming.length; j += 1) {
-    const role = incoming[j].role;
-    if (!allowedRoles.has(role)) {
-      throw new SessionHttpError(
-        400,
-        `appended message at index ${j} has role ${JSON.stringify(role)}, allowed: ${[...allowedRoles].join(", ")}; the TITO template does not support appending this role`,
-      );
-    }
-  }
 }

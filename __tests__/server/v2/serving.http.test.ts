@@ -176,7 +176,7 @@ describe("refusals", () => {
     const logged = h.backend.requestLog.length;
     const reply = await chat(url, id, [U1, a1, { role: "developer", content: "another" }]);
     expect(reply.status).toBe(400);
-    expect(reply.json.error).toMatch(/appended message role "developer" is not allowed \(allowed: assistant, system, tool, user\)/);
+    expect(reply.json.error).toMatch(/appended message at index 2: role "developer" is not allowed \(allowed: assistant, system, tool, user\)/);
     expect(h.backend.requestLog.length).toBe(logged);
     // The request would attach at node 0, but a refused request does not move the view there.
     expect(await getSession(url, id)).toEqual(before);

@@ -1,27 +1,18 @@
 // The v1 trajectory policy: linear history, rollback by at most one generated turn, one sample per session.
 // Plugs the pure LinearTrajectory into the shell's prepare/commit/view/collectSamples seam.
 import { WIRE_FIELDS_V1 } from "../../wire/samples-codec";
-import { assertAppendOnly } from "../message-matchers";
+import { assertAppendOnly } from "../append-only";
 import type { PolicyContext, PreparedTurn, SessionView, TrajectoryPolicy } from "../policy";
 import { assembleTrajectorySample } from "../samples";
 import { computeSessionMismatch, MismatchMemo, recordTools, trajectoryMetadataWithReport } from "../session-metadata";
+import { titoStep } from "../tito-step";
 import { assertStoredPrefix } from "../token-prefix";
-import { CompletedTurn, NormalizedChatRequest, SamplesRequestBody, SamplesResult, SessionHttpError } from "../types";
+import type { CompletedTurn, NormalizedChatRequest, SamplesRequestBody, SamplesResult } from "../types";
 import { applyRollback, appendTurn, createLinearTrajectory, currentTokenIds, findRollback, LinearTrajectory } from "./linear-trajectory";
 
 /** What v1 remembers between prepare and commit: the turn count the prompt was built on. */
 export interface LinearPlan {
   expectedTurns: number;
-}
-
-/** Wraps tokenizer failures (render errors, non-append-only renders) as 500s naming the step. */
-function tokenize<T>(step: string, fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    if (error instanceof SessionHttpError) throw error;
-    throw new SessionHttpError(500, `TITO ${step} failed: ${(error as Error)?.message ?? String(error)}`);
-  }
 }
 
 /**
@@ -55,11 +46,11 @@ export const linearPolicy: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
     if (rollback !== null) applyRollback(target, rollback);
     let promptIds: number[];
     if (target.checkpoints.length === 0) {
-      promptIds = tokenize("render", () => ctx.tito.renderPromptIds(request.messages, request.tools, request.chatTemplateKwargs));
+      promptIds = titoStep("render", () => ctx.tito.renderPromptIds(request.messages, request.tools, request.chatTemplateKwargs));
     } else {
       assertAppendOnly(target.messages, request.messages, ctx.tito.allowedAppendRoles, ctx.messagesMatch);
       const effective = [...target.messages, ...request.messages.slice(target.messages.length)];
-      promptIds = tokenize("merge", () =>
+      promptIds = titoStep("merge", () =>
         ctx.tito.mergeTokens(target.messages, effective, currentTokenIds(target), request.tools, request.chatTemplateKwargs),
       );
     }

@@ -2,7 +2,7 @@
 // Rollback discards at most one generated turn; anything further is a 400 that leaves the state untouched.
 import type { ChatMessage } from "../../tokenizer/types";
 import type { MessageMatcher } from "../policy";
-import { matchedPrefixLength } from "../message-matchers";
+import { matchedPrefixLength } from "../append-only";
 import { SessionHttpError, SessionRecord } from "../types";
 
 /** How many generated turns a retry may discard. */

@@ -2,6 +2,8 @@
 // Runs under the session lock held by the shell; a request never destroys stored history, it only adds nodes.
 import type { ChatMessage } from "../../tokenizer/types";
 import type { PolicyContext } from "../policy";
+import { assertAllowedAppendRoles } from "../append-only";
+import { titoStep } from "../tito-step";
 import { assertStoredPrefix } from "../token-prefix";
 import { type CompletedTurn, type NormalizedChatRequest, SessionHttpError } from "../types";
 import { ForestCapacityError, TrajectoryForest, type TrajectoryNode } from "./forest";
@@ -61,12 +63,12 @@ export function prepareV2Turn(state: V2SessionState, request: NormalizedChatRequ
 /** The TITO prompt for a request attached at `attach` (null: a new root rendered from scratch). Pure. */
 function promptFor(attach: TrajectoryNode | null, matchedMessages: number, request: NormalizedChatRequest, ctx: PolicyContext): number[] {
   if (attach === null) {
-    return tokenize("render", () => ctx.tito.renderPromptIds(request.messages, request.tools, request.chatTemplateKwargs));
+    return titoStep("render", () => ctx.tito.renderPromptIds(request.messages, request.tools, request.chatTemplateKwargs));
   }
   const stored = attach.pathMessages();
   const suffix = request.messages.slice(matchedMessages);
-  checkAppendedRoles(suffix, ctx.tito.allowedAppendRoles);
-  return tokenize("merge", () => ctx.tito.mergeTokens(stored, [...stored, ...suffix], attach.tokenIds, request.tools, request.chatTemplateKwargs));
+  assertAllowedAppendRoles(request.messages, matchedMessages, ctx.tito.allowedAppendRoles);
+  return titoStep("merge", () => ctx.tito.mergeTokens(stored, [...stored, ...suffix], attach.tokenIds, request.tools, request.chatTemplateKwargs));
 }
 
 /**
@@ -95,26 +97,4 @@ export function commitV2Turn(state: V2SessionState, plan: V2Plan, request: Norma
   }
   state.activeLeaf = node;
   return node;
-}
-
-function checkAppendedRoles(suffix: readonly ChatMessage[], allowed: ReadonlySet<string>): void {
-  for (const message of suffix) {
-    if (!allowed.has(message.role)) {
-      throw new SessionHttpError(
-        400,
-        `appended message role ${JSON.stringify(message.role)} is not allowed (allowed: ${[...allowed].sort().join(", ")}); ` +
-          `the TITO template cannot append this role after the stored history`,
-      );
-    }
-  }
-}
-
-/** Runs a tokenizer step; a failure that is not already an HTTP error becomes a 500 naming the step. */
-function tokenize<T>(step: string, fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    if (error instanceof SessionHttpError) throw error;
-    throw new SessionHttpError(500, `TITO ${step} failed: ${error instanceof Error ? error.message : String(error)}`);
-  }
 }
