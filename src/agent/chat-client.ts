@@ -21,8 +21,11 @@ export class AgentChatError extends Error {
 
 /** What the agent needs from a chat reply: the first choice's assistant message, plus the raw reply. */
 export interface ChatReply {
+  /** The assistant message of `choices[0]` (streamed replies folded, tool-call `index` dropped). */
   message: ChatMessage;
+  /** `choices[0].finish_reason`, or null when absent. */
   finishReason: string | null;
+  /** The whole reply object (the folded completion for a streamed call). */
   raw: WireObject;
 }
 

@@ -57,11 +57,17 @@ export class SseDataParser {
 
 /** The non-streaming completion shape rebuilt from chunks (only the fields the agent relies on are typed). */
 export interface FoldedChatCompletion {
+  /** `id` of the first chunk. */
   id: unknown;
+  /** Always `chat.completion`: the non-streaming object type. */
   object: "chat.completion";
+  /** `created` of the first chunk. */
   created: unknown;
+  /** `model` of the first chunk. */
   model: unknown;
+  /** The single folded choice: the assistant message and the last finish reason. */
   choices: [{ index: 0; message: ChatMessage; finish_reason: string | null }];
+  /** The last non-null `usage` of the stream, when any chunk carried one. */
   usage?: unknown;
 }
 

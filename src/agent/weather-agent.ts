@@ -44,12 +44,19 @@ export type DriverEvent =
 
 /** The agent's return value; it is also the agent metadata sent to a v2 samples op (snake_case like the wire). */
 export type WeatherAgentResult = {
+  /** Every schedule step the agent took, in order (failure fallbacks included). */
   driver_events: DriverEvent[];
+  /** Assistant turns popped locally (scheduled rollbacks and rollback fallbacks). */
   rollback_count: number;
+  /** User messages appended (follow-ups, the assistant-input request, append_user fallbacks; not force_final). */
   user_count: number;
+  /** System reminders appended. */
   system_count: number;
+  /** Assistant messages injected as input. */
   assistant_input_count: number;
+  /** Tool results appended, one per answered tool call. */
   tool_result_count: number;
+  /** Tool calls the model made over every reply, rolled-back ones included. */
   tool_call_count: number;
 };
 

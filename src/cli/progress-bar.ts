@@ -7,6 +7,7 @@ export interface ProgressStream {
   isTTY?: boolean;
   /** Terminal width in columns, when known. */
   columns?: number;
+  /** Writes text as is. */
   write(chunk: string): unknown;
 }
 

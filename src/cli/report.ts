@@ -28,7 +28,9 @@ export interface ReportCheckFailure {
 
 /** Verdict of one check on one trajectory pair. */
 export interface ReportCheck {
+  /** True when every part of the check passed. */
   pass: boolean;
+  /** The failing parts, in check order (empty when it passed). */
   failures: ReportCheckFailure[];
 }
 
@@ -36,6 +38,7 @@ export interface ReportCheck {
 export interface ReportRun {
   /** Input sample index (the same for the v1 and v2 run of a pair). */
   trajectory: number;
+  /** Which session-server version the run went through. */
   version: SessionServerVersion;
   /** Session id the run used (null when no session could be created). */
   sessionId: string | null;
@@ -57,6 +60,7 @@ export interface ReportRun {
 
 /** The verdicts of one v1/v2 pair. */
 export interface ReportTrajectory {
+  /** Input sample index of the pair. */
   trajectory: number;
   /** True when every check passed. */
   pass: boolean;
@@ -86,8 +90,11 @@ export interface ParityReport {
   startedAt: string;
   /** The effective options. */
   options: { batch: number; cycles: number; latencyMs: number; hfCheckpoint: string | null };
+  /** The backend and the two session servers, and where each came from. */
   servers: { backend: ReportServer; v1: ReportServer; v2: ReportServer };
+  /** Pairs run, passed and failed; `pass` when none failed. */
   summary: { trajectories: number; passed: number; failed: number; pass: boolean };
+  /** Wall times of the run's phases, in milliseconds. */
   timings: {
     /** Starting (or probing) the servers. */
     startupMs: number;

@@ -11,8 +11,11 @@ import { renderReport } from "./summary-table";
 
 /** Where the command writes: the report to `out`, the progress bar and errors to `err`. */
 export interface RunCommandIo {
+  /** Receives the report (stdout by default). */
   out: { write(chunk: string): unknown };
+  /** Receives the progress bar (stderr by default; drawn only on a TTY). */
   err: ProgressStream;
+  /** Variables read for servers no flag names (default `process.env`). */
   env?: NodeJS.ProcessEnv;
 }
 

@@ -35,19 +35,25 @@ export function readRecords(value: unknown, what: string): { records: SessionRec
 
 /** A tree node reduced to what topology compares. */
 export interface TopologyNode {
+  /** The node id. */
   id: unknown;
+  /** The parent's id, or null for a root. */
   parent: unknown;
 }
 
 /** A tree leaf reduced to what topology compares. */
 export interface TopologyLeaf {
+  /** The leaf's node id. */
   node_id: unknown;
+  /** Node ids from the root to the leaf. */
   path_node_ids: unknown;
 }
 
 /** A v2 `metadata.tree` as the topology check reads it (rows keep their other fields). */
 export interface TreeView {
+  /** The node rows in seq order. */
   nodes: PlainRecord[];
+  /** The leaf rows in seq order. */
   leaves: PlainRecord[];
 }
 
