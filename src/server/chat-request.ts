@@ -1,13 +1,11 @@
 // Turns a client chat body into the body sent upstream (SPEC §6 normalization), before any session logic.
 // Session-independent: the same rules serve v1 and v2; every malformed input is a 400 naming the problem.
 import type { ChatMessage, ChatTemplateKwargs, ToolSpec } from "../tokenizer/types";
-import { NormalizedChatRequest, SessionHttpError } from "./types";
+import type { JsonObject } from "../wire/sample";
+import { NormalizedChatRequest, SamplesRequestBody, SessionHttpError } from "./types";
 
 /** Merges request chat-template kwargs over the server defaults; throws (→ 400) on a forbidden override. */
 export type KwargsMerger = (defaults: ChatTemplateKwargs, overrides: ChatTemplateKwargs) => ChatTemplateKwargs;
-
-/** Plain `{...defaults, ...overrides}`, used when the TITO tokenizer has no merge rule of its own. */
-export const shallowMergeKwargs: KwargsMerger = (defaults, overrides) => ({ ...defaults, ...overrides });
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
@@ -86,7 +84,7 @@ export function normalizeChatRequest(parsed: unknown, defaults: ChatTemplateKwar
 }
 
 /** Validates the samples-op body: `{"max_seq_len": int|null, "metadata"?: object}`. Throws 400 otherwise. */
-export function parseSamplesBody(parsed: unknown): { max_seq_len: number | null; metadata?: Record<string, unknown> } {
+export function parseSamplesBody(parsed: unknown): SamplesRequestBody {
   if (!isObject(parsed)) throw new SessionHttpError(400, "samples request body must be a JSON object");
   const maxSeqLen = parsed.max_seq_len ?? null;
   if (maxSeqLen !== null && !(typeof maxSeqLen === "number" && Number.isInteger(maxSeqLen))) {
@@ -96,5 +94,5 @@ export function parseSamplesBody(parsed: unknown): { max_seq_len: number | null;
   if (metadata !== undefined && metadata !== null && !isObject(metadata)) {
     throw new SessionHttpError(400, "metadata must be an object");
   }
-  return isObject(metadata) ? { max_seq_len: maxSeqLen, metadata } : { max_seq_len: maxSeqLen };
+  return isObject(metadata) ? { max_seq_len: maxSeqLen, metadata: metadata as JsonObject } : { max_seq_len: maxSeqLen };
 }

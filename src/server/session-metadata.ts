@@ -61,12 +61,7 @@ export class MismatchMemo<Key extends object> {
   }
 }
 
-/** `{tito_session_mismatch?, accumulated_token_ids, max_trim_tokens}` in that key order. */
-export function trajectoryMetadata(ctx: PolicyContext, messages: readonly ChatMessage[], tokenIds: readonly number[], tools: readonly ToolSpec[] | null): JsonObject {
-  return trajectoryMetadataWithReport(ctx, computeSessionMismatch(ctx, messages, tokenIds, tools), tokenIds);
-}
-
-/** {@link trajectoryMetadata} for a mismatch report already computed (null: left out). */
+/** `{tito_session_mismatch?, accumulated_token_ids, max_trim_tokens}` in that key order (a null report is left out). */
 export function trajectoryMetadataWithReport(ctx: PolicyContext, mismatch: JsonObject[] | null, tokenIds: readonly number[]): JsonObject {
   const metadata: JsonObject = {};
   if (mismatch !== null) metadata.tito_session_mismatch = mismatch as JsonValue;

@@ -13,7 +13,7 @@ import type { AnyTrajectoryPolicy, MessageMatcher, PolicyContext, PolicyLogger }
 import { createPolicy, SamplePickerOption, SamplePostprocessorOption } from "./policy-factory";
 import { SessionEntry, SessionStore } from "./session-store";
 import { loadTitoKit, TitoKit } from "./tito-kit";
-import { CompletedTurn, SamplesRequestBody, SessionHttpError, SessionRecord, SessionServerVersion } from "./types";
+import { CompletedTurn, SessionHttpError, SessionRecord, SessionServerVersion } from "./types";
 import { forwardHeaders, UpstreamClient } from "./upstream";
 
 /** Options of {@link startSessionServer}. */
@@ -249,7 +249,7 @@ class SessionShell {
     const parsed = parseSamplesBody(parseJsonBody(body));
     let result;
     try {
-      result = this.policy.collectSamples(entry.state, parsed as SamplesRequestBody, this.ctx);
+      result = this.policy.collectSamples(entry.state, parsed, this.ctx);
     } catch (error) {
       if (error instanceof SampleAssemblyError) throw new SessionHttpError(422, error.message, true);
       throw error;

@@ -1,8 +1,8 @@
 // The read side of a v2 session: the `GET` view (active path records + metadata) and per-path mismatch reports.
 // Read-only over the forest; tokenization failures in the optional report are logged, never fatal.
-import type { JsonObject, JsonValue } from "../../wire/sample";
+import type { JsonObject } from "../../wire/sample";
 import type { PolicyContext, SessionView } from "../policy";
-import { computeSessionMismatch, MismatchMemo, recordTools } from "../session-metadata";
+import { computeSessionMismatch, MismatchMemo, recordTools, trajectoryMetadataWithReport } from "../session-metadata";
 import type { TrajectoryNode } from "./forest";
 import type { V2SessionState } from "./serving";
 import { buildTreeMetadata, type V2SessionMetadata } from "./tree-metadata";
@@ -29,15 +29,9 @@ export function pathMismatch(leaf: TrajectoryNode, ctx: PolicyContext, cache?: M
 /** Session metadata of the active path: mismatch (when computable), token ids, trim allowance and the tree. */
 export function v2SessionMetadata(state: V2SessionState, ctx: PolicyContext, cache?: MismatchCache): V2SessionMetadata {
   const leaf = state.activeLeaf;
-  const head: JsonObject = {};
   const mismatch = leaf === null ? null : pathMismatch(leaf, ctx, cache);
-  if (mismatch !== null) head.tito_session_mismatch = mismatch as JsonValue;
-  return {
-    ...head,
-    accumulated_token_ids: leaf === null ? [] : [...leaf.tokenIds],
-    max_trim_tokens: ctx.tito.maxTrimTokens,
-    tree: buildTreeMetadata(state.forest),
-  };
+  const head = trajectoryMetadataWithReport(ctx, mismatch, leaf === null ? [] : leaf.tokenIds);
+  return { ...head, tree: buildTreeMetadata(state.forest) } as V2SessionMetadata;
 }
 
 /** The `GET /sessions/{id}` view: the active path's records and the session metadata. */
