@@ -4,6 +4,7 @@ export { buildProgram } from "./main";
 export * from "./serve-command";
 export * from "./run-command";
 export * from "./run-parity";
+export * from "./package-version";
 export * from "./run-options";
 export * from "./report";
 export * from "./judge";

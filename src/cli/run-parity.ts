@@ -1,7 +1,5 @@
 // The work behind `session-parity run`: resolve or start the servers, run the batch through v1 and v2 at once,
 // judge every pair with the matchers' checks, and return the report. Prints nothing; stops all it started.
-import { readFileSync } from "node:fs";
-import * as path from "node:path";
 import { Agent } from "undici";
 import { buildDriverSchedule, QWEN3_APPEND_ROLES } from "../agent";
 import { buildWeatherInputSamples } from "../fixture/input-samples";
@@ -12,6 +10,7 @@ import type { SessionParityRun } from "../fixture/types";
 import type { SessionServerVersion } from "../server/types";
 import { CliExit, EXIT_USAGE } from "./exit-codes";
 import { judgePair } from "./judge";
+import { packageVersion } from "./package-version";
 import { ProgressBar, type ProgressStream } from "./progress-bar";
 import type { ParityReport, ReportRun, ReportServer } from "./report";
 import { parseUrl, parseUrlList, type RunCommandOptions } from "./run-options";
@@ -199,24 +198,5 @@ function locate(
     return { url: parse(fromEnv), from: envName };
   } catch (error) {
     throw new CliExit(EXIT_USAGE, `${envName} holds ${JSON.stringify(fromEnv)}, which ${(error as Error).message}`);
-  }
-}
-
-let cachedVersion: string | null = null;
-
-/** This package's version, read from its package.json (the same lookup works from src/ and from dist/). */
-export function packageVersion(): string {
-  if (cachedVersion !== null) return cachedVersion;
-  let dir = __dirname;
-  for (;;) {
-    try {
-      const manifest = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { name?: string; version?: string };
-      if (manifest.name === "jest-session-parity" && typeof manifest.version === "string") return (cachedVersion = manifest.version);
-    } catch {
-      // no manifest here; keep walking up
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) return (cachedVersion = "unknown");
-    dir = parent;
   }
 }
