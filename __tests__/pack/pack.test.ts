@@ -52,6 +52,12 @@ beforeAll(async () => {
   // Not from the README: a strict tsconfig that typechecks the example test alone.
   const tsconfig = { compilerOptions: { strict: true, module: "commonjs", target: "ES2022", esModuleInterop: true, skipLibCheck: true, types: ["jest", "node"] }, files: ["parity.test.ts"] };
   await writeFile(path.join(project, "tsconfig.json"), `${JSON.stringify(tsconfig, null, 2)}\n`);
+  // The README's Vitest typings advice: "types": ["jest-session-parity/vitest"] with moduleResolution bundler.
+  const vitestTsconfig = {
+    compilerOptions: { strict: true, module: "esnext", moduleResolution: "bundler", target: "ES2022", skipLibCheck: true, noEmit: true, types: ["jest-session-parity/vitest", "node"] },
+    files: ["vitest-bitwise.test.ts"],
+  };
+  await writeFile(path.join(project, "tsconfig.vitest.json"), `${JSON.stringify(vitestTsconfig, null, 2)}\n`);
 });
 
 afterAll(async () => {
@@ -76,6 +82,11 @@ test.each(["jest.config.ts", "jest.explicit.config.ts"])("the README's example t
 
 test("the README's example typechecks under strict TypeScript with the package's matcher typings", async () => {
   const tsc = await sh(process.execPath, [path.join(project, "node_modules/typescript/bin/tsc"), "--noEmit", "-p", "."], { cwd: project, env: childEnv(), timeoutMs: 3 * MINUTE });
+  expect({ code: tsc.code, output: tsc.stdout + tsc.stderr }).toEqual({ code: 0, output: "" });
+});
+
+test("the README's Vitest example typechecks with the typings entry the README names", async () => {
+  const tsc = await sh(process.execPath, [path.join(project, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.vitest.json"], { cwd: project, env: childEnv(), timeoutMs: 3 * MINUTE });
   expect({ code: tsc.code, output: tsc.stdout + tsc.stderr }).toEqual({ code: 0, output: "" });
 });
 
