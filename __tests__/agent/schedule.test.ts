@@ -36,6 +36,19 @@ describe("buildDriverSchedule", () => {
     expect(buildDriverSchedule(["tool", "assistant"], 1)).toEqual(["tool_result", "rollback", "rollback", "assistant_input"]);
   });
 
+  test("tool and user: the follow-up and its tool result, force_final, no system reminder", () => {
+    expect(buildDriverSchedule(["user", "tool"], 2)).toEqual([
+      ...["tool_result", "user_followup", "tool_result", "rollback"],
+      "rollback",
+      ...["tool_result", "user_followup", "tool_result", "rollback"],
+      "force_final",
+    ]);
+  });
+
+  test("tool and system: the reminder but no follow-up and no force_final; duplicate roles count once", () => {
+    expect(buildDriverSchedule(["tool", "system", "system"], 1)).toEqual(["tool_result", "system_reminder", "rollback", "rollback"]);
+  });
+
   test("bad inputs are refused by name", () => {
     expect(() => buildDriverSchedule(["tool", "developer"], 1)).toThrow(/unknown append roles \["developer"\]/);
     expect(() => buildDriverSchedule(["user", "system"], 1)).toThrow(/needs the "tool" append role/);
