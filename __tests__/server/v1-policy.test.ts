@@ -1,6 +1,7 @@
 // The v1 policy and lock in isolation: invariants that HTTP cannot reach with a correct tokenizer.
 // A TITO double whose merge breaks the prefix rule proves the commit-time 500; the lock is FIFO and exclusive.
 import { AsyncMutex } from "../../src/server/lock";
+import { assertStoredPrefix } from "../../src/server/token-prefix";
 import { linearPolicy, SessionHttpError, strictMessageMatches, type CompletedTurn, type NormalizedChatRequest, type PolicyContext, type TitoLike } from "../../src/server";
 import { loadTokenizer } from "../../src/tokenizer";
 import type { ChatMessage } from "../../src/tokenizer/types";
@@ -100,4 +101,16 @@ test("AsyncMutex is exclusive and first-in first-out", async () => {
   await expect(mutex.runExclusive(() => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
   expect(await mutex.runExclusive(() => 5)).toBe(5);
   expect(mutex.busy).toBe(false);
+});
+
+test("the stored-prefix check tolerates exactly max_trim_tokens trailing differences", () => {
+  expect(() => assertStoredPrefix([], [5], 0)).not.toThrow();
+  expect(() => assertStoredPrefix([1, 2, 3], [1, 2, 3, 4], 0)).not.toThrow();
+  expect(() => assertStoredPrefix([1, 2, 3], [1, 2, 9, 4], 1)).not.toThrow();
+  expect(() => assertStoredPrefix([1, 2, 3], [7, 8], 3)).not.toThrow();
+  expect(() => assertStoredPrefix([1, 2, 3], [1, 2, 9, 4], 0)).toThrow(
+    expect.objectContaining({ status: 500, message: expect.stringMatching(/checking first 3, allowing 0 trailing.*first mismatch at index 2/) }),
+  );
+  expect(() => assertStoredPrefix([1, 2, 3], [1, 9, 3, 4], 1)).toThrow(/first mismatch at index 1/);
+  expect(() => assertStoredPrefix([1, 2, 3, 4], [1, 2], 1)).toThrow(/\(2 tokens\), first mismatch at index 2/);
 });

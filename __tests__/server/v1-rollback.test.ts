@@ -197,3 +197,28 @@ test("a custom matcher that breaks its contract is a 500 and the session is unch
     await picky.close();
   }
 });
+
+test("client-carried assistants are prompt history, not checkpoints: a few-shot session rolls back to its generated turn", async () => {
+  const fewShot: ChatMessage[] = [
+    { role: "user", content: "Q-few-shot" },
+    { role: "assistant", content: "A-few-shot" },
+    { role: "user", content: "What's the weather in Beijing?" },
+  ];
+  const id = await createSession(server.url);
+  const r1 = await chat(server.url, id, { messages: fewShot, tools: WEATHER_TOOLS });
+  const a1 = assistantOf(r1);
+  const r2 = await chat(server.url, id, { messages: [...fewShot, a1, toolResult(0)], tools: WEATHER_TOOLS });
+  expect([r1.status, r2.status]).toEqual([200, 200]);
+  const before = await getSession(server.url, id);
+  const retry = await chat(server.url, id, { messages: [...fewShot, a1, toolResult(2)], tools: WEATHER_TOOLS });
+  expect(retry.status).toBe(200);
+  const after = await getSession(server.url, id);
+  expect(after.records).toHaveLength(2);
+  expect(after.records[0]).toEqual(before.records[0]);
+  expect(after.records[1].request.messages.at(-1).content).toBe(MOCK_TOOL_RESULTS[2]);
+  // Diverging inside the few-shot prefix would discard both generated turns: refused, nothing changes.
+  const inside = await chat(server.url, id, { messages: [fewShot[0], { role: "assistant", content: "other" }, fewShot[2]], tools: WEATHER_TOOLS });
+  expect(inside.status).toBe(400);
+  expect(inside.json<{ error: string }>().error).toContain("discard 2 generated turns");
+  expect(await getSession(server.url, id)).toEqual(after);
+});
