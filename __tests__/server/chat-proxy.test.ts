@@ -5,6 +5,7 @@ import { WEATHER_TOOLS, buildInitialMessages } from "../../src/agent/texts";
 import { startSessionServer, type RunningSessionServer } from "../../src/server";
 import { createTito, loadTokenizer } from "../../src/tokenizer";
 import type { ChatMessage } from "../../src/tokenizer/types";
+import { gzipSync, brotliCompressSync } from "node:zlib";
 import { call, chat, createSession, getSession, rawChatReply, recordingLogger, startRawBackend, type RawBackend } from "./helpers";
 
 const scripted: ProcessFunction = (prompt, body) => {
@@ -270,5 +271,43 @@ describe("upstream failures", () => {
       expect(raw.requests[raw.requests.length - 1].headers["x-smg-routing-key"]).toBe(id);
       expect(raw.requests[raw.requests.length - 1].url).toBe("/v1/chat/completions");
     });
+  });
+});
+
+describe("compressed backend replies", () => {
+  let raw: RawBackend;
+  let rawServer: RunningSessionServer;
+  beforeAll(async () => {
+    // A backend that compresses whatever the client accepts or not (e.g. behind a compressing proxy).
+    raw = await startRawBackend((req) => {
+      const body = req.url.startsWith("/v1/chat") ? rawChatReply([9707, 151645]) : JSON.stringify({ path: req.url, ok: true });
+      const br = req.url.startsWith("/br");
+      const encoded = br ? brotliCompressSync(Buffer.from(body)) : gzipSync(Buffer.from(body));
+      return { status: 200, headers: { "content-type": "application/json", "content-encoding": br ? "br" : "gzip" }, body: encoded };
+    });
+    rawServer = await startSessionServer({ version: "v1", backendUrl: raw.url, logger: recordingLogger() });
+  });
+  afterAll(async () => {
+    await rawServer.close();
+    await raw.close();
+  });
+
+  test("a gzip-encoded chat reply is decoded, validated and recorded; the client gets plain JSON", async () => {
+    const id = await createSession(rawServer.url);
+    const reply = await chat(rawServer.url, id, { messages: [user("hi")] }, { "accept-encoding": "gzip" });
+    expect(reply.status).toBe(200);
+    expect(reply.headers["content-encoding"]).toBeUndefined();
+    expect(reply.json<any>().choices[0].message.content).toBe("ok");
+    expect((await getSession(rawServer.url, id)).metadata.accumulated_token_ids.slice(-2)).toEqual([9707, 151645]);
+  });
+
+  test("the raw proxy decodes gzip and br bodies and drops content-encoding", async () => {
+    const id = await createSession(rawServer.url);
+    for (const path of ["gz/route", "br/route"]) {
+      const reply = await call("GET", `${rawServer.url}/sessions/${id}/${path}`);
+      expect(reply.status).toBe(200);
+      expect(reply.headers["content-encoding"]).toBeUndefined();
+      expect(reply.json()).toEqual({ path: `/${path}`, ok: true });
+    }
   });
 });

@@ -39,8 +39,8 @@ export async function createSession(serverUrl: string): Promise<string> {
 }
 
 /** Posts a chat turn to a session. */
-export function chat(serverUrl: string, sessionId: string, body: Record<string, unknown>): Promise<HttpReply> {
-  return call("POST", `${serverUrl}/sessions/${sessionId}/v1/chat/completions`, body);
+export function chat(serverUrl: string, sessionId: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<HttpReply> {
+  return call("POST", `${serverUrl}/sessions/${sessionId}/v1/chat/completions`, body, headers);
 }
 
 /** `GET /sessions/{id}` parsed. */
@@ -70,9 +70,16 @@ export interface RawBackend {
   close(): Promise<void>;
 }
 
+/** What a raw backend answers: a status, headers and a text or binary body. */
+export interface RawResponse {
+  status: number;
+  headers?: Record<string, string>;
+  body: string | Buffer;
+}
+
 /** Starts a raw loopback backend; `respond` returns status, headers and body for each request. */
 export async function startRawBackend(
-  respond: (req: RawRequest) => { status: number; headers?: Record<string, string>; body: string } | Promise<{ status: number; headers?: Record<string, string>; body: string }>,
+  respond: (req: RawRequest) => RawResponse | Promise<RawResponse>,
 ): Promise<RawBackend> {
   const requests: RawRequest[] = [];
   const server: Server = createServer(async (req, res) => {

@@ -2,11 +2,15 @@
 // Transport failures become a 502 JSON reply shape instead of an exception, as the protocol requires.
 import { Pool } from "undici";
 import type { IncomingHttpHeaders } from "node:http";
+import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from "node:zlib";
 
 /** A raw upstream reply (or a synthesized 502 for a transport failure). */
 export interface UpstreamResult {
+  /** The backend's status (502 when it could not be reached or its body could not be decoded). */
   status: number;
+  /** Reply headers, lower-cased, without `content-encoding` (the body is already decoded). */
   headers: Record<string, string>;
+  /** The reply body as identity bytes (gzip/deflate/br undone). */
   body: Buffer;
   /** True when the reply was synthesized because the backend could not be reached. */
   transportError: boolean;
@@ -68,7 +72,10 @@ export class UpstreamClient {
       });
       const chunks: Buffer[] = [];
       for await (const chunk of response.body) chunks.push(chunk as Buffer);
-      return { status: response.statusCode, headers: flattenHeaders(response.headers), body: Buffer.concat(chunks), transportError: false };
+      const replyHeaders = flattenHeaders(response.headers);
+      const replyBody = decodeContent(Buffer.concat(chunks), replyHeaders["content-encoding"]);
+      delete replyHeaders["content-encoding"];
+      return { status: response.statusCode, headers: replyHeaders, body: replyBody, transportError: false };
     } catch (error) {
       const err = error as Error;
       const name = (err as { code?: string }).code ?? err.name ?? "Error";
@@ -86,6 +93,33 @@ export class UpstreamClient {
   async destroy(): Promise<void> {
     this.closed = true;
     await this.pool.destroy();
+  }
+}
+
+/**
+ * The identity bytes of a reply body sent with `content-encoding` (gzip, deflate, br; comma lists are undone in
+ * reverse). The server re-frames every body and never echoes the encoding, so it must hand on plain bytes.
+ * @throws Error naming an encoding it cannot undo (reported as a transport error)
+ */
+function decodeContent(body: Buffer, encoding: string | undefined): Buffer {
+  if (encoding === undefined) return body;
+  let out = body;
+  for (const coding of encoding.split(",").map((part) => part.trim().toLowerCase()).reverse()) {
+    if (coding === "" || coding === "identity") continue;
+    if (coding === "gzip" || coding === "x-gzip") out = gunzipSync(out);
+    else if (coding === "br") out = brotliDecompressSync(out);
+    else if (coding === "deflate") out = inflateDeflate(out);
+    else throw new Error(`unsupported content-encoding ${JSON.stringify(coding)} in the backend reply`);
+  }
+  return out;
+}
+
+/** HTTP "deflate" is meant to be zlib-wrapped, but some servers send raw deflate. */
+function inflateDeflate(body: Buffer): Buffer {
+  try {
+    return inflateSync(body);
+  } catch {
+    return inflateRawSync(body);
   }
 }
 
