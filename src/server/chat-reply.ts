@@ -7,9 +7,13 @@ import { SessionHttpError } from "./types";
 export interface ExtractedCompletion {
   /** The full upstream JSON. */
   response: Record<string, unknown>;
+  /** `choices[0].message` (its content is never null). */
   assistantMessage: ChatMessage;
+  /** The second elements of `meta_info.output_token_logprobs`. */
   completionIds: number[];
+  /** `choices[0].finish_reason`, or null when absent. */
   finishReason: string | null;
+  /** `response.id`, or null when absent. */
   responseId: string | null;
 }
 

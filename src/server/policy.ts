@@ -16,6 +16,7 @@ export type MessageMatcher = (stored: ChatMessage, incoming: ChatMessage) => boo
 
 /** Everything a policy may use besides its own state. Built once per server. */
 export interface PolicyContext {
+  /** The Qwen3 tokenizer (decoding sample responses). */
   tokenizer: Tokenizer;
   /** The TITO tokenizer of src/tokenizer (Qwen3 rules), typed structurally. */
   tito: TitoLike;
@@ -29,7 +30,9 @@ export interface PolicyContext {
 
 /** Minimal logger used by the server, its policies and hooks. */
 export interface PolicyLogger {
+  /** Something the user should see (skipped updates, picker decisions, failed mismatch reports). */
   warn(message: string): void;
+  /** Optional notes (rollbacks, branching); left out by default. */
   info?(message: string): void;
 }
 
@@ -60,13 +63,17 @@ export interface TitoLike {
 
 /** The result of positioning a request: the prompt to send plus policy-private data for commit. */
 export interface PreparedTurn<Plan> {
+  /** The TITO prompt ids sent upstream as `input_ids`. */
   promptIds: number[];
+  /** What commit needs to place the generation (v1: the turn count; v2: the captured parent). */
   plan: Plan;
 }
 
 /** What `GET /sessions/{id}` shows for a session. */
 export interface SessionView {
+  /** The records of the current trajectory (v2: the active path). */
   records: SessionRecord[];
+  /** `accumulated_token_ids`, `max_trim_tokens`, `tito_session_mismatch` when computable (v2: plus `tree`). */
   metadata: JsonObject;
 }
 

@@ -12,12 +12,15 @@ export interface SessionRecord {
   timestamp: number;
   /** Seconds since the epoch (float) when the client request arrived. */
   request_timestamp: number;
+  /** The client's HTTP method (always `POST` for chat). */
   method: string;
+  /** The upstream route the generation went through. */
   path: "/v1/chat/completions";
   /** The body sent upstream, including `input_ids`. */
   request: Record<string, unknown>;
   /** The full upstream JSON reply (replay tensors included). */
   response: Record<string, unknown>;
+  /** The upstream status (only 200 replies are recorded). */
   status_code: number;
 }
 
@@ -65,8 +68,11 @@ export interface SamplesRequestBody {
 
 /** What a policy's samples op produces before encoding. */
 export interface SamplesResult {
+  /** The samples to encode (v1: at most one; v2: the post-processor's output). */
   samples: Sample[];
+  /** The payload's `session_metadata` (the GET metadata, plus `agent` in v2). */
   sessionMetadata: JsonObject;
+  /** Why `samples` is empty, or null when it is not. */
   emptyReason: EmptyReason | null;
 }
 
