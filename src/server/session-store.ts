@@ -20,11 +20,6 @@ export class SessionStore<State> {
 
   constructor(private readonly createState: () => State) {}
 
-  /** Number of live sessions. */
-  get size(): number {
-    return this.sessions.size;
-  }
-
   /** Creates an empty session and returns its entry. */
   create(): SessionEntry<State> {
     const id = randomUUID().replace(/-/g, "");

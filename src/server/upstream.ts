@@ -12,8 +12,6 @@ export interface UpstreamResult {
   headers: Record<string, string>;
   /** The reply body as identity bytes (gzip/deflate/br undone). */
   body: Buffer;
-  /** True when the reply was synthesized because the backend could not be reached. */
-  transportError: boolean;
 }
 
 /** Request headers never forwarded: hop-by-hop and framing headers the transport recomputes. */
@@ -75,7 +73,7 @@ export class UpstreamClient {
       const replyHeaders = flattenHeaders(response.headers);
       const replyBody = decodeContent(Buffer.concat(chunks), replyHeaders["content-encoding"]);
       delete replyHeaders["content-encoding"];
-      return { status: response.statusCode, headers: replyHeaders, body: replyBody, transportError: false };
+      return { status: response.statusCode, headers: replyHeaders, body: replyBody };
     } catch (error) {
       const err = error as Error;
       const name = (err as { code?: string }).code ?? err.name ?? "Error";
@@ -84,7 +82,6 @@ export class UpstreamClient {
         status: 502,
         headers: { "content-type": "application/json" },
         body: Buffer.from(JSON.stringify({ error: `backend transport error: ${name}: ${message}` })),
-        transportError: true,
       };
     }
   }
