@@ -82,6 +82,8 @@ test.each([
   [["serve", "--version", "v1", "--backend", "not-a-url"], "--backend"],
   [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--port", "70000"], "--port"],
   [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--hf-checkpoint", "/nonexistent-checkpoint-dir"], "tokenizer.json"],
+  [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--sample-picker", "hooks#pick"], "v2 options"],
+  [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--message-matcher", "fuzzy"], "--message-matcher"],
 ])("bad arguments exit non-zero with a message naming the problem: %j", async (args, needle) => {
   const child = spawnCli(args);
   const { code, stderr } = await exitOf(child);
