@@ -21,7 +21,8 @@ export interface TitoKit {
  */
 export async function loadTitoKit(hfCheckpoint: string | undefined, defaultKwargs: ChatTemplateKwargs): Promise<TitoKit> {
   const tokenizer = await loadTokenizer(hfCheckpoint ? { hfCheckpoint } : {});
-  const tito = createTito(tokenizer, defaultKwargs);
+  // A server renders the same conversations again (retries, the sessions of a scripted batch): remember render ids.
+  const tito = createTito(tokenizer, defaultKwargs, { memoizeRenders: true });
   return {
     tokenizer,
     tito,

@@ -9,3 +9,4 @@ export * from "./load";
 export * from "./mismatch";
 export * from "./tito";
 export * from "./tito-prefix-cache";
+export * from "./rendered-ids-memo";

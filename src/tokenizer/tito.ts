@@ -1,6 +1,7 @@
 // Token-in/token-out (TITO) prompt construction for Qwen3: reuse stored ids, tokenize only the appended messages.
 // Also merges request chat_template_kwargs over server defaults and produces the tito_session_mismatch report.
 import { MismatchComparator, type TitoMismatchEntry } from "./mismatch";
+import { RenderedIdsMemo } from "./rendered-ids-memo";
 import { TitoPrefixCache } from "./tito-prefix-cache";
 import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolCall, ToolSpec } from "./types";
 
@@ -33,7 +34,17 @@ function sameJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** Qwen3 TITO rules (SPEC §8). Stateless apart from the tokenizer and the default kwargs. */
+/** Options of {@link Qwen3Tito}. */
+export interface TitoOptions {
+  /**
+   * Remember the ids of prompt, canonical and appended-suffix renders by their exact inputs (bounded, least
+   * recently used), so a conversation seen again is not rendered again. Off by default: the results are the same
+   * either way, only repeated renders get cheaper. Session servers turn it on.
+   */
+  memoizeRenders?: boolean;
+}
+
+/** Qwen3 TITO rules (SPEC §8). Stateless apart from the tokenizer, the default kwargs and optional render memos. */
 export class Qwen3Tito {
   /** Stored completion tokens that may be trimmed before merging; Qwen3 never trims. */
   readonly maxTrimTokens = 0;
@@ -44,18 +55,23 @@ export class Qwen3Tito {
   private readonly comparator: MismatchComparator;
   /** Renders of `[dummySystem, dummyAssistant]` per tools, kwargs and stored tool calls. */
   private readonly prefixRenders = new TitoPrefixCache();
+  /** Ids of whole renders by exact inputs; null unless {@link TitoOptions.memoizeRenders}. */
+  private readonly renderedIds: RenderedIdsMemo | null;
   private readonly imEndId: number;
   private readonly newlineId: number;
 
   /**
    * @param tokenizer a Qwen3 tokenizer (its renderChatTemplate must be append-safe)
    * @param defaultKwargs server default chat-template kwargs, e.g. `{enable_thinking: false}`
+   * @param options render memoization (off by default)
    * @throws TitoError when the defaults contradict a pinned kwarg, or the vocabulary lacks `<|im_end|>`
    */
   constructor(
     readonly tokenizer: Tokenizer,
     defaultKwargs: ChatTemplateKwargs = {},
+    options: TitoOptions = {},
   ) {
+    this.renderedIds = options.memoizeRenders === true ? new RenderedIdsMemo() : null;
     this.defaultKwargs = Object.freeze(this.applyPinned({ ...defaultKwargs }, "default"));
     const imEnd = tokenizer.tokenToId("<|im_end|>");
     if (imEnd === undefined) throw new TitoError(`tokenizer ${tokenizer.source} has no <|im_end|> token`);
@@ -97,12 +113,15 @@ export class Qwen3Tito {
 
   /** Prompt ids for `messages` rendered from scratch, with the generation prompt. */
   renderPromptIds(messages: readonly ChatMessage[], tools: readonly ToolSpec[] | null, kwargs?: ChatTemplateKwargs): number[] {
-    const text = this.tokenizer.renderChatTemplate(messages, {
-      tools,
-      addGenerationPrompt: true,
-      kwargs: this.mergeKwargs(kwargs),
-    });
-    return this.tokenizer.encode(text);
+    const merged = this.mergeKwargs(kwargs);
+    return this.memoized(["prompt", messages, tools, merged], () =>
+      this.tokenizer.encode(this.tokenizer.renderChatTemplate(messages, { tools, addGenerationPrompt: true, kwargs: merged })),
+    );
+  }
+
+  /** `compute()`, or the remembered ids of an earlier call with the same exact inputs when renders are memoized. */
+  private memoized(inputs: readonly unknown[], compute: () => number[]): number[] {
+    return this.renderedIds === null ? compute() : this.renderedIds.get(inputs, compute);
   }
 
   /**
@@ -158,8 +177,18 @@ export class Qwen3Tito {
     this.assertAppendable(oldMessages, newMessages);
     const appended = newMessages.slice(oldMessages.length);
     const toolCalls = oldMessages[oldMessages.length - 1]!.tool_calls ?? [];
-    const base = [DUMMY_SYSTEM, dummyAssistant(toolCalls)];
     const merged = this.mergeKwargs(kwargs);
+    return this.memoized(["appended", appended, tools, merged, toolCalls], () => this.renderAppended(appended, toolCalls, tools, merged));
+  }
+
+  /** The uncached body of {@link tokenizeAppended}: prefix render (cached), full render, checked difference, encode. */
+  private renderAppended(
+    appended: readonly ChatMessage[],
+    toolCalls: readonly ToolCall[],
+    tools: readonly ToolSpec[] | null,
+    merged: ChatTemplateKwargs,
+  ): number[] {
+    const base = [DUMMY_SYSTEM, dummyAssistant(toolCalls)];
     const prefix = this.prefixRenders.get(tools, merged, toolCalls, () =>
       this.tokenizer.renderChatTemplate(base, { tools, addGenerationPrompt: false, kwargs: merged }),
     );
@@ -211,12 +240,10 @@ export class Qwen3Tito {
 
   /** Ids of the canonical render of `messages` (no generation prompt): the reference of the mismatch report. */
   canonicalIds(messages: readonly ChatMessage[], tools: readonly ToolSpec[] | null, kwargs?: ChatTemplateKwargs): number[] {
-    const text = this.tokenizer.renderChatTemplate(messages, {
-      tools,
-      addGenerationPrompt: false,
-      kwargs: this.mergeKwargs(kwargs),
-    });
-    return this.tokenizer.encode(text);
+    const merged = this.mergeKwargs(kwargs);
+    return this.memoized(["canonical", messages, tools, merged], () =>
+      this.tokenizer.encode(this.tokenizer.renderChatTemplate(messages, { tools, addGenerationPrompt: false, kwargs: merged })),
+    );
   }
 
   /**
@@ -241,7 +268,7 @@ export class Qwen3Tito {
   }
 }
 
-/** Factory form of `new Qwen3Tito(tokenizer, defaultKwargs)`. */
-export function createTito(tokenizer: Tokenizer, defaultKwargs?: ChatTemplateKwargs): Qwen3Tito {
-  return new Qwen3Tito(tokenizer, defaultKwargs);
+/** Factory form of `new Qwen3Tito(tokenizer, defaultKwargs, options)`. */
+export function createTito(tokenizer: Tokenizer, defaultKwargs?: ChatTemplateKwargs, options?: TitoOptions): Qwen3Tito {
+  return new Qwen3Tito(tokenizer, defaultKwargs, options);
 }
