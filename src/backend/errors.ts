@@ -1,5 +1,6 @@
 // SGLang-style error replies of the mock backend: `{object: "error", message, type, param, code}`.
 // One place so the msw handlers and the node:http bridge answer bad input with identical bytes.
+import { textResponse } from "./response-bodies";
 
 const ERROR_TYPES: Readonly<Record<number, string>> = {
   400: "BadRequestError",
@@ -18,12 +19,15 @@ export function errorResponse(status: number, message: string): Response {
   return jsonResponse(status, errorBody(status, message));
 }
 
-/** A JSON reply with an explicit content length (same bytes whichever transport carries it). */
+/**
+ * A JSON reply with an explicit content length (same bytes whichever transport carries it). Built from the JSON
+ * text, which the loopback bridge writes directly ({@link knownBodyText}) instead of reading the body stream back.
+ */
 export function jsonResponse(status: number, body: unknown): Response {
-  const bytes = Buffer.from(JSON.stringify(body), "utf8");
-  return new Response(bytes, {
+  const text = JSON.stringify(body);
+  return textResponse(text, {
     status,
-    headers: { "content-type": "application/json", "content-length": String(bytes.length) },
+    headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(text, "utf8")) },
   });
 }
 

@@ -7,6 +7,7 @@ import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolSpec } from "../to
 import type { FinishReason, ProcessFunction, ProcessResult } from "./types";
 import { BackendStatsRecorder, type BackendRequestEntry } from "./stats";
 import { errorResponse, jsonResponse, notFoundMessage } from "./errors";
+import { textResponse } from "./response-bodies";
 import { buildChatCompletion, buildGenerateReply, chatCompletionToSse, type PromptView, type ReplyContext } from "./replies";
 
 /** The stop token a Qwen3 engine reports at the end of a finished turn. */
@@ -175,7 +176,7 @@ class MockEngine {
       if (path === "/generate") return jsonResponse(200, buildGenerateReply(prompt, result, context));
       const completion = buildChatCompletion(body, prompt, result, context);
       if (body["stream"] === true) {
-        return new Response(chatCompletionToSse(completion), {
+        return textResponse(chatCompletionToSse(completion), {
           status: 200,
           headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
         });

@@ -3,7 +3,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getResponse, type RequestHandler } from "msw";
+import { isUtf8 } from "node:buffer";
 import { errorResponse } from "./errors";
+import { knownBodyText } from "./response-bodies";
 
 /** Options of {@link serveHandlers}. */
 export interface BridgeOptions {
@@ -108,12 +110,23 @@ async function toFetchRequest(req: IncomingMessage, host: string): Promise<Reque
   return new Request(new URL(req.url ?? "/", origin), {
     method,
     headers,
-    body: hasBody ? body : undefined,
+    body: hasBody ? fetchBody(body, headers) : undefined,
   });
 }
 
+/**
+ * The request body for the Fetch Request: its text when the bytes are UTF-8 and a content type is given (a string
+ * body is cheaper for undici to wrap, tee and read back, gives the same bytes, and adds no content type of its own),
+ * the bytes otherwise.
+ */
+function fetchBody(body: Buffer, headers: Headers): Buffer | string {
+  return headers.has("content-type") && isUtf8(body) ? body.toString("utf8") : body;
+}
+
 async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
-  const body = Buffer.from(await response.arrayBuffer());
+  // A Response made from a known text is written from that text: same bytes, no web-stream read.
+  const known = knownBodyText(response);
+  const body = known !== undefined && !response.bodyUsed ? Buffer.from(known, "utf8") : Buffer.from(await response.arrayBuffer());
   if (res.destroyed) return;
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
