@@ -114,6 +114,18 @@ describe("stringifyExactJson", () => {
     expect(stringifyExactJson({ a: shared, b: shared }, "s", fail)).toBe('{"a":[1],"b":[1]}');
   });
 
+  it("writes number arrays (token ids, log-probs) like every other array: -0, holes, non-finite and toJSON included", () => {
+    const ids = Array.from({ length: 300 }, (_, i) => (i * 7919) % 151_669);
+    expect(stringifyExactJson({ ids, lp: [-0.5, 1e-7, 2 ** 60] }, "m", fail)).toBe(`{"ids":[${ids.join(",")}],"lp":[-0.5,1e-7,${String(2 ** 60)}]}`);
+    expect(stringifyExactJson([1, -0, 2], "m", fail)).toBe("[1,-0,2]");
+    const sparse = [1, 2, 3];
+    delete sparse[1];
+    expect(outcome(() => stringifyExactJson({ sparse }, "m", fail))).toEqual({ at: "m.sparse[1]", problem: "a undefined is not representable in JSON" });
+    expect(outcome(() => stringifyExactJson([0, 1, Infinity], "m", fail))).toEqual({ at: "m[2]", problem: "Infinity is not representable in JSON" });
+    const custom = Object.assign([1, 2], { toJSON: () => "replaced" });
+    expect(stringifyExactJson(custom, "m", fail)).toBe("[1,2]");
+  });
+
   it("writes text that JSON.parse gives back exactly, -0 included", () => {
     const value = { a: [-0, 0, 1e21, "x\u2028y", { "": null }], b: true, c: "😀" };
     const text = stringifyExactJson(value, "v", fail);

@@ -41,7 +41,9 @@ export function stringifyExactJson(value: unknown, path: string, fail: (path: st
     if (ancestors.has(node)) return fail(here(), "circular reference");
     ancestors.add(node);
     let text: string;
-    if (Array.isArray(node)) {
+    if (Array.isArray(node) && (node as { toJSON?: unknown }).toJSON === undefined && isPlainNumberArray(node)) {
+      text = JSON.stringify(node); // token ids, log-probs: the same text the element-wise writer would produce
+    } else if (Array.isArray(node)) {
       text = "[";
       for (let i = 0; i < node.length; i++) {
         trail.push(i);
@@ -68,6 +70,18 @@ export function stringifyExactJson(value: unknown, path: string, fail: (path: st
     return text;
   };
   return write(value);
+}
+
+/**
+ * True for a dense array of finite numbers none of which is `-0`: `JSON.stringify` writes each element exactly as
+ * {@link stringifyExactJson} does, so such an array is written in one native call.
+ */
+function isPlainNumberArray(array: unknown[]): boolean {
+  for (let i = 0; i < array.length; i++) {
+    const item = array[i];
+    if (typeof item !== "number" || !Number.isFinite(item) || (item === 0 && 1 / item < 0)) return false;
+  }
+  return true;
 }
 
 /**
