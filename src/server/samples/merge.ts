@@ -155,9 +155,16 @@ export function mergeTurnSamples(samples: readonly Sample[], decode: DecodeFn): 
   if (samples.length === 0) throw new SampleAssemblyError("no turn samples to merge");
   let acc = samples[0];
   for (const next of samples.slice(1)) {
-    if (acc.status !== "completed") break;
-    if (REPLAY_FIELDS.some((field) => acc[field] !== null && next[field] === null)) break;
+    if (foldStopsBefore(acc, next)) break;
     acc = mergeSamplePair(acc, next, decode);
   }
   return acc;
+}
+
+/**
+ * Where {@link mergeTurnSamples} stops folding: before `next` when the accumulator is not completed, or when
+ * `next` would drop a replay tensor the accumulator carries.
+ */
+export function foldStopsBefore(acc: Sample, next: Sample): boolean {
+  return acc.status !== "completed" || REPLAY_FIELDS.some((field) => acc[field] !== null && next[field] === null);
 }

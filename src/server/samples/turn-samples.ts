@@ -25,11 +25,16 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The parts of one record the assembly reads, checked. */
-interface RecordTokens {
+export interface RecordTokens {
+  /** `request.input_ids`. */
   promptIds: number[];
+  /** Second elements of `output_token_logprobs`. */
   outputIds: number[];
+  /** First elements of `output_token_logprobs`. */
   outputLogProbs: number[];
+  /** `choices[0].meta_info`. */
   meta: Record<string, unknown>;
+  /** `choices[0].finish_reason` as found. */
   finishReason: unknown;
 }
 
@@ -88,6 +93,60 @@ function turnSample(tokens: RecordTokens, trimCount: number, decode: DecodeFn): 
   return sample;
 }
 
+/** One record read and aligned: its parts, the trailing output tokens to strip, and the alignment cursor after it. */
+export interface AlignedTurn {
+  /** The parts of the record the assembly reads. */
+  readonly tokens: RecordTokens;
+  /** Trailing output tokens that do not match the accumulated ids (stripped from the turn's sample). */
+  readonly trimCount: number;
+  /** Position in the accumulated ids after this turn's matched output (meaningless without accumulated ids). */
+  readonly cursor: number;
+}
+
+/**
+ * Reads record `i` and aligns its output against `accumulated[len(input_ids):]` (the step
+ * {@link turnSamplesFromRecords} repeats): unmatched trailing tokens are counted for stripping, at most
+ * `maxTrimTokens` of them and none on the last turn.
+ * @throws SampleAssemblyError when the record is malformed or too many output tokens do not match
+ */
+export function alignTurn(record: SessionRecord, i: number, isLast: boolean, accumulated: readonly number[] | null, maxTrimTokens: number): AlignedTurn {
+  const tokens = readRecord(record, i + 1);
+  let trimCount = 0;
+  let cursor = 0;
+  if (accumulated !== null) {
+    cursor = tokens.promptIds.length;
+    let matched = 0;
+    while (matched < tokens.outputIds.length && cursor + matched < accumulated.length && tokens.outputIds[matched] === accumulated[cursor + matched]) {
+      matched += 1;
+    }
+    trimCount = tokens.outputIds.length - matched;
+    const allowed = isLast ? 0 : maxTrimTokens;
+    if (trimCount > allowed) {
+      throw new SampleAssemblyError(
+        `turn ${i + 1}: ${trimCount} output tokens do not match the accumulated ids, more than the ${allowed} allowed ` +
+          `(is_last=${isLast}, max_trim_tokens=${maxTrimTokens}); output tail ${JSON.stringify(tokens.outputIds.slice(-3))}, ` +
+          `accumulated at ${cursor}: ${JSON.stringify(accumulated.slice(cursor, cursor + 3))}`,
+      );
+    }
+    cursor += matched;
+  }
+  return { tokens, trimCount, cursor };
+}
+
+/** The per-turn sample of record `i` once aligned: tokens, response, masks, status, counters and its lifecycle segment. */
+export function alignedTurnSample(records: readonly SessionRecord[], i: number, aligned: AlignedTurn, decode: DecodeFn): Sample {
+  const sample = turnSample(aligned.tokens, aligned.trimCount, decode);
+  sample.metadata = { lifecycle: lifecycleSegment(records[i], i > 0 ? records[i - 1] : null, aligned.tokens.meta, i + 1) };
+  return sample;
+}
+
+/** Refuses an alignment that did not consume exactly the accumulated ids. */
+export function assertAlignmentComplete(cursor: number, accumulated: readonly number[], recordCount: number): void {
+  if (cursor !== accumulated.length) {
+    throw new SampleAssemblyError(`alignment cursor ${cursor} != ${accumulated.length} accumulated token ids after processing all ${recordCount} records`);
+  }
+}
+
 /**
  * One sample per record, in order. With `accumulated` ids, each turn's output is matched greedily against
  * `accumulated[len(input_ids):]`; unmatched trailing tokens are stripped (at most `maxTrimTokens`, none on the
@@ -98,34 +157,10 @@ export function turnSamplesFromRecords(records: readonly SessionRecord[], accumu
   const samples: Sample[] = [];
   let cursor = 0;
   records.forEach((record, i) => {
-    const isLast = i === records.length - 1;
-    const tokens = readRecord(record, i + 1);
-    let trimCount = 0;
-    if (accumulated !== null) {
-      cursor = tokens.promptIds.length;
-      let matched = 0;
-      while (matched < tokens.outputIds.length && cursor + matched < accumulated.length && tokens.outputIds[matched] === accumulated[cursor + matched]) {
-        matched += 1;
-      }
-      trimCount = tokens.outputIds.length - matched;
-      const allowed = isLast ? 0 : options.maxTrimTokens;
-      if (trimCount > allowed) {
-        throw new SampleAssemblyError(
-          `turn ${i + 1}: ${trimCount} output tokens do not match the accumulated ids, more than the ${allowed} allowed ` +
-            `(is_last=${isLast}, max_trim_tokens=${options.maxTrimTokens}); output tail ${JSON.stringify(tokens.outputIds.slice(-3))}, ` +
-            `accumulated at ${cursor}: ${JSON.stringify(accumulated.slice(cursor, cursor + 3))}`,
-        );
-      }
-      cursor += matched;
-    }
-    const sample = turnSample(tokens, trimCount, options.decode);
-    sample.metadata = { lifecycle: lifecycleSegment(record, i > 0 ? records[i - 1] : null, tokens.meta, i + 1) };
-    samples.push(sample);
+    const aligned = alignTurn(record, i, i === records.length - 1, accumulated, options.maxTrimTokens);
+    cursor = aligned.cursor;
+    samples.push(alignedTurnSample(records, i, aligned, options.decode));
   });
-  if (accumulated !== null && cursor !== accumulated.length) {
-    throw new SampleAssemblyError(
-      `alignment cursor ${cursor} != ${accumulated.length} accumulated token ids after processing all ${records.length} records`,
-    );
-  }
+  if (accumulated !== null) assertAlignmentComplete(cursor, accumulated, records.length);
   return samples;
 }

@@ -1,8 +1,8 @@
 // The raw material of the v2 samples op: one assembled sample per leaf, tagged with its leaf and snapshot.
-// Uses the assembly shared with v1 on each root -> leaf record chain; leaves truncated away are skipped.
+// Uses the v1 assembly on each root -> leaf record chain, sharing merged root-side turns between leaves; leaves truncated away are skipped.
 import type { JsonValue, Sample } from "../../wire/sample";
 import type { PolicyContext } from "../policy";
-import { assembleTrajectorySample, SampleAssemblyError } from "../samples";
+import { assembleTrajectorySample, PathPrefixMemo, SampleAssemblyError } from "../samples";
 import type { TrajectoryForest } from "./forest";
 import { pathMismatch, type MismatchCache } from "./session-view";
 import { leafDescriptor } from "./tree-metadata";
@@ -15,6 +15,7 @@ import { leafDescriptor } from "./tree-metadata";
 export function buildLeafMaterial(forest: TrajectoryForest, maxSeqLen: number | null, ctx: PolicyContext, cache?: MismatchCache): Sample[] {
   const material: Sample[] = [];
   const decode = (ids: readonly number[]): string => ctx.tokenizer.decode(ids);
+  const prefixMemo = new PathPrefixMemo(); // leaves of one tree share their root-side turns
   for (const leaf of forest.leaves()) {
     const path = leaf.pathNodes();
     let sample: Sample | null;
@@ -22,7 +23,7 @@ export function buildLeafMaterial(forest: TrajectoryForest, maxSeqLen: number | 
       sample = assembleTrajectorySample(
         path.map((node) => node.record),
         leaf.tokenIds,
-        { decode, maxTrimTokens: ctx.tito.maxTrimTokens, maxSeqLen },
+        { decode, maxTrimTokens: ctx.tito.maxTrimTokens, maxSeqLen, prefixMemo },
       ).sample;
     } catch (error) {
       if (!(error instanceof SampleAssemblyError)) throw error;
