@@ -9,3 +9,10 @@ if (jestExpect === undefined || typeof jestExpect.extend !== "function") {
   throw new Error("jest-session-parity/setup must run inside Jest (list it under setupFilesAfterEnv): no global expect.extend found");
 }
 registerSessionParityMatchers(jestExpect);
+
+// Under the HTML reporter (`jest-session-parity/reporter`), record every parity verdict for its page.
+const reportDirectory = process.env.SESSION_PARITY_REPORT_DIR;
+if (reportDirectory !== undefined && reportDirectory !== "") {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (require("../src/report/verdict-recorder") as typeof import("../src/report/verdict-recorder")).installVerdictRecorder(reportDirectory);
+}

@@ -19,12 +19,23 @@ export function parityOptionsFor(cycles: number): TrainingPayloadParityOptions {
  */
 export function judgePair(index: number, v1: SessionParityRun | Error, v2: SessionParityRun | Error, cycles: number): ReportTrajectory {
   const broken = [v1, v2].flatMap((run, k) => (run instanceof Error ? [{ part: `${k === 0 ? "v1" : "v2"} run`, message: run.message, differences: [], totalDifferences: 0 }] : []));
-  if (broken.length > 0) {
+  if (broken.length > 0 || v1 instanceof Error || v2 instanceof Error) {
     return { trajectory: index, pass: false, parity: { pass: false, failures: broken }, topology: null };
   }
-  const parity = toReportCheck(checkTrainingPayloadParity(v1, v2, parityOptionsFor(cycles)));
-  const topology = cycles === 1 ? toReportCheck(checkRetryTopology(v2, WEATHER_RETRY_TOPOLOGY)) : null;
+  const [parityVerdict, topologyVerdict] = pairVerdicts(v1, v2, cycles);
+  const parity = toReportCheck(parityVerdict);
+  const topology = topologyVerdict === null ? null : toReportCheck(topologyVerdict);
   return { trajectory: index, pass: parity.pass && (topology?.pass ?? true), parity, topology };
+}
+
+/**
+ * The raw verdicts of a pair of runs: payload parity (v1 against v2) and, for one cycle, the v2 retry topology
+ * (null otherwise). The HTML report prints them exactly as the matchers do.
+ */
+export function pairVerdicts(v1: SessionParityRun, v2: SessionParityRun, cycles: number): [ParityVerdict, ParityVerdict | null] {
+  const parity = checkTrainingPayloadParity(v1, v2, parityOptionsFor(cycles));
+  const topology = cycles === 1 ? checkRetryTopology(v2, WEATHER_RETRY_TOPOLOGY) : null;
+  return [parity, topology];
 }
 
 /** A matcher verdict as report data. */

@@ -8,6 +8,7 @@ import type { ParityReport } from "./report";
 import { runParity } from "./run-parity";
 import { parseBatch, parseCheckpointDir, parseCycles, parseJsonPath, parseLatencyMs, parseUrl, parseUrlList, RUN_DEFAULTS, type RunCommandOptions } from "./run-options";
 import { renderReport } from "./summary-table";
+import type { SessionParityRun } from "../fixture/types";
 
 /** Where the command writes: the report to `out`, the progress bar and errors to `err`. */
 export interface RunCommandIo {
@@ -22,13 +23,24 @@ export interface RunCommandIo {
 const DEFAULT_IO: RunCommandIo = { out: process.stdout, err: process.stderr };
 
 /**
- * Runs the parity proof with parsed options, prints the report and writes `--json` when asked.
+ * Runs the parity proof with parsed options, prints the report and writes `--json` / `--html` when asked.
  * @returns the exit status (0 all pass, 1 any failure).
  * @throws CliExit with status 2 on a start-up error or an unwritable `--json` file.
  */
 export async function executeRun(options: RunCommandOptions, io: RunCommandIo = DEFAULT_IO): Promise<{ exitCode: number; report: ParityReport }> {
-  const report = await runParity(options, { env: io.env, progress: io.err });
+  let pairs: [SessionParityRun | Error, SessionParityRun | Error][] = [];
+  const report = await runParity(options, { env: io.env, progress: io.err, onPairs: options.html === undefined ? undefined : (all) => (pairs = all) });
   io.out.write(renderReport(report));
+  if (options.html !== undefined) {
+    const { renderRunHtml } = await import("./html-report");
+    const page = await renderRunHtml(report, pairs);
+    try {
+      await writeFile(options.html, page);
+    } catch (error) {
+      throw new CliExit(EXIT_USAGE, `cannot write the --html report to ${options.html}: ${(error as Error).message}`);
+    }
+    io.out.write(`HTML report written to ${options.html}\n`);
+  }
   if (options.json !== undefined) {
     try {
       await writeFile(options.json, `${JSON.stringify(report, null, 2)}\n`);
@@ -57,6 +69,7 @@ export function runCommand(io: RunCommandIo = DEFAULT_IO): Command {
     .option("--hf-checkpoint <dir>", "local checkpoint directory with tokenizer.json (env SESSION_PARITY_HF_CHECKPOINT)", parseCheckpointDir)
     .option("--latency-ms <ms>", "latency of the embedded mock backend", parseLatencyMs, RUN_DEFAULTS.latencyMs)
     .option("--json <file>", "also write the full report (verdicts, differences, timings, servers, versions) as JSON", parseJsonPath)
+    .option("--html <file>", "also write a self-contained HTML report: retry trees, aligned tokens, differing leaves", parseJsonPath)
     .showHelpAfterError("(run `session-parity run --help` for the flags)")
     .addHelpText("after", "\nExit status: 0 every trajectory passed, 1 some trajectory failed, 2 bad flag or server start-up error.")
     .exitOverride((error: CommanderError) => {

@@ -23,6 +23,8 @@ export interface RunCommandOptions {
   latencyMs: number;
   /** Write the full report as JSON to this file. */
   json?: string;
+  /** Write the self-contained HTML report to this file. */
+  html?: string;
 }
 
 /** Defaults of the flags that have one. */

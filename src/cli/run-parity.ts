@@ -25,6 +25,8 @@ export interface RunParityContext {
   progress?: ProgressStream;
   /** Deadline of each server reachability probe (default 5000 ms). */
   probeTimeoutMs?: number;
+  /** Receives every pair of runs (v1, v2; an Error where a run could not start) before the servers stop. */
+  onPairs?: (pairs: [SessionParityRun | Error, SessionParityRun | Error][]) => void;
 }
 
 /** A server location with the flag or variable it came from (named in error messages). */
@@ -115,6 +117,7 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
     const trajectoriesMs = performance.now() - batchStart;
     progress.finish();
 
+    context.onPairs?.(pairs.map(([v1, v2]) => [v1.run, v2.run]));
     const judgeStart = performance.now();
     const trajectories = pairs.map(([v1, v2], i) => judgePair(i, v1.run, v2.run, options.cycles));
     const judgeMs = performance.now() - judgeStart;

@@ -7,6 +7,12 @@ import { checkRetryTopology } from "./retry-topology";
 import { checkToolCallRoundTrips, type ToolCallRoundTripOptions } from "./tool-call-round-trip";
 import { checkTrainingPayloadParity, type TrainingPayloadParityOptions } from "./training-payload-parity";
 import type { RetryTopology, ToolCallRoundTrip } from "./weather-expectations";
+import { notifyVerdict } from "./verdict-observers";
+
+/** Tells the verdict observers (the HTML reporter's recorder) what a matcher concluded. */
+function observe(context: MatcherContext, matcher: string, received: unknown, expected: unknown, verdict: ParityVerdict): void {
+  notifyVerdict({ matcher, received, expected, verdict, isNot: context.isNot === true, testPath: context.testPath, testName: context.currentTestName });
+}
 
 function hint(context: MatcherContext, name: string, secondArgument?: string): string {
   return context.utils.matcherHint(name, undefined, undefined, { isNot: context.isNot, promise: context.promise, secondArgument });
@@ -35,6 +41,7 @@ function result(context: MatcherContext, name: string, verdict: ParityVerdict, f
  */
 export function toHaveRetryTopology(this: MatcherContext, received: unknown, expected: RetryTopology): SyncExpectationResult {
   const verdict = checkRetryTopology(received, expected);
+  observe(this, "toHaveRetryTopology", received, expected, verdict);
   const indent = (text: string): string => text.split("\n").map((line) => `  ${line}`).join("\n");
   const trees =
     `\n\n${verdict.firstDifference === null ? "" : `First difference: ${verdict.firstDifference}\n\n`}` +
@@ -67,6 +74,7 @@ export function toRoundTripToolCalls(this: MatcherContext, received: unknown, ex
  */
 export function toHaveTrainingPayloadParity(this: MatcherContext, received: unknown, v2Run: unknown, options?: TrainingPayloadParityOptions): SyncExpectationResult {
   const verdict = checkTrainingPayloadParity(received, v2Run, options);
+  observe(this, "toHaveTrainingPayloadParity", received, v2Run, verdict);
   return result(
     this,
     "toHaveTrainingPayloadParity",
