@@ -79,10 +79,10 @@ describe("renderHtmlReport", () => {
 
 describe("retry tree drawing", () => {
   test("roots, kept leaves, superseded leaves and failing leaves have their own classes", () => {
-    const svg = drawRetryTree(TREE, [2], [1]);
-    expect(svg).toContain(`<g class="node root"><title>node 0 (root)`);
-    expect(svg).toContain(`<g class="node superseded-leaf failing"><title>node 1 (superseded leaf, failing)`);
-    expect(svg).toContain(`<g class="node kept-leaf"><title>node 2 (kept leaf)`);
+    const svg = drawRetryTree(run("v2", [1, 2, 3, 4], [2], TREE), [1]);
+    expect(svg).toContain(`<g class="node root"><title>node 0 (root), parent none, 13 tokens, weight version w0`);
+    expect(svg).toContain(`<g class="node leaf superseded failing"><title>node 1 (superseded retry leaf, failing), parent 0, 16 tokens, weight version not on the active path`);
+    expect(svg).toContain(`<g class="node leaf kept"><title>node 2 (active leaf, kept)`);
     expect(svg.match(/<path class="edge"/g)).toHaveLength(2);
   });
 

@@ -19,8 +19,8 @@ section.pair h2{font-size:16px;margin:6px 0;display:inline}section.pair summary{
 .trees{display:flex;gap:24px;flex-wrap:wrap;overflow-x:auto}.trees h3{font-size:13px;margin:4px 0}
 svg text{font:11px system-ui,sans-serif;fill:#1d2330}svg .edge{fill:none;stroke:#8a93a6;stroke-width:1.5}
 svg .node rect{fill:#eef1f6;stroke:#8a93a6}svg .root rect{stroke:#2b59c3;stroke-width:2}
-svg .kept-leaf rect{fill:#d6f5dd;stroke:#11602a;stroke-width:2}svg .superseded-leaf rect{fill:#f3f3f3;stroke:#aaa;stroke-dasharray:4 3}
-svg .failing rect{fill:#fbd9d9;stroke:#c00;stroke-width:3}
+svg .superseded rect{fill:#f3f3f3;stroke:#999;stroke-dasharray:4 3}svg .kept rect{fill:#d6f5dd;stroke:#11602a;stroke-width:2}
+svg .failing rect{fill:#fbd9d9;stroke:#c00;stroke-width:3;stroke-dasharray:none}
 pre.failures{background:#fff6f6;border-left:3px solid #c00;padding:8px;white-space:pre-wrap;font-size:12px}
 .legend span{margin-right:12px;font-size:12px}.sw{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:middle;border:1px solid #999}
 .tokens{font:12px/1.9 ui-monospace,monospace;word-break:break-all}
@@ -118,7 +118,7 @@ function runColumn(title: string, run: ReportRunView | null, drawing: (run: Repo
 
 function pairSection(pair: ReportPairView, index: number): string {
   const failing = failingLeaves(pair);
-  const tree = (run: ReportRunView): string => drawRetryTree(run.tree, run.keptLeaves, failing);
+  const tree = (run: ReportRunView): string => drawRetryTree(run, failing);
   const failures =
     pair.failures.length === 0
       ? ""
@@ -128,6 +128,7 @@ function pairSection(pair: ReportPairView, index: number): string {
     `<section class="pair ${status}" id="pair-${index}" data-pass="${pair.pass}"><details${pair.pass ? "" : " open"}>`,
     `<summary><h2><span class="badge">${pair.pass ? "PASS" : "FAIL"}</span> ${escapeHtml(pair.title)}</h2></summary>`,
     pair.origin === null ? "" : `<div class="origin">${escapeHtml(pair.origin)}</div>`,
+    `<p class="legend"><span><i class="sw" style="border:2px solid #2b59c3"></i>root</span><span><i class="sw" style="background:#d6f5dd;border-color:#11602a"></i>kept leaf</span><span><i class="sw" style="border-style:dashed"></i>superseded retry</span><span><i class="sw" style="background:#fbd9d9;border-color:#c00"></i>failing leaf</span></p>`,
     `<div class="trees">${runColumn("v1 record chain", pair.v1, (run) => drawRecordChain(run.records))}${runColumn("v2 retry tree", pair.v2, tree)}</div>`,
     failures,
     `<h3>Training sample, v1 aligned with v2</h3>`,

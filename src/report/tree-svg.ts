@@ -1,5 +1,5 @@
 // Draws a v2 retry tree and a v1 record chain as inline SVG: one column per node in commit order, one row per depth.
-// Pure (data -> markup); the kept leaf, superseded leaves and roots carry distinct classes the page styles.
+// Pure (data -> markup); roots, superseded retries, kept and failing leaves carry classes the page styles.
 import { escapeHtml } from "./html-escape";
 import type { ReportRecordView, ReportRunView } from "./types";
 
@@ -9,19 +9,48 @@ const BOX_W = 96;
 const BOX_H = 44;
 const PAD = 8;
 
-/** How a node is drawn. */
-export type TreeNodeRole = "kept-leaf" | "superseded-leaf" | "root" | "inner";
+/** What the page tells apart about a node: root, leaf, superseded retry (a leaf off the active path), kept, failing. */
+export interface TreeNodeMarks {
+  root: boolean;
+  leaf: boolean;
+  superseded: boolean;
+  kept: boolean;
+  failing: boolean;
+}
 
-/** The role of every node: kept leaf, superseded (not kept) leaf, root, or inner node. */
-export function treeNodeRoles(tree: NonNullable<ReportRunView["tree"]>, keptLeaves: readonly number[]): Map<number, TreeNodeRole> {
-  const leafIds = new Set(tree.leaves.map((leaf) => leaf.nodeId));
-  const kept = new Set(keptLeaves);
-  const roles = new Map<number, TreeNodeRole>();
-  for (const node of tree.nodes) {
-    if (leafIds.has(node.id)) roles.set(node.id, kept.has(node.id) ? "kept-leaf" : "superseded-leaf");
-    else roles.set(node.id, node.parent === null ? "root" : "inner");
+/**
+ * The marks of every node. The active path is the one the session's records show (matched by response id); a leaf
+ * off it is a superseded retry. `kept` means the samples op returned a sample from that leaf.
+ */
+export function treeNodeMarks(run: Pick<ReportRunView, "tree" | "keptLeaves" | "records">, failing: readonly number[] = []): Map<number, TreeNodeMarks> {
+  const marks = new Map<number, TreeNodeMarks>();
+  if (run.tree === null) return marks;
+  const leafIds = new Set(run.tree.leaves.map((leaf) => leaf.nodeId));
+  const active = new Set(run.records.map((record) => record.responseId));
+  for (const node of run.tree.nodes) {
+    const leaf = leafIds.has(node.id);
+    marks.set(node.id, {
+      root: node.parent === null,
+      leaf,
+      superseded: leaf && !active.has(node.responseId),
+      kept: run.keptLeaves.includes(node.id),
+      failing: failing.includes(node.id),
+    });
   }
-  return roles;
+  return marks;
+}
+
+function markClasses(marks: TreeNodeMarks | undefined): string {
+  if (marks === undefined) return "node";
+  const names = (["root", "leaf", "superseded", "kept", "failing"] as const).filter((name) => marks[name]);
+  return ["node", ...names].join(" ");
+}
+
+function markWords(marks: TreeNodeMarks | undefined): string {
+  if (marks === undefined) return "";
+  const words = [marks.root ? "root" : null, marks.leaf ? (marks.superseded ? "superseded retry leaf" : "active leaf") : null, marks.kept ? "kept" : null, marks.failing ? "failing" : null];
+  const text = words.filter((word) => word !== null).join(", ");
+  return text === "" ? "" : ` (${text})`;
 }
 
 function box(x: number, y: number, cls: string, lines: string[], title: string): string {
@@ -31,10 +60,11 @@ function box(x: number, y: number, cls: string, lines: string[], title: string):
   return `<g class="${cls}"><title>${escapeHtml(title)}</title><rect x="${x}" y="${y}" width="${BOX_W}" height="${BOX_H}" rx="6"/>${text}</g>`;
 }
 
-/** The retry tree as SVG (leaves in `failing` marked as the failure's), or a short note when the run has no tree. */
-export function drawRetryTree(tree: ReportRunView["tree"], keptLeaves: readonly number[], failing: readonly number[] = []): string {
+/** The v2 retry tree as SVG (leaves in `failing` marked as the failure's), or a short note when the run has no tree. */
+export function drawRetryTree(run: Pick<ReportRunView, "tree" | "keptLeaves" | "records">, failing: readonly number[] = []): string {
+  const tree = run.tree;
   if (tree === null || tree.nodes.length === 0) return `<p class="note">no retry tree</p>`;
-  const roles = treeNodeRoles(tree, keptLeaves);
+  const marks = treeNodeMarks(run, failing);
   const depth = new Map<number, number>();
   const column = new Map<number, number>();
   tree.nodes.forEach((node, i) => {
@@ -56,11 +86,10 @@ export function drawRetryTree(tree: ReportRunView["tree"], keptLeaves: readonly 
   const nodes = tree.nodes
     .map((node) => {
       const [x, y] = at(node.id);
-      const role = roles.get(node.id) ?? "inner";
-      const fails = failing.includes(node.id);
+      const mark = marks.get(node.id);
       const version = node.weightVersion === null ? "weight version not on the active path" : `weight version ${node.weightVersion}`;
-      const title = `node ${node.id} (${role.replace("-", " ")}${fails ? ", failing" : ""}), parent ${node.parent ?? "none"}, ${node.numTokens} tokens, ${version}, response ${node.responseId}`;
-      return box(x, y, `node ${role}${fails ? " failing" : ""}`, [`#${node.id}`, `${node.weightVersion ?? "w –"} · ${node.numTokens} tok`], title);
+      const title = `node ${node.id}${markWords(mark)}, parent ${node.parent ?? "none"}, ${node.numTokens} tokens, ${version}, response ${node.responseId}`;
+      return box(x, y, markClasses(mark), [`#${node.id}`, `${node.weightVersion ?? "w –"} · ${node.numTokens} tok`], title);
     })
     .join("");
   return `<svg class="tree" role="img" aria-label="v2 retry tree" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${edges}${nodes}</svg>`;
