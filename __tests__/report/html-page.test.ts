@@ -2,7 +2,7 @@
 // first differing token told apart, and nothing that would load from the network.
 import { describe, expect, test } from "@jest/globals";
 import { failingLeaves, renderHtmlReport } from "../../src/report/html-page";
-import { drawRetryTree } from "../../src/report/tree-svg";
+import { drawRetryTree, layoutTree } from "../../src/report/tree-svg";
 import type { ReportPairView, ReportRunView } from "../../src/report/types";
 
 function run(version: string, tokens: number[], keptLeaves: number[] = [], tree: ReportRunView["tree"] = null): ReportRunView {
@@ -95,5 +95,26 @@ describe("retry tree drawing", () => {
     const p = pair(false, [1, 2, 9, 4], [2]);
     p.failures = [{ part: "training sample", text: "[training sample] ...", paths: ["sample.tokens[2]"] }];
     expect(failingLeaves(p)).toEqual([2]);
+  });
+});
+
+describe("layoutTree", () => {
+  test("a retry chain stays one column; siblings spread left to right in commit order; parents centre over children", () => {
+    const { depth, column } = layoutTree([
+      { id: 0, parent: null },
+      { id: 1, parent: 0 },
+      { id: 2, parent: 1 },
+      { id: 3, parent: 1 },
+      { id: 4, parent: 1 },
+      { id: 5, parent: 4 },
+    ]);
+    expect([0, 1, 2, 3, 4, 5].map((id) => [depth.get(id), column.get(id)])).toEqual([
+      [0, 1],
+      [1, 1],
+      [2, 0],
+      [2, 1],
+      [2, 2],
+      [3, 2],
+    ]);
   });
 });

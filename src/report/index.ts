@@ -5,4 +5,4 @@ export { renderHtmlReport, failingLeaves } from "./html-page";
 export { pairView, failureViews, type PairViewInput } from "./pair-view";
 export { runView } from "./run-view";
 export { alignSamples, alignTokens, firstDifferingToken, type AlignedSegment, type AlignedToken, type TokenCell, type AlignOptions } from "./token-alignment";
-export { drawRetryTree, drawRecordChain, treeNodeMarks, type TreeNodeMarks } from "./tree-svg";
+export { drawRetryTree, drawRecordChain, layoutTree, treeNodeMarks, type TreeNodeMarks } from "./tree-svg";

@@ -60,19 +60,43 @@ function box(x: number, y: number, cls: string, lines: string[], title: string):
   return `<g class="${cls}"><title>${escapeHtml(title)}</title><rect x="${x}" y="${y}" width="${BOX_W}" height="${BOX_H}" rx="6"/>${text}</g>`;
 }
 
+/**
+ * A tidy layout: one row per depth; leaves take columns left to right in commit order (children visited in commit
+ * order), and an inner node sits centred over its first and last child, so a retry chain stays one column wide.
+ */
+export function layoutTree(nodes: readonly { id: number; parent: number | null }[]): { depth: Map<number, number>; column: Map<number, number> } {
+  const children = new Map<number | null, number[]>();
+  const known = new Set(nodes.map((node) => node.id));
+  for (const node of nodes) {
+    const parent = node.parent !== null && known.has(node.parent) ? node.parent : null;
+    children.set(parent, [...(children.get(parent) ?? []), node.id]);
+  }
+  const depth = new Map<number, number>();
+  const column = new Map<number, number>();
+  let nextLeaf = 0;
+  const place = (id: number, level: number): void => {
+    depth.set(id, level);
+    const kids = children.get(id) ?? [];
+    if (kids.length === 0) {
+      column.set(id, nextLeaf++);
+      return;
+    }
+    for (const kid of kids) place(kid, level + 1);
+    column.set(id, ((column.get(kids[0]) ?? 0) + (column.get(kids[kids.length - 1]) ?? 0)) / 2);
+  };
+  for (const root of children.get(null) ?? []) place(root, 0);
+  return { depth, column };
+}
+
 /** The v2 retry tree as SVG (leaves in `failing` marked as the failure's), or a short note when the run has no tree. */
 export function drawRetryTree(run: Pick<ReportRunView, "tree" | "keptLeaves" | "records">, failing: readonly number[] = []): string {
   const tree = run.tree;
   if (tree === null || tree.nodes.length === 0) return `<p class="note">no retry tree</p>`;
   const marks = treeNodeMarks(run, failing);
-  const depth = new Map<number, number>();
-  const column = new Map<number, number>();
-  tree.nodes.forEach((node, i) => {
-    column.set(node.id, i);
-    depth.set(node.id, node.parent === null ? 0 : (depth.get(node.parent) ?? 0) + 1);
-  });
+  const { depth, column } = layoutTree(tree.nodes);
   const maxDepth = Math.max(...depth.values());
-  const width = tree.nodes.length * COLUMN + PAD;
+  const columns = Math.max(...column.values()) + 1;
+  const width = columns * COLUMN + PAD;
   const height = (maxDepth + 1) * ROW + PAD;
   const at = (id: number): [number, number] => [PAD + (column.get(id) ?? 0) * COLUMN, PAD + (depth.get(id) ?? 0) * ROW];
   const edges = tree.nodes
