@@ -62,3 +62,24 @@ test("two workers' verdicts land in one page; the failing test is named and its 
   expect(html).toContain("[training sample] v1 samples[0] (left) is not bitwise equal to v2 samples[0] (right)");
   expect(html).toContain("sample.tokens[300]");
 });
+
+test("the Vitest reporter entry writes the same page from a child Vitest run", async () => {
+  const outputFile = path.join(scratch, "vitest-report.html");
+  const result = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, PARITY_REPORT_FILE: outputFile };
+    for (const name of Object.keys(env)) if (name.startsWith("SESSION_PARITY_")) delete env[name];
+    const config = path.join(PROJECT, "vitest", "vitest.config.mts");
+    const child = spawn(process.execPath, [path.join(ROOT, "node_modules/vitest/vitest.mjs"), "run", "--config", config], { cwd: ROOT, env });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.resume();
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stderr }));
+  });
+  expect(result.code).toBe(1);
+  expect(result.stderr).toContain("session-parity: HTML report of 2 parity checks (1 failing) written to");
+  const html = await readFile(outputFile, "utf8");
+  expect(html.match(/<section class="pair /g)).toHaveLength(2);
+  expect(html).toMatch(/<div class="origin">pair\.vparity\.ts — this test failed<\/div>/);
+  expect(html).toMatch(/<span class="tok [a-z ]*diff first-diff" id="pair-\d-first-diff"[^>]* data-i="300"/);
+});
