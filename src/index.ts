@@ -7,3 +7,4 @@ export * from "./backend";
 export * from "./server";
 export * from "./agent";
 export * from "./fixture";
+export * from "./snapshot";

@@ -3,6 +3,8 @@
 import { bitwiseEqualTo, notBitwiseEqualTo } from "./bitwise-equal-to";
 import { toBeBitwiseEqual } from "./to-be-bitwise-equal";
 import { toHaveRetryTopology, toHaveTrainingPayloadParity, toMatchAgentMetadata, toRoundTripToolCalls } from "./parity-matchers";
+import { registerBitTreeTextSerializer, type BitTreePlugin } from "../snapshot/snapshot-serializers";
+import { toMatchBitwiseSnapshot } from "../snapshot/to-match-bitwise-snapshot";
 
 /** The package's matchers, keyed by name, ready for `expect.extend(sessionParityMatchers)`. */
 export const sessionParityMatchers = {
@@ -11,6 +13,7 @@ export const sessionParityMatchers = {
   toMatchAgentMetadata,
   toRoundTripToolCalls,
   toHaveTrainingPayloadParity,
+  toMatchBitwiseSnapshot,
 };
 
 /** Type of {@link sessionParityMatchers}. */
@@ -31,14 +34,18 @@ export interface ExpectLike {
   extend(matchers: SessionParityMatcherSet): void;
   /** The inverse asymmetric matchers (`expect.not`), when the runner has them. */
   not?: object;
+  /** Registers a snapshot serializer (`expect.addSnapshotSerializer`), when the runner has snapshots. */
+  addSnapshotSerializer?: (plugin: BitTreePlugin) => void;
 }
 
 /**
- * Registers the matchers on an `expect` (`expect.extend`) and installs the asymmetric factories
- * (`expect.bitwiseEqualTo`, `expect.not.bitwiseEqualTo`). Idempotent.
+ * Registers the matchers on an `expect` (`expect.extend`), installs the asymmetric factories
+ * (`expect.bitwiseEqualTo`, `expect.not.bitwiseEqualTo`) and the serializer that writes toMatchBitwiseSnapshot's
+ * text into the runner's snapshot files as is (it prints only the matcher's own values). Idempotent.
  */
 export function registerSessionParityMatchers(expectLike: ExpectLike): void {
   expectLike.extend(sessionParityMatchers);
+  registerBitTreeTextSerializer(expectLike);
   for (const [name, factory] of Object.entries(sessionParityAsymmetricMatchers)) {
     Object.defineProperty(expectLike, name, { value: factory, configurable: true, writable: true, enumerable: true });
   }

@@ -6,6 +6,7 @@ import type { ToolCallRoundTripOptions } from "./tool-call-round-trip";
 import type { TrainingPayloadParityOptions } from "./training-payload-parity";
 import type { RetryTopology, ToolCallRoundTrip } from "./weather-expectations";
 import type { SessionParityRun } from "../fixture/types";
+import type { BitwiseSnapshotOptions } from "../snapshot/to-match-bitwise-snapshot";
 
 /** The session-parity matchers as they appear on `expect(value)`. */
 export interface SessionParityMatchers<R> {
@@ -35,6 +36,14 @@ export interface SessionParityMatchers<R> {
    * check, named on failure with its differences).
    */
   toHaveTrainingPayloadParity(v2Run: SessionParityRun, options?: TrainingPayloadParityOptions): R;
+  /**
+   * Pins the received value's bit tree in the runner's snapshot file (numbers as float64 bits, typed arrays and
+   * Tensors with dtype and shape, large ones as a SHA-256). `-u`, `--ci` and obsolete reporting are the runner's;
+   * a mismatch lists the differing leaves like toBeBitwiseEqual. Sample metadata goes through
+   * `trainingMetadataProjection` unless `options.metadataProjection` says otherwise.
+   */
+  toMatchBitwiseSnapshot(hint?: string, options?: BitwiseSnapshotOptions): R;
+  toMatchBitwiseSnapshot(options: BitwiseSnapshotOptions): R;
 }
 
 /** The session-parity asymmetric matchers as they appear on `expect` and `expect.not`. */
