@@ -1,11 +1,11 @@
 // The fixture-level pin: everything a trainer receives from a runAgenticRetryTrajectories run, as one bit tree.
-// Run-time clock readings (lifecycle times, v2 tree commit times) become placeholders so a snapshot stays stable.
+// Run-time values (lifecycle times, v2 tree commit times and response ids) become placeholders so a snapshot stays stable.
 import type { SessionParityRun } from "../fixture/types";
 import { RUNTIME_PLACEHOLDER } from "../matchers/training-metadata-projection";
 import type { JsonObject, JsonValue, Sample } from "../wire/sample";
 
-/** Session-metadata keys whose values are wall-clock readings (inside `tree.nodes[]`). */
-export const RUNTIME_TREE_NODE_KEYS: readonly string[] = ["committed_at"];
+/** Keys of the v2 tree's `nodes[]` that differ from run to run: the commit clock reading and the backend's random response id. */
+export const RUNTIME_TREE_NODE_KEYS: readonly string[] = ["committed_at", "response_id"];
 
 /** One run as {@link trajectoryPayload} pins it. */
 export interface PinnedTrajectory {
@@ -13,7 +13,7 @@ export interface PinnedTrajectory {
   version: string;
   /** The decoded samples (metadata projected by the snapshot matcher's `metadataProjection`). */
   samples: Sample[];
-  /** The samples reply's session metadata, tree commit times replaced by `"<runtime>"`. */
+  /** The samples reply's session metadata, tree commit times and response ids replaced by `"<runtime>"`. */
   sessionMetadata: JsonObject;
   /** Why the reply held no sample, or null. */
   emptyReason: string | null;
@@ -37,14 +37,14 @@ export function trajectoryPayload(runs: SessionParityRun | readonly SessionParit
   }));
 }
 
-/** Session metadata with the v2 tree's `committed_at` clock readings replaced by `"<runtime>"` (input unchanged). */
+/** Session metadata with the v2 tree nodes' {@link RUNTIME_TREE_NODE_KEYS} replaced by `"<runtime>"` (input unchanged). */
 export function projectSessionMetadata(metadata: JsonObject): JsonObject {
   const tree = metadata.tree;
   if (tree === null || typeof tree !== "object" || Array.isArray(tree) || !Array.isArray(tree.nodes)) return metadata;
   const nodes: JsonValue[] = tree.nodes.map((node) => {
     if (node === null || typeof node !== "object" || Array.isArray(node)) return node;
     const copy: JsonObject = { ...node };
-    for (const key of RUNTIME_TREE_NODE_KEYS) if (typeof copy[key] === "number") copy[key] = RUNTIME_PLACEHOLDER;
+    for (const key of RUNTIME_TREE_NODE_KEYS) if (copy[key] !== undefined && copy[key] !== null) copy[key] = RUNTIME_PLACEHOLDER;
     return copy;
   });
   return { ...metadata, tree: { ...tree, nodes } };
