@@ -1,7 +1,15 @@
 // Bitwise comparator benchmark on one realistic pair of equal samples (1M tokens, 1M log-probs, 1M loss-mask
-// entries, a (65536, 48, 8) int32 routed-experts tensor): time ratios against memcmp / a bare loop, and extra heap.
+// entries, a (65536, 48, 8) int32 routed-experts tensor): time ratios against memcmp / a bare loop, extra heap,
+// and toMatchBitwiseSnapshot writing and checking the sample through Jest's own SnapshotState vs toBeBitwiseEqual.
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { PerformanceObserver, performance } from "node:perf_hooks";
+import { addSerializer, SnapshotState } from "jest-snapshot";
 import { compareBitwise } from "../src/matchers/bitwise";
+import { registerBitTreeTextSerializer, type BitTreePlugin } from "../src/snapshot/snapshot-serializers";
+import { largeValuePath } from "../src/snapshot/large-value-files";
+import { createToMatchBitwiseSnapshot, jestSnapshotMatch, type BitwiseSnapshotOptions, type SnapshotMatcherContext } from "../src/snapshot/to-match-bitwise-snapshot";
 import { Sample } from "../src/wire/sample";
 import { Tensor } from "../src/wire/tensor";
 
@@ -9,6 +17,7 @@ const TOKENS = 1_000_000;
 const ROUTED_SHAPE = [65_536, 48, 8];
 const TENSOR_ROUNDS = 15;
 const ARRAY_ROUNDS = 41;
+const SNAPSHOT_ROUNDS = 7;
 
 function buildSample(): Sample {
   const tokens = new Array<number>(TOKENS);
@@ -155,6 +164,51 @@ async function main(): Promise<void> {
   console.log(`number-array compare ÷ Object.is loop:  ${arrayRatio.toFixed(3)}  (${arraysMs.toFixed(2)} ms vs ${loopMs.toFixed(2)} ms for 3 x ${TOKENS}; per array: ${perArray.join(", ")}; ${verdict(arrayRatio, 3)})`);
   console.log(`extra heap ÷ compared bytes:            ${heapRatio.toExponential(2)}  (max ${extraHeap} B over 5 whole-sample compares of ${(comparedBytes / 2 ** 20).toFixed(1)} MiB per side; GCs during them: ${gcsDuringCompare}; ${verdict(heapRatio, 0.05)})`);
   console.log(`whole-sample compare: ${sampleMs.toFixed(2)} ms`);
+  snapshotFigures(left, right);
+}
+
+/** One toMatchBitwiseSnapshot call on a fresh Jest SnapshotState for `file` (`all`: write; `none`: check), saved. */
+function snapshotOnce(file: string, mode: "all" | "none", value: unknown, options?: BitwiseSnapshotOptions): boolean {
+  const state = new SnapshotState(file, { updateSnapshot: mode, rootDir: path.dirname(file), snapshotFormat: { escapeString: false, printBasicPrototype: false }, prettierPath: null });
+  const context = { snapshotState: state, currentTestName: "bench sample", isNot: false, utils: { matcherHint: () => "" } } as unknown as SnapshotMatcherContext;
+  const result = createToMatchBitwiseSnapshot(jestSnapshotMatch).call(context, value, options);
+  state.save();
+  return result.pass;
+}
+
+/** toMatchBitwiseSnapshot (write, then check) against toBeBitwiseEqual's comparison of the same pair. */
+function snapshotFigures(left: Sample, right: Sample): void {
+  registerBitTreeTextSerializer({ addSnapshotSerializer: (plugin: BitTreePlugin) => addSerializer(plugin as never) });
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), "bitwise-snapshot-bench-"));
+  const file = path.join(directory, "__snapshots__", "bench.test.ts.snap");
+  try {
+    const write = (): boolean => {
+      fs.rmSync(path.dirname(file), { recursive: true, force: true });
+      return snapshotOnce(file, "all", left);
+    };
+    const check = (): boolean => snapshotOnce(file, "none", right);
+    const compare = (): boolean => compareBitwise(left, right).length === 0;
+    const [writeMs, compareForWrite] = sideBySide(SNAPSHOT_ROUNDS, write, compare);
+    write();
+    const [checkMs, compareForCheck] = sideBySide(SNAPSHOT_ROUNDS, check, compare);
+    const snapBytes = fs.statSync(file).size;
+    const storedStart = process.hrtime.bigint();
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    if (!snapshotOnce(file, "all", left, { largeArrays: "safetensors" })) throw new Error("stored write failed");
+    const storedWriteMs = Number(process.hrtime.bigint() - storedStart) / 1e6;
+    const storedFiles = fs.readdirSync(path.dirname(file)).filter((name) => name.endsWith(".safetensors"));
+    const storedBytes = storedFiles.reduce((sum, name) => sum + fs.statSync(path.join(path.dirname(file), name)).size, 0);
+    const storedCheckStart = process.hrtime.bigint();
+    if (!snapshotOnce(file, "none", right, { largeArrays: "safetensors" })) throw new Error("stored check failed");
+    const storedCheckMs = Number(process.hrtime.bigint() - storedCheckStart) / 1e6;
+    const compareMs = Math.min(compareForWrite, compareForCheck);
+    console.log(`snapshot write ÷ toBeBitwiseEqual:        ${(writeMs / compareForWrite).toFixed(2)}  (${writeMs.toFixed(1)} ms vs ${compareForWrite.toFixed(1)} ms; ${verdict(writeMs / compareForWrite, 3)})`);
+    console.log(`snapshot check ÷ toBeBitwiseEqual:        ${(checkMs / compareForCheck).toFixed(2)}  (${checkMs.toFixed(1)} ms vs ${compareForCheck.toFixed(1)} ms; ${verdict(checkMs / compareForCheck, 3)})`);
+    console.log(`snapshot file: ${snapBytes} B (${fs.readFileSync(file, "utf8").split("\n").length} lines; the four large values are one SHA-256 line each)`);
+    console.log(`with largeArrays "safetensors": write ${storedWriteMs.toFixed(1)} ms (${(storedWriteMs / compareMs).toFixed(2)} x), check ${storedCheckMs.toFixed(1)} ms (${(storedCheckMs / compareMs).toFixed(2)} x), ${storedFiles.length} files beside it, ${(storedBytes / 2 ** 20).toFixed(1)} MiB (${path.basename(largeValuePath(file, "<sha256>"))})`);
+  } finally {
+    fs.rmSync(directory, { recursive: true, force: true });
+  }
 }
 
 main().catch((error: unknown) => {

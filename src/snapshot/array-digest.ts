@@ -31,13 +31,20 @@ export class ArrayDigest {
 /** The bytes a digest covers, as the tensor the `.safetensors` file stores (a view when possible, else a copy). */
 export function digestTensor(value: readonly number[] | ArrayBufferView | Tensor): Tensor {
   if (value instanceof Tensor) return value;
-  if (Array.isArray(value)) return new Tensor("F64", [value.length], Float64Array.from(value as readonly number[]));
+  if (Array.isArray(value)) return new Tensor("F64", [value.length], toFloat64Array(value as readonly number[]));
   const view = value as ArrayBufferView;
   const dtype = TYPED_ARRAY_DTYPES[Object.prototype.toString.call(view).slice(8, -1)];
   if (dtype === undefined) throw new TypeError(`no safetensors dtype for ${Object.prototype.toString.call(view)}`);
   const length = (view as unknown as { length: number }).length;
   const data = Object.prototype.toString.call(view) === "[object Uint8ClampedArray]" ? new Uint8Array(view.buffer, view.byteOffset, length) : view;
   return new Tensor(dtype, [length], data as never);
+}
+
+/** A plain loop: faster than `Float64Array.from` (iterator protocol) on a million-element array. */
+function toFloat64Array(values: readonly number[]): Float64Array {
+  const out = new Float64Array(values.length);
+  for (let i = 0; i < values.length; i++) out[i] = values[i];
+  return out;
 }
 
 /** SHA-256 (hex) of a tensor's bytes. */
