@@ -36,4 +36,10 @@ export function typecheckJestGlobalNamespaceParityMatchers(v1: SessionParityRun,
   expect(v1).toHaveTrainingPayloadParity(v2, { tolerance: 1e-9 });
   // @ts-expect-error round trips are objects
   expect(v1).toRoundTripToolCalls([[0, 1]]);
+
+  expect(v1.samples[0]).toMatchBitwiseSnapshot();
+  expect(v1.samples[0]).toMatchBitwiseSnapshot("hint", { largeArrays: "safetensors", metadataProjection: null, maxDifferences: 3 });
+  expect(v1.samples[0]).toMatchBitwiseSnapshot({ largeArrays: "digest" });
+  // @ts-expect-error largeArrays is "digest" or "safetensors"
+  expect(v1.samples[0]).toMatchBitwiseSnapshot("hint", { largeArrays: "full" });
 }

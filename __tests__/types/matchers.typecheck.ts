@@ -54,4 +54,10 @@ export function typecheckJestGlobalsParityMatchers(v1: SessionParityRun, v2: Ses
   expect(v1).toHaveTrainingPayloadParity([v2]);
   // @ts-expect-error expected agent metadata is required
   expect(v1).toMatchAgentMetadata();
+
+  expect(v1.samples[0]).toMatchBitwiseSnapshot();
+  expect(v1.samples[0]).toMatchBitwiseSnapshot("hint", { largeArrays: "safetensors", metadataProjection: null, maxDifferences: 3 });
+  expect(v1.samples[0]).toMatchBitwiseSnapshot({ largeArrays: "digest" });
+  // @ts-expect-error largeArrays is "digest" or "safetensors"
+  expect(v1.samples[0]).toMatchBitwiseSnapshot("hint", { largeArrays: "full" });
 }
