@@ -79,7 +79,10 @@ export function createToMatchBitwiseSnapshot(runnerMatch: RunnerSnapshotMatch) {
     const writesBefore = writeCount(state);
     const result = runnerMatch(this, new BitTreeSnapshotText(written.text), hint);
     const snapshotPath = state.snapshotPath;
-    if (writeCount(state) > writesBefore && snapshotPath !== undefined && options.largeArrays === "safetensors") {
+    // Stored files follow the runner's write rules: written with a new or rewritten snapshot, and restored beside a
+    // matching one when the runner may write (a deleted file comes back without -u, never under --ci).
+    const runnerWrote = writeCount(state) > writesBefore;
+    if ((runnerWrote || (result.pass && updateMode(state) !== "none")) && snapshotPath !== undefined && options.largeArrays === "safetensors") {
       writeLargeValues(snapshotPath, storedOnly(written.text, written.largeValues));
     }
     if (result.actual !== undefined && result.actual !== "" && result.actual.trim() !== written.text) {
@@ -209,6 +212,12 @@ function storedOnly(text: string, values: ReadonlyMap<string, Tensor>): Map<stri
   const kept = new Map<string, Tensor>();
   for (const [sha256, tensor] of values) if (text.includes(` sha256 ${sha256} stored`)) kept.set(sha256, tensor);
   return kept;
+}
+
+/** Jest's `_updateSnapshot` or Vitest's `snapshotUpdateState`: `all` (-u), `new` (default) or `none` (--ci). */
+function updateMode(state: RunnerSnapshotState): string | undefined {
+  const s = state as { _updateSnapshot?: string; snapshotUpdateState?: string };
+  return s._updateSnapshot ?? s.snapshotUpdateState;
 }
 
 function writeCount(state: RunnerSnapshotState): number {
