@@ -28,6 +28,8 @@ interface Timed {
   ms: number;
   peakRssBytes: number;
   tensorBytes: number;
+  /** Base64 routing text the records of the runs' snapshots hold (the protocol keeps every reply in its record). */
+  recordPayloadBytes: number;
   tokens: number;
 }
 
@@ -41,18 +43,26 @@ async function timedRun(urls: { v1: string; v2: string }, reset: () => void, wit
   const v2: SessionParityRun[] = await runAgenticRetryTrajectories({ version: "v2", inputSamples: buildWeatherInputSamples(N), sessionServerUrls: [urls.v2] });
   const ms = nowMs() - start;
   const peakRssBytes = ownPeak.takePeak();
-  const broken = v1.filter((run, i) => run.failure !== undefined || !checkTrainingPayloadParity(run, v2[i]).pass).length;
-  if (broken > 0) throw new Error(`${broken}/${N} pairs not in training-payload parity`);
+  const broken = v1.flatMap((run, i) => {
+    const verdict = checkTrainingPayloadParity(run, v2[i]);
+    return verdict.pass ? [] : [`pair ${i}: ${verdict.failures.map((f) => `[${f.part}] ${f.message}`).join("; ")}`];
+  });
+  if (broken.length > 0) throw new Error(`${broken.length}/${N} pairs not in training-payload parity; ${broken[0].slice(0, 2000)}`);
   let tensorBytes = 0;
   let tokens = 0;
+  let recordPayloadBytes = 0;
   for (const run of [...v1, ...v2]) {
+    for (const record of run.preCollect.records) {
+      const meta = (record.response.choices as { meta_info: { routed_experts?: string } }[])[0].meta_info;
+      recordPayloadBytes += meta.routed_experts?.length ?? 0;
+    }
     const sample = run.samples[0];
     tokens += sample.tokens.length;
     const tensor = sample.rollout_routed_experts;
     if (withTensors && tensor === null) throw new Error("routing replay on, but a sample carries no routed experts");
     tensorBytes += tensor?.data.byteLength ?? 0;
   }
-  return { ms, peakRssBytes, tensorBytes, tokens: tokens / (2 * N) };
+  return { ms, peakRssBytes, tensorBytes, recordPayloadBytes, tokens: tokens / (2 * N) };
 }
 
 async function measure(routing: RoutingReplaySettings | null): Promise<Timed[]> {
@@ -92,6 +102,10 @@ async function main(): Promise<void> {
         `peak RSS ${(peak / 2 ** 20).toFixed(0)} MB, added ${((peak - basePeak) / 2 ** 20).toFixed(0)} MB over ${(tensorBytes / 2 ** 20).toFixed(1)} MB ` +
         `of routed-experts tensors carried = ${memoryRatio.toFixed(2)} x  goal <= 2 ${memoryRatio <= 2 ? "ok" : "MISSED"}  ` +
         `(all ${timed.map((t) => t.ms.toFixed(0)).join(", ")} ms)`,
+    );
+    console.log(
+      `${" ".repeat(15)} the records the servers keep (and GET returns to the fixture) hold ${(timed[0].recordPayloadBytes / 2 ** 20).toFixed(1)} MB of base64 ` +
+        `routing text per copy: added peak RSS / (tensors + one copy of that text) = ${((peak - basePeak) / (tensorBytes + timed[0].recordPayloadBytes)).toFixed(2)} x`,
     );
   }
 }
