@@ -11,6 +11,8 @@ beforeAll(async () => {
   decode = (ids) => tokenizer.decode(ids);
 });
 
+const ROUTING = { numLayers: 1, additionR3: false };
+
 interface TreeNode {
   record: SessionRecord;
   snapshot: number[];
@@ -19,7 +21,11 @@ interface TreeNode {
 
 function record(prompt: number[], output: number[], finish: string, t: number, experts: boolean): SessionRecord {
   const meta: Record<string, unknown> = { output_token_logprobs: output.map((id, i) => [-i / 8, id]), completion_tokens: output.length, prompt_tokens: prompt.length, weight_version: `w${t}` };
-  if (experts) meta.routed_experts = "AAAA";
+  if (experts) {
+    // One layer, top-1: one expert id per row of len(tokens) - 1 rows (ROUTING below).
+    const rows = Int32Array.from({ length: prompt.length + output.length - 1 }, (_, i) => i * 7 + t);
+    meta.routed_experts = Buffer.from(rows.buffer).toString("base64");
+  }
   return {
     timestamp: 1000 + t,
     request_timestamp: 999 + t,
@@ -72,7 +78,7 @@ function assembleLeaves(nodes: TreeNode[], maxTrimTokens: number, memo?: PathPre
   return leafPaths(nodes).map((path) => {
     const leaf = nodes[path[path.length - 1]];
     try {
-      return { sample: assembleTrajectorySample(path.map((id) => nodes[id].record), leaf.snapshot, { decode, maxTrimTokens, maxSeqLen: null, prefixMemo: memo, extraMetadata: { leaf: path } }).sample };
+      return { sample: assembleTrajectorySample(path.map((id) => nodes[id].record), leaf.snapshot, { decode, maxTrimTokens, maxSeqLen: null, prefixMemo: memo, extraMetadata: { leaf: path }, replay: ROUTING }).sample };
     } catch (error) {
       return { error: String(error) };
     }

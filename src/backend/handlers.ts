@@ -8,6 +8,7 @@ import type { FinishReason, ProcessFunction, ProcessResult } from "./types";
 import { BackendStatsRecorder, type BackendRequestEntry } from "./stats";
 import { errorResponse, jsonResponse, notFoundMessage } from "./errors";
 import { textResponse } from "./response-bodies";
+import { checkRoutingOptions, readRoutingRequest, type MockRoutingOptions, type RoutingRequest } from "./routing-buffers";
 import { buildChatCompletion, buildGenerateReply, chatCompletionToSse, type PromptView, type ReplyContext } from "./replies";
 
 /** The stop token a Qwen3 engine reports at the end of a finished turn. */
@@ -16,8 +17,8 @@ export const QWEN3_STOP_TOKEN = "<|im_end|>";
 /** Default `model` of replies when the request names none. */
 export const DEFAULT_MOCK_MODEL = "mock-model";
 
-/** Options of {@link createBackendHandlers}. */
-export interface BackendOptions {
+/** Options of {@link createBackendHandlers} (routing replay: `routedExperts`, `indexerTopk`). */
+export interface BackendOptions extends MockRoutingOptions {
   /** Decides the completion for each prompt. */
   process: ProcessFunction;
   /** Qwen3 tokenizer used to decode `input_ids`, render `messages` and encode completions. */
@@ -136,6 +137,7 @@ class MockEngine {
     this.emitStopToken = options.emitStopToken ?? true;
     this.clock = options.clock ?? (() => Date.now() / 1000);
     this.idSource = options.idSource ?? randomHexId;
+    checkRoutingOptions(options);
   }
 
   private tokenizer(): Promise<Tokenizer> {
@@ -156,6 +158,7 @@ class MockEngine {
     if (body === undefined) return errorResponse(400, problem ?? "request body must be a JSON object");
     let tokenizer: Tokenizer;
     let prompt: PromptView;
+    let routing: RoutingRequest;
     try {
       tokenizer = await this.tokenizer();
     } catch (error) {
@@ -163,6 +166,7 @@ class MockEngine {
     }
     try {
       prompt = path === "/generate" ? generatePrompt(body, tokenizer) : chatPrompt(body, tokenizer);
+      routing = readRoutingRequest(body, prompt.ids.length, this.options);
     } catch (error) {
       return errorResponse(400, (error as Error).message);
     }
@@ -172,7 +176,7 @@ class MockEngine {
       if (this.latencyMs > 0) await sleep(this.latencyMs, undefined, { signal });
       const result = await this.options.process(prompt.text, body);
       checkProcessResult(result);
-      const context = this.replyContext(tokenizer);
+      const context = this.replyContext(tokenizer, routing);
       if (path === "/generate") return jsonResponse(200, buildGenerateReply(prompt, result, context));
       const completion = buildChatCompletion(body, prompt, result, context);
       if (body["stream"] === true) {
@@ -190,8 +194,9 @@ class MockEngine {
     }
   }
 
-  private replyContext(tokenizer: Tokenizer): ReplyContext {
+  private replyContext(tokenizer: Tokenizer, routing: RoutingRequest): ReplyContext {
     return {
+      routing: routing.routedExperts || routing.indexerTopk ? { request: routing, options: this.options } : undefined,
       tokenizer,
       stopTokenId: tokenizer.tokenToId(QWEN3_STOP_TOKEN),
       emitStopToken: this.emitStopToken,

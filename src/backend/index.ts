@@ -12,3 +12,4 @@ export * from "./mock-backend";
 export * from "./stats-routes";
 export * from "./in-process";
 export * from "./scripts";
+export * from "./routing-buffers";

@@ -2,6 +2,7 @@
 // Pure: token ids come from the tokenizer handed in, time and ids from the context; no I/O here.
 import type { Tokenizer, ToolSpec } from "../tokenizer/types";
 import type { FinishReason, ProcessResult } from "./types";
+import { routingMetaInfo, type MockRoutingOptions, type RoutingRequest } from "./routing-buffers";
 import { parseQwen25ToolCalls } from "./tool-call-parser";
 
 /** Everything a reply builder needs besides the request and the process result. */
@@ -15,6 +16,13 @@ export interface ReplyContext {
   now(): number;
   /** Fresh 8-hex-digit id for `chatcmpl-<id>` and generate `meta_info.id`. */
   newId(): string;
+  /** The request's routing-replay flags and the engine's buffer shapes (absent: no routing payloads). */
+  routing?: { request: RoutingRequest; options: MockRoutingOptions };
+}
+
+function routingMeta(context: ReplyContext, promptIds: readonly number[], outputIds: readonly number[]): Record<string, unknown> {
+  if (context.routing === undefined) return {};
+  return routingMetaInfo(context.routing.request, [...promptIds, ...outputIds], context.routing.options);
 }
 
 /** The prompt as the backend saw it. */
@@ -109,6 +117,7 @@ export function buildChatCompletion(
       completion_tokens: completion.ids.length,
       prompt_tokens: prompt.ids.length,
       cached_tokens: cachedTokens,
+      ...routingMeta(context, prompt.ids, completion.ids),
       ...metaExtras(result),
     },
   };
@@ -174,6 +183,7 @@ export function buildGenerateReply(prompt: PromptView, result: ProcessResult, co
       cached_tokens: result.cached_tokens ?? 0,
       completion_tokens: completion.ids.length,
       output_token_logprobs: completion.logprobs,
+      ...routingMeta(context, prompt.ids, completion.ids),
       ...metaExtras(result),
     },
   };

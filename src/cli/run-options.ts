@@ -25,6 +25,23 @@ export interface RunCommandOptions {
   json?: string;
   /** Write the self-contained HTML report to this file. */
   html?: string;
+  /** Routing replay through the whole chain (default env SESSION_PARITY_ROUTING_REPLAY). */
+  routingReplay?: boolean;
+  /** MoE layers of the routing buffers (with `routingReplay`; default 4). */
+  numLayers?: number;
+  /** Experts per token and layer of the embedded mock (with `routingReplay`; default 2). */
+  topk?: number;
+  /** Also replay the indexer top-k (with `routingReplay`). */
+  indexerReplay?: boolean;
+  /** Additional R3: only new rows per request (with `routingReplay`). */
+  additionR3?: boolean;
+}
+
+/** `--num-layers` / `--topk`: an integer from 1 to 1024. */
+export function parseRoutingDim(value: string): number {
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || n < 1 || n > 1024) throw new InvalidArgumentError("must be an integer from 1 to 1024");
+  return n;
 }
 
 /** Defaults of the flags that have one. */

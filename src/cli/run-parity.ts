@@ -4,6 +4,7 @@ import { Agent } from "undici";
 import { buildDriverSchedule, QWEN3_APPEND_ROLES } from "../agent";
 import { buildWeatherInputSamples } from "../fixture/input-samples";
 import { startParityEnvironment, type ParityEnvironment } from "../fixture/parity-environment";
+import { routingReplayFromEnv, type RoutingReplaySettings } from "../fixture/routing-replay";
 import { runAgenticRetryTrajectories } from "../fixture/run-trajectories";
 import { BACKEND_URL_ENV, HF_CHECKPOINT_ENV, sessionServerEnvName } from "../fixture/server-resolution";
 import type { SessionParityRun } from "../fixture/types";
@@ -79,6 +80,7 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
       hfCheckpoint,
       latencyMs: options.latencyMs,
       env: {},
+      routingReplay: routingReplaySettings(options, env),
       logger: { warn: (message) => warnings.set(message, (warnings.get(message) ?? 0) + 1) },
     });
   } catch (error) {
@@ -202,4 +204,18 @@ function locate(
   } catch (error) {
     throw new CliExit(EXIT_USAGE, `${envName} holds ${JSON.stringify(fromEnv)}, which ${(error as Error).message}`);
   }
+}
+
+/** `--routing-replay` and its companions, else `SESSION_PARITY_ROUTING_REPLAY`; companions alone are a usage error. */
+function routingReplaySettings(options: RunCommandOptions, env: NodeJS.ProcessEnv): RoutingReplaySettings | null {
+  if (options.routingReplay !== true) {
+    const stray = (["numLayers", "topk", "indexerReplay", "additionR3"] as const).filter((key) => options[key] !== undefined);
+    if (stray.length > 0) throw new CliExit(EXIT_USAGE, `--num-layers, --topk, --indexer-replay and --addition-r3 need --routing-replay (got ${stray.join(", ")})`);
+    try {
+      return routingReplayFromEnv(env);
+    } catch (error) {
+      throw new CliExit(EXIT_USAGE, (error as Error).message);
+    }
+  }
+  return { numLayers: options.numLayers, topk: options.topk, indexer: options.indexerReplay === true, additionR3: options.additionR3 === true };
 }

@@ -17,6 +17,17 @@ export interface ServeCommandOptions {
   samplePicker?: string;
   samplePostprocessor?: string;
   quiet?: boolean;
+  /** Routing replay (miles' argument names). */
+  useRolloutRoutingReplay?: boolean;
+  useRolloutIndexerReplay?: boolean;
+  useAdditionR3?: boolean;
+  numLayers?: number;
+}
+
+function parsePositiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError("must be a positive integer");
+  return n;
 }
 
 function parsePort(value: string): number {
@@ -43,6 +54,10 @@ export async function runServe(options: ServeCommandOptions, io: { log: (line: s
     samplePicker: options.samplePicker,
     samplePostprocessor: options.samplePostprocessor,
     logger: options.quiet ? { warn: () => undefined } : undefined,
+    useRoutingReplay: options.useRolloutRoutingReplay,
+    useIndexerReplay: options.useRolloutIndexerReplay,
+    useAdditionR3: options.useAdditionR3,
+    numLayers: options.numLayers,
   });
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
@@ -78,6 +93,10 @@ export function serveCommand(): Command {
     .option("--sample-picker <spec>", 'v2 picker hook, "module/path#exportName"')
     .option("--sample-postprocessor <spec>", 'v2 post-processor hook, "module/path#exportName"')
     .option("--quiet", "do not print warnings")
+    .option("--use-rollout-routing-replay", "ask the backend for routed experts and carry them as rollout_routed_experts (needs --num-layers)")
+    .option("--use-rollout-indexer-replay", "ask the backend for indexer top-k and carry it as rollout_indexer_topk")
+    .option("--use-addition-r3", "ask only for routed-expert rows the session lacks (routed_experts_start_len) and rebuild the tensor from patches")
+    .option("--num-layers <n>", "MoE layers in a routed-experts buffer", parsePositiveInt)
     .action(async (options: ServeCommandOptions) => {
       await runServe(options);
     });

@@ -36,9 +36,14 @@ export function formatDifferenceCount(total: number, shown: number): string {
   return shown < total ? `${count} (the first ${shown} shown)` : count;
 }
 
-/** One difference as `path: description`. */
+/** An element of a routing-replay tensor: `...rollout_routed_experts[row, layer, slot]`. */
+const REPLAY_ELEMENT = /\.(rollout_routed_experts|rollout_indexer_topk)\[(\d+), (\d+), (\d+)\]$/;
+
+/** One difference as `path: description`; a routing-replay element also names its tensor, row, layer and slot. */
 export function formatDifference(difference: BitwiseDifference): string {
-  return `${difference.path}: ${describeDifference(difference)}`;
+  const replay = REPLAY_ELEMENT.exec(difference.path);
+  const where = replay === null ? "" : ` (${replay[1]}: token row ${replay[2]}, layer ${replay[3]}, top-k slot ${replay[4]})`;
+  return `${difference.path}: ${describeDifference(difference)}${where}`;
 }
 
 /** The part of a difference line after the path. */

@@ -2,6 +2,7 @@
 // Session-independent: the same rules serve v1 and v2; every malformed input is a 400 naming the problem.
 import type { ChatMessage, ChatTemplateKwargs, ToolSpec } from "../tokenizer/types";
 import type { JsonObject } from "../wire/sample";
+import { addReplayFlags, type ReplayRequestOptions } from "./replay-request";
 import { NormalizedChatRequest, SamplesRequestBody, SessionHttpError } from "./types";
 
 /** Merges request chat-template kwargs over the server defaults; throws (→ 400) on a forbidden override. */
@@ -31,10 +32,10 @@ export function parseJsonBody(body: Buffer): unknown {
 
 /**
  * Normalizes a chat request: drops `stream` (remembered) and `stream_options`, forces `logprobs`,
- * `return_meta_info` and `no_stop_trim: false`, merges `chat_template_kwargs` over the defaults (sent only
+ * `return_meta_info` (plus the routing-replay return flags `replay` asks for) and `no_stop_trim: false`, merges `chat_template_kwargs` over the defaults (sent only
  * when non-empty). Key order follows the client body; new keys are appended.
  */
-export function normalizeChatRequest(parsed: unknown, defaults: ChatTemplateKwargs, mergeKwargs: KwargsMerger): NormalizedChatRequest {
+export function normalizeChatRequest(parsed: unknown, defaults: ChatTemplateKwargs, mergeKwargs: KwargsMerger, replay?: ReplayRequestOptions): NormalizedChatRequest {
   if (!isObject(parsed)) throw new SessionHttpError(400, "chat request body must be a JSON object");
   const body: Record<string, unknown> = { ...parsed };
 
@@ -57,6 +58,7 @@ export function normalizeChatRequest(parsed: unknown, defaults: ChatTemplateKwar
   delete body.stream_options;
   body.logprobs = true;
   body.return_meta_info = true;
+  if (replay) addReplayFlags(body, replay);
   body.no_stop_trim = false;
 
   const requestKwargs = body.chat_template_kwargs;

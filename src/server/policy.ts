@@ -1,6 +1,7 @@
 // The seam between the shared HTTP shell and a trajectory policy: v1 (linear) and v2 (tree) implement it.
 // The shell calls prepare under the session lock, the upstream call without it, then commit under the lock.
 import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolSpec } from "../tokenizer/types";
+import type { ReplayAssemblyOptions } from "./samples/replay";
 import type { JsonObject } from "../wire/sample";
 import type {
   CompletedTurn,
@@ -26,6 +27,8 @@ export interface PolicyContext {
   messagesMatch: MessageMatcher;
   /** Warnings and notes (rollbacks, skipped updates, picker notes); the user can silence it. */
   logger: PolicyLogger;
+  /** How the samples op reads routing-replay payloads (default: no layer count, full R3). */
+  replay?: ReplayAssemblyOptions;
 }
 
 /** Minimal logger used by the server, its policies and hooks. */
@@ -67,6 +70,11 @@ export interface PreparedTurn<Plan> {
   promptIds: number[];
   /** What commit needs to place the generation (v1: the turn count; v2: the captured parent). */
   plan: Plan;
+  /**
+   * The stored token ids this request builds on (v1: the checkpoint after any rollback; v2: the attach node's
+   * snapshot, empty for a new root). Needed for additional R3 (`routed_experts_start_len`).
+   */
+  checkpointIds?: readonly number[];
 }
 
 /** What `GET /sessions/{id}` shows for a session. */

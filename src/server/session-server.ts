@@ -7,13 +7,14 @@ import { sendError } from "./http-io";
 import { MessageMatcherName, resolveMessageMatcher } from "./message-matchers";
 import type { AnyTrajectoryPolicy, MessageMatcher, PolicyContext, PolicyLogger } from "./policy";
 import { createPolicy, SamplePickerOption, SamplePostprocessorOption } from "./policy-factory";
+import { resolveReplayOptions, type RoutingReplayServerOptions } from "./replay-options";
 import { SessionShell } from "./session-shell";
 import { loadTitoKit } from "./tito-kit";
 import type { SessionServerVersion } from "./types";
 import { UpstreamClient } from "./upstream";
 
-/** Options of {@link startSessionServer}. */
-export interface SessionServerOptions {
+/** Options of {@link startSessionServer} (routing replay: see {@link RoutingReplayServerOptions}). */
+export interface SessionServerOptions extends RoutingReplayServerOptions {
   /** `"v1"` (linear trajectories) or `"v2"` (trajectory tree). */
   version: SessionServerVersion;
   /** The SGLang-compatible backend, e.g. `http://127.0.0.1:30000`. */
@@ -71,6 +72,7 @@ export async function startSessionServer(options: SessionServerOptions): Promise
   if (typeof options.backendUrl !== "string" || !/^https?:\/\//.test(options.backendUrl)) {
     throw new Error(`backendUrl must be an http(s) URL, got ${JSON.stringify(options.backendUrl)}`);
   }
+  const replay = resolveReplayOptions(options);
   const logger = options.logger ?? DEFAULT_LOGGER;
   const messagesMatch = resolveMessageMatcher(options.messageMatcher ?? "strict");
   if (options.policy && options.policy.version !== options.version) {
@@ -90,12 +92,13 @@ export async function startSessionServer(options: SessionServerOptions): Promise
     defaultChatTemplateKwargs: kit.defaultKwargs,
     messagesMatch,
     logger,
+    replay: replay.assembly,
   };
   const upstream = new UpstreamClient(options.backendUrl, {
     timeoutMs: options.upstreamTimeoutMs ?? 600_000,
     connections: options.upstreamConnections ?? 1024,
   });
-  const shell = new SessionShell(policy, ctx, kit, upstream, options.instanceId, logger);
+  const shell = new SessionShell(policy, ctx, kit, upstream, options.instanceId, logger, replay.request);
   const server = createServer((req, res) => {
     shell.handle(req, res).catch((error: unknown) => {
       logger.warn(`unhandled error: ${(error as Error)?.stack ?? String(error)}`);

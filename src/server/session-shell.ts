@@ -7,6 +7,7 @@ import { extractCompletion, renderFakeStream, stripReplayPayloads } from "./chat
 import { passThroughHeaders, readBody, sendBytes, sendChunks, sendEmpty, sendError, sendJson, sendText, sendUpstreamReply } from "./http-io";
 import type { AnyTrajectoryPolicy, PolicyContext, PolicyLogger } from "./policy";
 import { SampleAssemblyError } from "./samples/assembly-error";
+import { addAdditionR3Offset, type ReplayRequestOptions } from "./replay-request";
 import { SessionEntry, SessionStore } from "./session-store";
 import type { TitoKit } from "./tito-kit";
 import { CompletedTurn, SessionHttpError, SessionRecord } from "./types";
@@ -47,6 +48,7 @@ export class SessionShell {
     private readonly upstream: UpstreamClient,
     private readonly instanceId: string | undefined,
     private readonly logger: PolicyLogger,
+    private readonly replay?: ReplayRequestOptions,
   ) {
     this.store = new SessionStore(() => policy.createState());
   }
@@ -146,15 +148,17 @@ export class SessionShell {
 
   private async chat(req: IncomingMessage, res: ServerResponse, id: string, body: Buffer, requestTimestamp: number): Promise<void> {
     const entry = this.live(id);
-    const request = normalizeChatRequest(parseJsonBody(body), this.kit.defaultKwargs, this.kit.mergeKwargs);
+    const request = normalizeChatRequest(parseJsonBody(body), this.kit.defaultKwargs, this.kit.mergeKwargs, this.replay);
+    const upstreamBody = request.upstreamBody;
 
-    // Phase 1 (lock): position the request and build the prompt ids.
+    // Phase 1 (lock): position the request and build the prompt ids (and the additional-R3 offset they imply).
     const prepared = await entry.lock.runExclusive(() => {
       if (entry.closing || !this.store.isLive(entry)) throw sessionNotFound(id);
-      return this.policy.prepare(entry.state, request, this.ctx);
+      const turn = this.policy.prepare(entry.state, request, this.ctx);
+      upstreamBody.input_ids = turn.promptIds;
+      if (this.replay) addAdditionR3Offset(upstreamBody, this.replay, turn.checkpointIds, turn.promptIds);
+      return turn;
     });
-    const upstreamBody = request.upstreamBody;
-    upstreamBody.input_ids = prepared.promptIds;
 
     // Phase 2 (no lock): the upstream call.
     const headers = forwardHeaders(req.headers, id);

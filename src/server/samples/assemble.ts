@@ -5,6 +5,7 @@ import { deepCopySample } from "../../wire/sample-copy";
 import type { EmptyReason, SessionRecord } from "../types";
 import { asAssemblyError } from "./assembly-error";
 import { cloneJson, foldStopsBefore, mergeSamplePair, mergeTurnSamples } from "./merge";
+import { applyAdditionR3, type ReplayAssemblyOptions } from "./replay";
 import { truncateTurnSamples } from "./truncate";
 import { alignedTurnSample, alignTurn, assertAlignmentComplete, turnSamplesFromRecords } from "./turn-samples";
 
@@ -42,6 +43,8 @@ export interface TrajectoryAssemblyOptions {
    * tree). Only used without `maxSeqLen` (truncation edits turns in place); the result is the same either way.
    */
   prefixMemo?: PathPrefixMemo;
+  /** How replay payloads are read: the layer count and whether records hold additional-R3 patches. */
+  replay?: ReplayAssemblyOptions;
 }
 
 /** The assembled sample, or null with the reason it is empty. */
@@ -64,6 +67,7 @@ export function assembleTrajectorySample(
   return asAssemblyError(() => {
     if (options.prefixMemo !== undefined && options.maxSeqLen === null) {
       const sample = assembleThroughMemo(records, accumulatedTokenIds, options, options.prefixMemo);
+      if (options.replay?.additionR3) applyAdditionR3(sample, records, options.replay);
       if (options.extraMetadata) {
         for (const [key, value] of Object.entries(options.extraMetadata)) sample.metadata[key] = cloneJson(value);
       }
@@ -73,6 +77,7 @@ export function assembleTrajectorySample(
     if (options.maxSeqLen !== null) turns = truncateTurnSamples(turns, options.maxSeqLen, options.decode);
     if (turns.length === 0) return { sample: null, emptyReason: "all_truncated" as const };
     const sample = mergeTurnSamples(turns, options.decode);
+    if (options.replay?.additionR3) applyAdditionR3(sample, records, options.replay);
     if (options.extraMetadata) {
       for (const [key, value] of Object.entries(options.extraMetadata)) sample.metadata[key] = cloneJson(value);
     }
@@ -103,7 +108,7 @@ function assembleThroughMemo(records: readonly SessionRecord[], accumulated: rea
       continue;
     }
     covered = false;
-    turns.push(alignedTurnSample(records, i, aligned, options.decode));
+    turns.push(alignedTurnSample(records, i, aligned, options.decode, options.replay));
   }
   if (accumulated !== null) assertAlignmentComplete(cursor, accumulated, records.length);
 

@@ -5,3 +5,4 @@ export * from "./turn-samples";
 export * from "./truncate";
 export * from "./merge";
 export * from "./assemble";
+export * from "./replay";

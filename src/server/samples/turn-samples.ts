@@ -4,6 +4,7 @@ import type { JsonObject } from "../../wire/sample";
 import { DecodeFn, Sample, SampleStatus } from "../../wire/sample";
 import type { SessionRecord } from "../types";
 import { SampleAssemblyError } from "./assembly-error";
+import { attachTurnReplay, type ReplayAssemblyOptions } from "./replay";
 
 /** Options shared by the assembly steps. */
 export interface TurnSampleOptions {
@@ -11,7 +12,12 @@ export interface TurnSampleOptions {
   decode: DecodeFn;
   /** Trailing output tokens a non-last turn may lose to the next turn's template (0 for Qwen3). */
   maxTrimTokens: number;
+  /** How replay payloads are read (default: no num_layers, full R3). */
+  replay?: ReplayAssemblyOptions;
 }
+
+/** Replay reading when the caller gives none: full R3, no layer count (a routed-experts payload is then refused). */
+export const NO_REPLAY_CONFIG: ReplayAssemblyOptions = Object.freeze({ numLayers: null, additionR3: false });
 
 const STATUS_BY_FINISH_REASON: Readonly<Record<string, SampleStatus>> = {
   stop: "completed",
@@ -76,7 +82,7 @@ export function lifecycleSegment(record: SessionRecord, previous: SessionRecord 
   return segment;
 }
 
-function turnSample(tokens: RecordTokens, trimCount: number, decode: DecodeFn): Sample {
+function turnSample(tokens: RecordTokens, trimCount: number, decode: DecodeFn, turn: number, replay: ReplayAssemblyOptions): Sample {
   const sample = new Sample({
     tokens: [...tokens.promptIds, ...tokens.outputIds],
     rollout_log_probs: tokens.outputLogProbs,
@@ -84,6 +90,7 @@ function turnSample(tokens: RecordTokens, trimCount: number, decode: DecodeFn): 
     response_length: tokens.outputIds.length,
     loss_mask: tokens.outputIds.map(() => 1),
   });
+  attachTurnReplay(sample, tokens.meta, turn, replay);
   if (trimCount > 0) sample.stripLastOutputTokens(trimCount, decode);
   const status = typeof tokens.finishReason === "string" ? STATUS_BY_FINISH_REASON[tokens.finishReason] : undefined;
   if (status !== undefined) sample.status = status;
@@ -134,8 +141,8 @@ export function alignTurn(record: SessionRecord, i: number, isLast: boolean, acc
 }
 
 /** The per-turn sample of record `i` once aligned: tokens, response, masks, status, counters and its lifecycle segment. */
-export function alignedTurnSample(records: readonly SessionRecord[], i: number, aligned: AlignedTurn, decode: DecodeFn): Sample {
-  const sample = turnSample(aligned.tokens, aligned.trimCount, decode);
+export function alignedTurnSample(records: readonly SessionRecord[], i: number, aligned: AlignedTurn, decode: DecodeFn, replay: ReplayAssemblyOptions = NO_REPLAY_CONFIG): Sample {
+  const sample = turnSample(aligned.tokens, aligned.trimCount, decode, i + 1, replay);
   sample.metadata = { lifecycle: lifecycleSegment(records[i], i > 0 ? records[i - 1] : null, aligned.tokens.meta, i + 1) };
   return sample;
 }
@@ -159,7 +166,7 @@ export function turnSamplesFromRecords(records: readonly SessionRecord[], accumu
   records.forEach((record, i) => {
     const aligned = alignTurn(record, i, i === records.length - 1, accumulated, options.maxTrimTokens);
     cursor = aligned.cursor;
-    samples.push(alignedTurnSample(records, i, aligned, options.decode));
+    samples.push(alignedTurnSample(records, i, aligned, options.decode, options.replay));
   });
   if (accumulated !== null) assertAlignmentComplete(cursor, accumulated, records.length);
   return samples;

@@ -60,7 +60,7 @@ export const linearPolicy: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
       );
       Object.assign(state, target);
     }
-    return { promptIds, plan: { expectedTurns: state.checkpoints.length } };
+    return { promptIds, plan: { expectedTurns: state.checkpoints.length }, checkpointIds: currentTokenIds(state) };
   },
 
   commit(state, plan, request, turn: CompletedTurn, ctx): boolean {
@@ -84,6 +84,7 @@ export const linearPolicy: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
       decode: (ids) => ctx.tokenizer.decode(ids),
       maxTrimTokens: ctx.tito.maxTrimTokens,
       maxSeqLen: body.max_seq_len,
+      replay: ctx.replay,
     });
     return { samples: sample ? [sample] : [], sessionMetadata, emptyReason };
   },

@@ -23,7 +23,7 @@ export function buildLeafMaterial(forest: TrajectoryForest, maxSeqLen: number | 
       sample = assembleTrajectorySample(
         path.map((node) => node.record),
         leaf.tokenIds,
-        { decode, maxTrimTokens: ctx.tito.maxTrimTokens, maxSeqLen, prefixMemo },
+        { decode, maxTrimTokens: ctx.tito.maxTrimTokens, maxSeqLen, prefixMemo, replay: ctx.replay },
       ).sample;
     } catch (error) {
       if (!(error instanceof SampleAssemblyError)) throw error;

@@ -38,7 +38,7 @@ export function createV2State(cap?: number): V2SessionState {
  * @throws SessionHttpError 422 (node cap), 409 (extending a truncated generation), 400 (disallowed role),
  *   500 (tokenizer failure).
  */
-export function prepareV2Turn(state: V2SessionState, request: NormalizedChatRequest, ctx: PolicyContext): { promptIds: number[]; plan: V2Plan } {
+export function prepareV2Turn(state: V2SessionState, request: NormalizedChatRequest, ctx: PolicyContext): { promptIds: number[]; plan: V2Plan; checkpointIds: readonly number[] } {
   if (state.forest.full) throw new SessionHttpError(422, new ForestCapacityError(state.forest.cap).message);
   const point = state.forest.findAttachPoint(request.messages, ctx.messagesMatch);
   if (point.node !== null && point.node.truncated) {
@@ -57,7 +57,7 @@ export function prepareV2Turn(state: V2SessionState, request: NormalizedChatRequ
   const plan: V2Plan = { parent: point.node, matchedMessages: point.matchedMessages };
   const promptIds = promptFor(point.node, point.matchedMessages, request, ctx);
   state.activeLeaf = point.node;
-  return { promptIds, plan };
+  return { promptIds, plan, checkpointIds: point.node === null ? [] : point.node.tokenIds };
 }
 
 /** The TITO prompt for a request attached at `attach` (null: a new root rendered from scratch). Pure. */
