@@ -41,6 +41,8 @@ export interface ChatCallOptions {
   dispatcher?: Dispatcher;
   /** Step label used in errors. */
   step: string;
+  /** Extra request headers (e.g. the fuzz agent's call index). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -54,7 +56,7 @@ export async function postChatCompletion(options: ChatCallOptions): Promise<Chat
   try {
     reply = await request(options.url, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: stream ? "text/event-stream" : "application/json" },
+      headers: { ...options.headers, "content-type": "application/json", accept: stream ? "text/event-stream" : "application/json" },
       body: JSON.stringify(payload),
       dispatcher: options.dispatcher,
     });

@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { http, type RequestHandler } from "msw";
 import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolSpec } from "../tokenizer/types";
 import type { FinishReason, ProcessFunction, ProcessResult } from "./types";
+import { planLookupKeys, type ReplyPlanRegistry } from "./reply-plans";
 import { BackendStatsRecorder, type BackendRequestEntry } from "./stats";
 import { errorResponse, jsonResponse, notFoundMessage } from "./errors";
 import { textResponse } from "./response-bodies";
@@ -42,6 +43,8 @@ export interface BackendOptions extends MockRoutingOptions {
   idSource?: () => string;
   /** Aborting it ends pending latency waits (used by `close()`). */
   signal?: AbortSignal;
+  /** Reply plans: a request whose routing key has a plan is answered from it instead of `process`. */
+  plans?: ReplyPlanRegistry;
 }
 
 /** A tokenizer given directly or loaded on first use. */
@@ -149,12 +152,12 @@ class MockEngine {
   async handleGeneration(path: GenerationPath, request: Request): Promise<Response> {
     const { logged, parsed, problem } = bodyForLog(await request.text());
     const entry = this.stats.record(request.method, path, logged);
-    const reply = await this.reply(path, parsed, problem);
+    const reply = await this.reply(path, parsed, problem, request.headers);
     entry.status = reply.status;
     return reply;
   }
 
-  private async reply(path: GenerationPath, body: Record<string, unknown> | undefined, problem: string | undefined): Promise<Response> {
+  private async reply(path: GenerationPath, body: Record<string, unknown> | undefined, problem: string | undefined, headers: Headers): Promise<Response> {
     if (body === undefined) return errorResponse(400, problem ?? "request body must be a JSON object");
     let tokenizer: Tokenizer;
     let prompt: PromptView;
@@ -174,7 +177,10 @@ class MockEngine {
     this.stats.enter();
     try {
       if (this.latencyMs > 0) await sleep(this.latencyMs, undefined, { signal });
-      const result = await this.options.process(prompt.text, body);
+      const plan = this.options.plans;
+      const keys = plan === undefined ? undefined : planLookupKeys(headers);
+      const planned = keys === undefined ? undefined : plan?.answer(keys.routingKey, keys.callIndex);
+      const result = planned ?? (await this.options.process(prompt.text, body, { headers }));
       checkProcessResult(result);
       const context = this.replyContext(tokenizer, routing);
       if (path === "/generate") return jsonResponse(200, buildGenerateReply(prompt, result, context));

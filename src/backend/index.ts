@@ -13,3 +13,5 @@ export * from "./stats-routes";
 export * from "./in-process";
 export * from "./scripts";
 export * from "./routing-buffers";
+export * from "./reply-plans";
+export * from "./plan-routes";

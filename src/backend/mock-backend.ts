@@ -7,6 +7,8 @@ import { buildBackendHandlers, unknownPathResponse, type BackendOptions } from "
 import { serveHandlers } from "./http-bridge";
 import { BackendStatsRecorder, exposeStats, type BackendStats } from "./stats";
 import { statsRouteHandlers } from "./stats-routes";
+import { ReplyPlanRegistry } from "./reply-plans";
+import { planRouteHandlers } from "./plan-routes";
 
 /** Options of {@link startMockBackend}: the handler options, with the tokenizer optional. */
 export type MockBackendOptions = Omit<BackendOptions, "tokenizer" | "origin" | "signal"> & {
@@ -20,12 +22,18 @@ export type MockBackendOptions = Omit<BackendOptions, "tokenizer" | "origin" | "
   port?: number;
   /** Also serve `GET /_mock/stats` and `POST /_mock/reset` so another process can read the stats (default false). */
   statsRoutes?: boolean;
+  /** Reply plans to answer from (default: a fresh registry, exposed as `plans`). */
+  plans?: ReplyPlanRegistry;
+  /** Serve `PUT`/`DELETE /_mock/plans/{routingKey}` so another process can register plans (default: `statsRoutes`). */
+  planRoutes?: boolean;
 };
 
 /** A running loopback mock backend. */
 export interface MockBackend extends BackendStats {
   /** Base URL, `http://127.0.0.1:<port>`. */
   readonly url: string;
+  /** The reply plans it answers from (a request whose routing key has a plan never reaches `process`). */
+  readonly plans: ReplyPlanRegistry;
   /** Releases the port; in-flight requests are dropped and their latency waits ended. */
   close(): Promise<void>;
 }
@@ -37,10 +45,12 @@ export async function startMockBackend(options: MockBackendOptions): Promise<Moc
   const shutdown = new AbortController();
   // Every pending latency wait listens on this signal; there may be far more than the default ten.
   setMaxListeners(0, shutdown.signal);
-  const { handlers } = buildBackendHandlers({ ...options, tokenizer, stats, signal: shutdown.signal });
+  const plans = options.plans ?? new ReplyPlanRegistry();
+  const { handlers } = buildBackendHandlers({ ...options, tokenizer, stats, plans, signal: shutdown.signal });
   // After the dispatch handler: it declines every path it does not serve, so generation requests (the hot path)
   // are matched by the first handler instead of paying msw's per-handler parse for the stats routes first.
   if (options.statsRoutes === true) handlers.push(...statsRouteHandlers(stats));
+  if (options.planRoutes ?? options.statsRoutes === true) handlers.push(...planRouteHandlers(plans));
   const bridge = await serveHandlers(handlers, {
     host: options.host,
     port: options.port,
@@ -48,6 +58,7 @@ export async function startMockBackend(options: MockBackendOptions): Promise<Moc
   });
   const backend = {
     url: bridge.url,
+    plans,
     async close(): Promise<void> {
       shutdown.abort();
       await bridge.close();

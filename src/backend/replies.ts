@@ -1,5 +1,6 @@
 // Builds SGLang-shaped reply bodies (OpenAI chat completion, /generate) from a process result.
 // Pure: token ids come from the tokenizer handed in, time and ids from the context; no I/O here.
+import { plannedLogprobs } from "./reply-plans";
 import type { Tokenizer, ToolSpec } from "../tokenizer/types";
 import type { FinishReason, ProcessResult } from "./types";
 import { routingMetaInfo, type MockRoutingOptions, type RoutingRequest } from "./routing-buffers";
@@ -68,7 +69,9 @@ function completeTokens(result: ProcessResult, finishReason: FinishReason, conte
   const ids = encodeCompletion(context.tokenizer, result.text);
   const endsWithStop = finishReason === "stop" || finishReason === "tool_calls";
   if (endsWithStop && context.emitStopToken && context.stopTokenId !== undefined) ids.push(context.stopTokenId);
-  const logprobs = ids.map((id, position): TokenLogprob => [position === 0 ? 0 : -position / 128, id]);
+  const seed = result.output_logprobs_seed;
+  const planned = seed === undefined ? null : plannedLogprobs(seed, ids.length);
+  const logprobs = ids.map((id, position): TokenLogprob => [planned !== null ? planned[position] : position === 0 ? 0 : -position / 128, id]);
   return { ids, logprobs, finishReason };
 }
 

@@ -26,10 +26,18 @@ export interface ProcessResult {
   cached_tokens?: number;
   /** Merged into the reply's `meta_info`. */
   meta_info?: ProcessMetaInfo;
+  /** When set, the per-token log-probs come from `plannedLogprobs(seed, count)` (one of them `-0`) instead of the default ramp. */
+  output_logprobs_seed?: number;
+}
+
+/** What the mock knows about a generation request besides its body. */
+export interface ProcessContext {
+  /** The request headers as the backend received them. */
+  headers: Headers;
 }
 
 /** The request body as the backend received it (already parsed JSON). */
 export type BackendRequestBody = Record<string, unknown>;
 
 /** Maps a rendered prompt to a scripted completion. May be async. */
-export type ProcessFunction = (prompt: string, request: BackendRequestBody) => ProcessResult | Promise<ProcessResult>;
+export type ProcessFunction = (prompt: string, request: BackendRequestBody, context?: ProcessContext) => ProcessResult | Promise<ProcessResult>;
