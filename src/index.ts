@@ -8,3 +8,4 @@ export * from "./server";
 export * from "./agent";
 export * from "./fixture";
 export * from "./snapshot";
+export * from "./fuzz";

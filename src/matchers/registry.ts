@@ -2,6 +2,7 @@
 // Scenario matchers (retry topology, agent metadata, tool-call round trips, payload parity) sit beside toBeBitwiseEqual.
 import { bitwiseEqualTo, notBitwiseEqualTo } from "./bitwise-equal-to";
 import { toBeBitwiseEqual } from "./to-be-bitwise-equal";
+import { toHaveAgenticParity } from "../fuzz/matcher";
 import { toHaveRetryTopology, toHaveTrainingPayloadParity, toMatchAgentMetadata, toRoundTripToolCalls } from "./parity-matchers";
 import { registerBitTreeTextSerializer, type BitTreePlugin } from "../snapshot/snapshot-serializers";
 import { toMatchBitwiseSnapshot } from "../snapshot/to-match-bitwise-snapshot";
@@ -14,6 +15,7 @@ export const sessionParityMatchers = {
   toRoundTripToolCalls,
   toHaveTrainingPayloadParity,
   toMatchBitwiseSnapshot,
+  toHaveAgenticParity,
 };
 
 /** Type of {@link sessionParityMatchers}. */

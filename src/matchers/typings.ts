@@ -44,6 +44,11 @@ export interface SessionParityMatchers<R> {
    */
   toMatchBitwiseSnapshot(hint?: string, options?: BitwiseSnapshotOptions): R;
   toMatchBitwiseSnapshot(options: BitwiseSnapshotOptions): R;
+  /**
+   * On the report of `fuzzAgenticParity` (or the verdict of `replayAgentSchedule`): no schedule broke the model or
+   * parity. Fails with the shrunk counterexample in words and a ready-to-paste Jest test that replays it.
+   */
+  toHaveAgenticParity(): R;
 }
 
 /** The session-parity asymmetric matchers as they appear on `expect` and `expect.not`. */
