@@ -3,6 +3,7 @@
 // Errors print one line naming the problem and exit with status 1 (`run` carries its own status, 2 for usage errors).
 import { Command } from "commander";
 import { CliExit, exitCodeOf } from "./exit-codes";
+import { fuzzCommand } from "./fuzz-command";
 import { runCommand } from "./run-command";
 import { serveCommand } from "./serve-command";
 
@@ -13,6 +14,7 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   program.addCommand(serveCommand());
   program.addCommand(runCommand());
+  program.addCommand(fuzzCommand());
   return program;
 }
 

@@ -5,7 +5,7 @@ import type { AgentSchedule, FuzzAction, FuzzCall, FuzzReply, FuzzStep } from ".
 
 /** Options of {@link agentScheduleArbitrary}. */
 export interface ScheduleGrammarOptions {
-  /** Most steps after the first call (default 11, so 12 calls at most). */
+  /** Most calls per schedule, the first one included (default 12). */
   maxSteps?: number;
 }
 
@@ -49,14 +49,14 @@ export const fuzzCallArbitrary: fc.Arbitrary<FuzzCall> = fc.record(callFields);
 /** One step (action + call). */
 export const fuzzStepArbitrary: fc.Arbitrary<FuzzStep> = fc.record({ action: fuzzActionArbitrary, ...callFields });
 
-/** Whole schedules of 1 to `maxSteps + 1` calls; shrinking removes steps first, then simplifies each one. */
+/** Whole schedules of 1 to `maxSteps` calls; shrinking removes steps first, then simplifies each one. */
 export function agentScheduleArbitrary(options: ScheduleGrammarOptions = {}): fc.Arbitrary<AgentSchedule> {
-  const maxSteps = options.maxSteps ?? 11;
-  if (!Number.isSafeInteger(maxSteps) || maxSteps < 0) throw new Error(`agentScheduleArbitrary: maxSteps must be an integer >= 0, got ${String(maxSteps)}`);
+  const maxSteps = options.maxSteps ?? 12;
+  if (!Number.isSafeInteger(maxSteps) || maxSteps < 1) throw new Error(`agentScheduleArbitrary: maxSteps must be an integer >= 1, got ${String(maxSteps)}`);
   return fc.record({
     fewShot: fc.boolean(),
     first: fuzzCallArbitrary,
-    steps: fc.array(fuzzStepArbitrary, { maxLength: maxSteps }),
+    steps: fc.array(fuzzStepArbitrary, { maxLength: maxSteps - 1 }),
     maxSeqLen: fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.integer({ min: 160, max: 640 }) }),
   });
 }

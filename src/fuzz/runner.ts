@@ -14,7 +14,7 @@ export interface FuzzOptions extends FuzzEnvironmentOptions {
   runs?: number;
   /** fast-check seed (default: a random one, reported). */
   seed?: number;
-  /** Most steps after the first call (default 11: at most 12 calls per schedule). */
+  /** Most calls per schedule, the first one included (default 12). */
   maxSteps?: number;
   /** Sessions per round, run concurrently on each server (default 8). */
   concurrency?: number;
@@ -31,6 +31,8 @@ export interface FuzzCounterexample {
   /** The seed and fast-check path that replay it (`--seed S` with `--replay FILE`). */
   seed: number;
   path: string;
+  /** Varies the planned log-probs; replays pass it to get the very same replies. */
+  salt: number;
   /** The schedule as first drawn. */
   original: AgentSchedule;
   /** The smallest failing schedule shrinking found. */
@@ -91,8 +93,11 @@ async function withEnvironment<T>(options: FuzzOptions, body: (environment: Fuzz
  * Replays one schedule through v1 and v2 (embedded reference servers unless URLs are given) and returns its verdict.
  * Pair it with `expect(verdict).toHaveAgenticParity()`.
  */
-export async function replayAgentSchedule(schedule: AgentSchedule, options: FuzzEnvironmentOptions & { environment?: FuzzEnvironment } = {}): Promise<ScheduleVerdict> {
-  return withEnvironment(options, (environment) => runSchedule(environment, schedule));
+export async function replayAgentSchedule(
+  schedule: AgentSchedule,
+  options: FuzzEnvironmentOptions & { environment?: FuzzEnvironment; salt?: number } = {},
+): Promise<ScheduleVerdict> {
+  return withEnvironment(options, (environment) => runSchedule(environment, schedule, options.salt ?? 0));
 }
 
 const OUTCOMES: ScheduleOutcome[] = ["payloads equal", "v1 refuses a deep rollback", "v2 refuses to extend a truncated node", "v2 keeps several leaves", "v2 keeps another path"];
@@ -104,7 +109,7 @@ const OUTCOMES: ScheduleOutcome[] = ["payloads equal", "v1 refuses a deep rollba
  */
 export async function fuzzAgenticParity(options: FuzzOptions = {}): Promise<FuzzReport> {
   const runs = positiveInteger(options.runs, 100, "runs");
-  const maxSteps = positiveInteger(options.maxSteps, 11, "maxSteps", 0);
+  const maxSteps = positiveInteger(options.maxSteps, 12, "maxSteps");
   const concurrency = positiveInteger(options.concurrency, 8, "concurrency");
   const seed = options.seed ?? (Math.random() * 0x7fffffff) | 0;
   if (!Number.isSafeInteger(seed)) throw new FuzzUsageError(`seed must be an integer, got ${String(options.seed)}`);
@@ -183,7 +188,7 @@ async function shrinkCounterexample(
   }
   let verdict = last as ScheduleVerdict | null;
   if (verdict === null || JSON.stringify(verdict.schedule) !== JSON.stringify(shrunk)) verdict = await runSchedule(environment, shrunk, index);
-  return { seed, path, original, shrunk, shrinkSteps, shrinkMs: performance.now() - started, verdict };
+  return { seed, path, salt: index, original, shrunk, shrinkSteps, shrinkMs: performance.now() - started, verdict };
 }
 
 /** Number of calls of the counterexample's shrunk schedule (its "steps"). */
