@@ -36,13 +36,16 @@ describe("fuzzAgenticParity on the reference servers", () => {
     const schedule: AgentSchedule = {
       fewShot: false,
       first: { stream: false, tools: true, reply: { kind: "text", variant: 0 } },
-      steps: [{ action: { kind: "retry", depth: 1, divergent: false, variant: 0 }, stream: true, tools: true, reply: { kind: "text", variant: 1 } }],
+      steps: [
+        { action: { kind: "user", variant: 0 }, stream: false, tools: true, reply: { kind: "tool_calls", cities: [0] } },
+        { action: { kind: "retry", depth: 1, divergent: false, variant: 0 }, stream: true, tools: true, reply: { kind: "text", variant: 1 } },
+      ],
       maxSeqLen: null,
     };
     const verdict = await replayAgentSchedule(schedule, { environment });
     expect(verdict).toHaveAgenticParity();
     expect(verdict.outcome).toBe("payloads equal");
-    expect(verdict.prediction.v2.tree.kept).toEqual([1]);
+    expect(verdict.prediction.v2.tree.kept).toEqual([2]);
   }, 30_000);
 
   test("bad options are refused with a message naming them", async () => {
