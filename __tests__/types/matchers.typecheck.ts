@@ -43,6 +43,7 @@ export function typecheckJestGlobalsParityMatchers(v1: SessionParityRun, v2: Ses
   expect(v2.preCollect).not.toRoundTripToolCalls([{ call: 0, result: 1, name: "get_weather", arguments: { location: "Beijing" } }], { tools: ["get_weather"] });
   expect(v1).toHaveTrainingPayloadParity(v2);
   expect(v1).not.toHaveTrainingPayloadParity(v2, { recordCount: null, topology: null, maxDifferences: 3 });
+  expect(v1).toHaveAgenticParity();
 
   // @ts-expect-error nodes are [id, parent] pairs
   expect(v2).toHaveRetryTopology({ nodes: [0, 1], leaves: [] });
