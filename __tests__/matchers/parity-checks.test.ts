@@ -49,7 +49,7 @@ afterAll(async () => {
 });
 
 test("the registry carries the four scenario matchers next to toBeBitwiseEqual", () => {
-  expect(Object.keys(sessionParityMatchers).sort()).toEqual(["toBeBitwiseEqual", "toHaveAgenticParity", "toHaveRetryTopology", "toHaveTrainingPayloadParity", "toMatchAgentMetadata", "toRoundTripToolCalls"]);
+  expect(Object.keys(sessionParityMatchers).sort()).toEqual(["toBeBitwiseEqual", "toHaveAgenticParity", "toHaveRetryTopology", "toHaveTrainingPayloadParity", "toMatchAgentMetadata", "toMatchBitwiseSnapshot", "toRoundTripToolCalls"]);
 });
 
 describe("retry topology", () => {
