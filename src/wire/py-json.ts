@@ -279,7 +279,7 @@ function dumpsNumber(value: number, options: PyDumpsOptions): string {
     if (!options.allowNan) throw new PyJsonWriteError("Out of range float values are not JSON compliant");
     return pythonFloatRepr(value);
   }
-  if (Number.isInteger(value) && !Object.is(value, -0)) return Math.abs(value) < 1e21 ? String(value) : BigInt(value).toString();
+  if (Number.isInteger(value) && !Object.is(value, -0)) return Number.isSafeInteger(value) ? String(value) : BigInt(value).toString();
   return pythonFloatRepr(value);
 }
 
@@ -289,7 +289,7 @@ function isNativeSpelledNumberArray(array: readonly unknown[]): boolean {
     const x = array[i];
     if (typeof x !== "number") return false;
     if (Number.isInteger(x)) {
-      if (x === 0 ? 1 / x < 0 : Math.abs(x) >= 1e21) return false;
+      if (x === 0 ? 1 / x < 0 : !Number.isSafeInteger(x)) return false;
     } else if (!(Math.abs(x) >= 1e-4) || !Number.isFinite(x)) {
       return false;
     }

@@ -33,7 +33,7 @@ export function stringifyExactJson(value: unknown, path: string, fail: (path: st
       case "boolean":
         return node ? "true" : "false";
       case "number":
-        if (Number.isInteger(node) && !Object.is(node, -0)) return Math.abs(node) < 1e21 ? String(node) : BigInt(node).toString();
+        if (Number.isInteger(node) && !Object.is(node, -0)) return Number.isSafeInteger(node) ? String(node) : BigInt(node).toString();
         return pythonFloatRepr(node);
       case "object":
         break;
@@ -80,15 +80,14 @@ export function stringifyExactJson(value: unknown, path: string, fail: (path: st
 }
 
 /**
- * True for a dense array of numbers that `JSON.stringify` spells exactly as Python does (ints below 1e21 other than
- * `-0`, non-integral floats of magnitude 1e-4 or more), so such an array is written in one native call.
+ * True for a dense array of numbers that `JSON.stringify` spells exactly as Python does (safe ints other than `-0`, non-integral floats of magnitude 1e-4 or more), so such an array is written in one native call.
  */
 function isPlainNumberArray(array: unknown[]): boolean {
   for (let i = 0; i < array.length; i++) {
     const x = array[i];
     if (typeof x !== "number") return false;
     if (Number.isInteger(x)) {
-      if (x === 0 ? 1 / x < 0 : Math.abs(x) >= 1e21) return false;
+      if (x === 0 ? 1 / x < 0 : !Number.isSafeInteger(x)) return false;
     } else if (!(Math.abs(x) >= 1e-4) || !Number.isFinite(x)) {
       return false;
     }
