@@ -47,7 +47,7 @@ describe("chat_template_kwargs", () => {
       throw new Error("clear_thinking is pinned to false");
     };
     const error = refusal(() => normalizeChatRequest({ messages: [USER], chat_template_kwargs: { clear_thinking: true } }, {}, pinned));
-    expect([error.status, error.message]).toEqual([400, "chat_template_kwargs: clear_thinking is pinned to false"]);
+    expect([error.status, error.message]).toEqual([400, "clear_thinking is pinned to false"]);
   });
 });
 

@@ -94,7 +94,7 @@ export function normalizeChatRequest(parsed: unknown, defaults: ChatTemplateKwar
     try {
       kwargs = mergeKwargs(defaults, requestKwargs);
     } catch (error) {
-      throw new SessionHttpError(400, `chat_template_kwargs: ${(error as Error).message}`);
+      throw new SessionHttpError(400, (error as Error).message); // miles: MessageValidationError(str(e))
     }
   }
   if (Object.keys(kwargs).length > 0) body.chat_template_kwargs = { ...kwargs };

@@ -38,6 +38,11 @@ const LOSSY_FOR_NATIVE_PARSE = /\d[eE]|\d\.0*(?![0-9])|[0-9.]{16,}|-0(?![.0-9eE]
 /** How {@link parsePyJson} hands numbers back. */
 export interface PyJsonParseOptions {
   /**
+   * The `loose_tool_call` reading of miles' message matcher: duplicate keys and NaN/Infinity are errors, and every
+   * number comes back as its {@link ExactJsonNumber} text (compared as a decimal, never rounded to a double).
+   */
+  exact?: boolean;
+  /**
    * `true` (default): integral floats become {@link PyFloat}, big ints {@link PyBigInt}, reordered keys are remembered.
    * `false`: plain JS numbers and JS key order, only Python's extra literals (NaN, Infinity) are accepted.
    */
@@ -51,6 +56,14 @@ export interface PyJsonParseOptions {
  */
 export function parsePyJson(text: string, options: PyJsonParseOptions = {}): PyJson {
   const lossless = options.lossless !== false;
+  if (options.exact === true) {
+    const reader = new PyJsonReader(text, true, true);
+    reader.skipWhitespace();
+    const value = reader.readValue();
+    reader.skipWhitespace();
+    if (reader.position !== text.length) throw new PyJsonError("Extra data", reader.position, text);
+    return value;
+  }
   if (!lossless || !LOSSY_FOR_NATIVE_PARSE.test(text)) {
     try {
       return JSON.parse(text) as PyJson;
@@ -69,11 +82,39 @@ export function parsePyJson(text: string, options: PyJsonParseOptions = {}): PyJ
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
+/** A JSON number kept as its source text (only produced by {@link parsePyJson} with `exact`). */
+export class ExactJsonNumber {
+  constructor(
+    /** The number exactly as written. */
+    readonly text: string,
+  ) {}
+
+  /** The value as a canonical decimal (`1.50e1` and `15` give the same text), as Python's Decimal compares it. */
+  canonicalDecimal(): string {
+    return canonicalDecimal(this.text);
+  }
+}
+
+/** A finite decimal numeral (JSON number or Python repr) reduced to `[-]digits e exponent` with no redundant zeros. */
+export function canonicalDecimal(text: string): string {
+  const match = /^(-?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([-+]?[0-9]+))?$/.exec(text);
+  if (match === null) return text;
+  const [, sign, whole, fraction = "", exponentText = "0"] = match;
+  let digits = `${whole}${fraction}`.replace(/^0+/, "");
+  let exponent = Number(exponentText) - fraction.length;
+  if (digits === "") return "0";
+  const trailing = digits.length - digits.replace(/0+$/, "").length;
+  digits = digits.slice(0, digits.length - trailing);
+  exponent += trailing;
+  return `${sign}${digits}e${exponent}`;
+}
+
 class PyJsonReader {
   position = 0;
   constructor(
     private readonly text: string,
     private readonly lossless: boolean,
+    private readonly exact = false,
   ) {}
 
   private fail(reason: string, position: number): never {
@@ -100,6 +141,9 @@ class PyJsonReader {
     if (text.startsWith("null", this.position)) return this.literal(4, null);
     if (text.startsWith("true", this.position)) return this.literal(4, true);
     if (text.startsWith("false", this.position)) return this.literal(5, false);
+    if (this.exact && /^(?:NaN|Infinity|-Infinity)/.test(text.slice(this.position, this.position + 9))) {
+      return this.fail("non-standard JSON constant", this.position);
+    }
     if (text.startsWith("NaN", this.position)) return this.literal(3, Number.NaN);
     if (text.startsWith("Infinity", this.position)) return this.literal(8, Number.POSITIVE_INFINITY);
     if (text.startsWith("-Infinity", this.position)) return this.literal(9, Number.NEGATIVE_INFINITY);
@@ -117,6 +161,7 @@ class PyJsonReader {
     if (match === null) return this.fail("Expecting value", this.position);
     const token = match[0];
     this.position += token.length;
+    if (this.exact) return new ExactJsonNumber(token) as unknown as PyJson;
     if (match[1] === undefined && match[2] === undefined) {
       const asNumber = Number(token);
       if (Number.isSafeInteger(asNumber)) return asNumber === 0 ? 0 : asNumber;
@@ -199,6 +244,7 @@ class PyJsonReader {
       this.position += 1;
       this.skipWhitespace();
       const value = this.readValue();
+      if (this.exact && Object.prototype.hasOwnProperty.call(object, key)) return this.fail(`duplicate JSON object key: ${JSON.stringify(key)}`, this.position);
       if (!Object.prototype.hasOwnProperty.call(object, key)) {
         keys.push(key);
         if (isArrayIndexKey(key)) reorder = true;
@@ -345,4 +391,41 @@ export function dumpsPy(value: unknown, options: PyDumpsOptions): string {
     return `${text}}`;
   };
   return write(value, 0);
+}
+
+function pyStringRepr(value: string): string {
+  const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const char of value) {
+    const code = char.codePointAt(0)!;
+    if (char === "\\") out += "\\\\";
+    else if (char === quote) out += `\\${quote}`;
+    else if (char === "\n") out += "\\n";
+    else if (char === "\r") out += "\\r";
+    else if (char === "\t") out += "\\t";
+    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, "0")}`;
+    else out += char;
+  }
+  return out + quote;
+}
+
+/** Python's `repr()` of a JSON value in its JS form (`False`, `None`, `1.0`, `'text'`, `{'a': [1, 2]}`), for error texts. */
+export function pyRepr(value: unknown): string {
+  if (value === null || value === undefined) return "None";
+  if (value === true) return "True";
+  if (value === false) return "False";
+  if (typeof value === "string") return pyStringRepr(value);
+  if (typeof value === "number") {
+    if (Number.isInteger(value) && !Object.is(value, -0)) return Number.isSafeInteger(value) ? String(value) : BigInt(value).toString();
+    if (Number.isNaN(value)) return "nan";
+    if (!Number.isFinite(value)) return value > 0 ? "inf" : "-inf";
+    return pythonFloatRepr(value);
+  }
+  if (value instanceof PyFloat) return Number.isFinite(value.value) ? pythonFloatRepr(value.value) : pyRepr(value.value);
+  if (value instanceof PyBigInt) return value.value.toString();
+  if (Array.isArray(value)) return `[${value.map(pyRepr).join(", ")}]`;
+  if (typeof value === "object") {
+    return `{${pyObjectKeys(value).map((key) => `${pyStringRepr(key)}: ${pyRepr((value as Record<string, unknown>)[key])}`).join(", ")}}`;
+  }
+  return String(value);
 }
