@@ -47,7 +47,7 @@ describe("chat_template_kwargs", () => {
       throw new Error("clear_thinking is pinned to false");
     };
     const error = refusal(() => normalizeChatRequest({ messages: [USER], chat_template_kwargs: { clear_thinking: true } }, {}, pinned));
-    expect([error.status, error.message]).toEqual([400, "chat_template_kwargs: clear_thinking is pinned to false"]);
+    expect([error.status, error.message]).toEqual([400, "clear_thinking is pinned to false"]);
   });
 });
 
@@ -73,9 +73,12 @@ describe("stream and forced flags", () => {
 });
 
 describe("body validation", () => {
-  test("invalid JSON is 400; an empty body is {}", () => {
-    expect(refusal(() => parseJsonBody(Buffer.from("{oops"))).status).toBe(400);
-    expect(parseJsonBody(Buffer.from("  "))).toEqual({});
+  // mirrors miles/rollout/session/core.py::prepare_chat_request (`json.loads(body) if body else {}`, JSONDecodeError text)
+  test("invalid JSON is 400 with Python's decoder message; only an empty body is {}", () => {
+    const invalid = refusal(() => parseJsonBody(Buffer.from("{oops")));
+    expect([invalid.status, invalid.message]).toEqual([400, "invalid JSON body: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"]);
+    expect(refusal(() => parseJsonBody(Buffer.from("  "))).message).toBe("invalid JSON body: Expecting value: line 1 column 3 (char 2)");
+    expect(parseJsonBody(Buffer.alloc(0))).toEqual({});
   });
 
   test("messages and tools must be well formed", () => {

@@ -9,6 +9,7 @@ import {
   strictMessageMatches,
 } from "../../src/server";
 import type { ChatMessage } from "../../src/tokenizer/types";
+import { PyBigInt, PyFloat } from "../../src/wire/py-json";
 
 const call = (args: string, extra: Record<string, unknown> = {}) => ({ id: "call00000", type: "function" as const, function: { name: "get_weather", arguments: args }, ...extra });
 const assistant = (args: string, extra: Record<string, unknown> = {}): ChatMessage => ({ role: "assistant", content: "", tool_calls: [call(args, extra)] });
@@ -90,4 +91,66 @@ test("matchedPrefixLength and assertAppendOnly", () => {
   expect(bad).toThrow(/appended message at index 2: role "system" is not allowed \(allowed: tool, user\)/);
   expect(() => assertAppendOnly(stored, [stored[0]], roles, strictMessageMatches)).toThrow(/fewer than the 2 stored/);
   expect(() => assertAppendOnly(stored, [stored[0], { role: "assistant", content: "x" }], roles, strictMessageMatches)).toThrow(/message mismatch at index 1/);
+});
+
+describe("loose_tool_call with Python's exact JSON semantics", () => {
+  const withArguments = (args: unknown): ChatMessage =>
+    ({ role: "assistant", content: "", tool_calls: [{ id: "c0", type: "function", function: { name: "f", arguments: args } }] }) as ChatMessage;
+  const loose = (a: unknown, b: unknown): boolean => looseToolCallMessageMatches(withArguments(a), withArguments(b));
+
+  // mirrors tests/fast/utils/chat_template_utils/test_message_matcher_hub.py::test_loose_tool_call_preserves_json_types_values_and_array_order
+  test.each([
+    ['{"value":true}', '{"value":1}'],
+    ['{"value":false}', '{"value":0}'],
+    ['{"value":null}', '{"value":"null"}'],
+    ['{"value":[1,2]}', '{"value":[2,1]}'],
+    ['{"value":0.1}', '{"value":0.10000000000000001}'],
+    ['{"value":9007199254740993}', '{"value":9007199254740992}'],
+  ])("%s does not match %s", (a, b) => {
+    expect(loose(a, b)).toBe(false);
+    expect(loose(b, a)).toBe(false);
+  });
+
+  // mirrors test_message_matcher_hub.py::test_loose_tool_call_normalizes_nested_json_objects_without_mutating_array_order
+  // and ::test_loose_tool_call_preserves_large_finite_json_numbers (numbers compared as exact decimals)
+  test.each([
+    ['{"a":1,"b":{"c":[1.0,"é"]}}', '{ "b" : {"c": [1, "\\u00e9"]}, "a": 1.00 }'],
+    ['{"value":1e999}', '{"value":10e998}'],
+    ['{"value":123456789012345678901234567890}', '{"value": 1.23456789012345678901234567890e29}'],
+    ['{"value":-0}', '{"value":0.0}'],
+    ['{"10":1,"2":2}', '{"2":2,"10":1}'],
+  ])("%s matches %s", (a, b) => {
+    expect(loose(a, b)).toBe(true);
+  });
+
+  // mirrors test_message_matcher_hub.py::test_loose_tool_call_invalid_or_non_object_arguments_use_type_sensitive_raw_comparison
+  test.each([
+    ['{"x":1,"x":2}', '{"x":1, "x":2}'],
+    ['{"x":NaN}', '{"x": NaN}'],
+    ['{"x":Infinity}', '{"x": Infinity}'],
+    ["[]", "[ ]"],
+    ["1", "1.0"],
+    [" ", "{}"],
+  ])("%s is compared raw with %s (no match)", (a, b) => {
+    expect(loose(a, b)).toBe(false);
+  });
+
+  test("duplicate keys: the identical raw text still matches, as Python's raw comparison does", () => {
+    expect(loose('{"x":1,"x":2}', '{"x":1,"x":2}')).toBe(true);
+  });
+
+  test("arguments given as parsed objects keep Python's int/float/bool types", () => {
+    expect(loose({ v: new PyFloat(1) }, '{"v": 1}')).toBe(true);
+    expect(loose({ v: true }, '{"v": 1}')).toBe(false);
+    expect(loose({ v: new PyBigInt(2n ** 64n) }, '{"v": 18446744073709551616}')).toBe(true);
+  });
+
+  // mirrors miles/utils/chat_template_utils/message_matcher_hub/funcs.py::strict_message_matches (Python ==)
+  test("strict matching uses Python equality: 1 == 1.0 == True", () => {
+    const a: ChatMessage = { role: "assistant", content: "", tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: { v: 1 } } }] } as ChatMessage;
+    const b: ChatMessage = { role: "assistant", content: "", tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: { v: new PyFloat(1) } } }] } as unknown as ChatMessage;
+    const c: ChatMessage = { role: "assistant", content: "", tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: { v: true } } }] } as ChatMessage;
+    expect(strictMessageMatches(a, b)).toBe(true);
+    expect(strictMessageMatches(a, c)).toBe(true);
+  });
 });

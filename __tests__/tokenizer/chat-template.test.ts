@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from "@jest/globals";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Template } from "@huggingface/jinja";
+import { canonicalizeTools } from "../../src/tokenizer/sglang-tools";
 import { buildInitialMessages, MOCK_TOOL_RESULTS, WEATHER_TOOLS } from "../../src/agent/texts";
 import {
   ChatTemplateError,
@@ -70,7 +71,7 @@ describe("derivation from the native Qwen3 template", () => {
     for (const kwargs of [{}, { enable_thinking: false }]) {
       const native = new Template(config.chat_template).render({
         messages,
-        tools: WEATHER_TOOLS,
+        tools: canonicalizeTools(WEATHER_TOOLS),
         add_generation_prompt: true,
         ...kwargs,
       });

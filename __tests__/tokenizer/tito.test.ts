@@ -23,6 +23,7 @@ import {
   type Qwen3Tokenizer,
 } from "../../src/tokenizer";
 import { completionIds, firstTurn, type StoredTurn } from "./conversation";
+import { PyFloat } from "../../src/wire/py-json";
 
 let tokenizer: Qwen3Tokenizer;
 let tito: Qwen3Tito;
@@ -230,12 +231,21 @@ describe("chat_template_kwargs merging", () => {
 
   it("rejects a request that contradicts a pinned kwarg, or kwargs that are not an object", () => {
     expect(() => tito.mergeKwargs({ clear_thinking: true })).toThrow(TitoError);
-    expect(() => tito.mergeKwargs({ clear_thinking: true })).toThrow(/clear_thinking=true \(request\) conflicts/);
+    // mirrors miles/utils/chat_template_utils/tito_tokenizer.py::TITOTokenizer.__init__ (`!=` check and its ValueError text)
+    expect(() => tito.mergeKwargs({ clear_thinking: true })).toThrow(
+      "chat template kwarg clear_thinking=True conflicts with the value registered for Qwen3TITOTokenizer: False",
+    );
+    expect(() => tito.mergeKwargs({ clear_thinking: "no" })).toThrow("chat template kwarg clear_thinking='no' conflicts with");
+    expect(() => tito.mergeKwargs({ clear_thinking: null })).toThrow("chat template kwarg clear_thinking=None conflicts with");
+    // Python equality: 0 == False and 0.0 == False, so both are accepted and replaced by the pinned False
+    expect(tito.mergeKwargs({ clear_thinking: 0 })).toEqual({ enable_thinking: false, clear_thinking: false });
+    expect(tito.mergeKwargs({ clear_thinking: new PyFloat(0) })).toEqual({ enable_thinking: false, clear_thinking: false });
+    expect(() => tito.mergeKwargs({ clear_thinking: 1 })).toThrow("chat template kwarg clear_thinking=1 conflicts with");
     expect(() => tito.mergeKwargs(["x"] as unknown as ChatTemplateKwargs)).toThrow("chat_template_kwargs must be an object");
     expect(() => tito.tokenizeAppended(buildInitialMessages(), buildInitialMessages(), null, { clear_thinking: true })).toThrow(TitoError);
   });
 
   it("rejects server defaults that contradict a pinned kwarg", () => {
-    expect(() => createTito(tokenizer, { clear_thinking: true })).toThrow(/\(default\) conflicts/);
+    expect(() => createTito(tokenizer, { clear_thinking: true })).toThrow(/clear_thinking=True conflicts .*: False \(server default\)/);
   });
 });

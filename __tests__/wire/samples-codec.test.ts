@@ -339,8 +339,7 @@ describe("encode refusals (value-changing conversions and wrong replay dtypes)",
     expect(encodeOne({ rollout_log_probs: [-0.5, "x" as unknown as number] }).message).toMatch(/rollout_log_probs of sample 0: value "x" at index 1 does not fit wire dtype F64/);
   });
 
-  test("metadata holding NaN, undefined or a class instance", () => {
-    expect(encodeOne({ metadata: { a: { b: Number.NaN } } }).message).toMatch(/metadata of sample 0\.a\.b: NaN is not representable in JSON/);
+  test("metadata holding undefined or a class instance (NaN is written as miles' codec writes it)", () => {
     expect(encodeOne({ metadata: { a: undefined } as never }).message).toMatch(/metadata of sample 0\.a: a undefined is not representable/);
     expect(encodeOne({ metadata: { when: new Date(0) } as never }).message).toMatch(/metadata of sample 0\.when: \[object Date\] is not a plain JSON object/);
   });

@@ -1,7 +1,9 @@
 // stringifyExactJson: exact JSON out, and on refusal the same path and problem the eager-path writer reported.
-// The reference below is that earlier writer (a path string built for every element); outputs must not differ.
+// The reference below is that earlier writer (a path string built for every element), with Python's number spelling.
+// The number spelling mirrors miles/rollout/session/samples/codec.py (json.dumps(meta, ensure_ascii=False, separators=(",", ":"))).
 import { describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
+import { pythonFloatRepr } from "../../src/wire/py-json";
 import { MAX_WIRE_JSON_DEPTH, stringifyExactJson } from "../../src/wire/wire-json";
 
 class Refused extends Error {
@@ -30,8 +32,8 @@ function eagerReference(value: unknown, path: string): string {
       case "boolean":
         return node ? "true" : "false";
       case "number":
-        if (!Number.isFinite(node)) return fail(at, `${node} is not representable in JSON`);
-        return Object.is(node, -0) ? "-0" : JSON.stringify(node);
+        if (Number.isInteger(node) && !Object.is(node, -0)) return BigInt(node).toString();
+        return pythonFloatRepr(node);
       case "object":
         break;
       default:
@@ -96,7 +98,8 @@ describe("stringifyExactJson", () => {
 
   it("names the failing element's full path, after any number of accepted siblings", () => {
     const value = { samples: [{ ok: [1, 2, 3] }, { metadata: { tags: ["a", "b", { score: Number.NaN }] } }] };
-    expect(outcome(() => stringifyExactJson(value, "meta", fail))).toEqual({ at: "meta.samples[1].metadata.tags[2].score", problem: "NaN is not representable in JSON" });
+    expect(outcome(() => stringifyExactJson({ ...value, bad: [undefined] }, "meta", fail))).toEqual({ at: "meta.bad[0]", problem: "a undefined is not representable in JSON" });
+    expect(stringifyExactJson(value, "meta", fail)).toBe('{"samples":[{"ok":[1,2,3]},{"metadata":{"tags":["a","b",{"score":NaN}]}}]}');
     expect(outcome(() => stringifyExactJson([[1], [2, [undefined]]], "x", fail))).toEqual({ at: "x[1][1][0]", problem: "a undefined is not representable in JSON" });
     expect(outcome(() => stringifyExactJson({ a: { "b.c": [new Map()] } }, "p", fail))).toEqual({ at: "p.a.b.c[0]", problem: "[object Map] is not a plain JSON object" });
     expect(outcome(() => stringifyExactJson({ a: 1, b: { "\ud800": 1 } }, "p", fail))).toEqual({ at: "p.b", problem: "a key holding a lone UTF-16 surrogate has no UTF-8 form" });
@@ -116,12 +119,12 @@ describe("stringifyExactJson", () => {
 
   it("writes number arrays (token ids, log-probs) like every other array: -0, holes, non-finite and toJSON included", () => {
     const ids = Array.from({ length: 300 }, (_, i) => (i * 7919) % 151_669);
-    expect(stringifyExactJson({ ids, lp: [-0.5, 1e-7, 2 ** 60] }, "m", fail)).toBe(`{"ids":[${ids.join(",")}],"lp":[-0.5,1e-7,${String(2 ** 60)}]}`);
-    expect(stringifyExactJson([1, -0, 2], "m", fail)).toBe("[1,-0,2]");
+    expect(stringifyExactJson({ ids, lp: [-0.5, 1e-7, 2 ** 60] }, "m", fail)).toBe(`{"ids":[${ids.join(",")}],"lp":[-0.5,1e-07,${BigInt(2 ** 60)}]}`);
+    expect(stringifyExactJson([1, -0, 2], "m", fail)).toBe("[1,-0.0,2]");
     const sparse = [1, 2, 3];
     delete sparse[1];
     expect(outcome(() => stringifyExactJson({ sparse }, "m", fail))).toEqual({ at: "m.sparse[1]", problem: "a undefined is not representable in JSON" });
-    expect(outcome(() => stringifyExactJson([0, 1, Infinity], "m", fail))).toEqual({ at: "m[2]", problem: "Infinity is not representable in JSON" });
+    expect(stringifyExactJson([0, 1, Infinity, -Infinity, Number.NaN], "m", fail)).toBe("[0,1,Infinity,-Infinity,NaN]");
     const custom = Object.assign([1, 2], { toJSON: () => "replaced" });
     expect(stringifyExactJson(custom, "m", fail)).toBe("[1,2]");
   });
@@ -129,7 +132,7 @@ describe("stringifyExactJson", () => {
   it("writes text that JSON.parse gives back exactly, -0 included", () => {
     const value = { a: [-0, 0, 1e21, "x\u2028y", { "": null }], b: true, c: "😀" };
     const text = stringifyExactJson(value, "v", fail);
-    expect(text).toBe('{"a":[-0,0,1e+21,"x\u2028y",{"":null}],"b":true,"c":"😀"}');
+    expect(text).toBe('{"a":[-0.0,0,1000000000000000000000,"x\u2028y",{"":null}],"b":true,"c":"😀"}');
     expect(Object.is((JSON.parse(text) as { a: number[] }).a[0], -0)).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 // Reads and re-emits the backend's chat reply: validation of the TITO fields, replay-payload stripping,
 // and the single-chunk fake SSE stream (the backend call itself never streams).
 import type { ChatMessage } from "../tokenizer/types";
+import { dumpsPy, parsePyJson, PY_RESPONSE_JSON, pyNumberValue } from "../wire/py-json";
 import { SessionHttpError } from "./types";
 
 /** The validated parts of an upstream chat completion. */
@@ -34,7 +35,7 @@ function firstChoice(response: Record<string, unknown>): Record<string, unknown>
 export function extractCompletion(body: Buffer): ExtractedCompletion {
   let response: unknown;
   try {
-    response = JSON.parse(body.toString("utf8"));
+    response = parsePyJson(body.toString("utf8"));
   } catch (error) {
     throw new SessionHttpError(502, `backend returned invalid JSON: ${(error as Error).message}`);
   }
@@ -51,14 +52,14 @@ export function extractCompletion(body: Buffer): ExtractedCompletion {
   const logprobs = meta.output_token_logprobs;
   if (!Array.isArray(logprobs)) throw new SessionHttpError(502, "meta_info.output_token_logprobs must be an array of [logprob, token_id] pairs");
   const completionTokens = meta.completion_tokens;
-  if (logprobs.length !== completionTokens) {
+  if (logprobs.length !== pyNumberValue(completionTokens)) {
     throw new SessionHttpError(
       502,
       `invalid chat completion response: len(output_token_logprobs)=${logprobs.length} != completion_tokens=${JSON.stringify(completionTokens)}`,
     );
   }
   const completionIds = logprobs.map((pair, i) => {
-    if (!Array.isArray(pair) || pair.length < 2 || typeof pair[0] !== "number" || !Number.isInteger(pair[1])) {
+    if (!Array.isArray(pair) || pair.length < 2 || pyNumberValue(pair[0]) === undefined || !Number.isInteger(pair[1])) {
       throw new SessionHttpError(502, `meta_info.output_token_logprobs[${i}] must be a [logprob, token_id] pair`);
     }
     return pair[1] as number;
@@ -109,5 +110,5 @@ export function toStreamChunk(response: Record<string, unknown>): Record<string,
 
 /** The SSE body of a fake stream: one data event, then `[DONE]`. */
 export function renderFakeStream(response: Record<string, unknown>): string {
-  return `data: ${JSON.stringify(toStreamChunk(response))}\n\ndata: [DONE]\n\n`;
+  return `data: ${dumpsPy(toStreamChunk(response), PY_RESPONSE_JSON)}\n\ndata: [DONE]\n\n`;
 }

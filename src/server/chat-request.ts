@@ -3,6 +3,7 @@
 import type { ChatMessage, ChatTemplateKwargs, ToolSpec } from "../tokenizer/types";
 import type { JsonObject } from "../wire/sample";
 import { addReplayFlags, type ReplayRequestOptions } from "./replay-request";
+import { parsePyJson, PyFloat, PyBigInt } from "../wire/py-json";
 import { NormalizedChatRequest, SamplesRequestBody, SessionHttpError } from "./types";
 
 /** Merges request chat-template kwargs over the server defaults; throws (→ 400) on a forbidden override. */
@@ -14,17 +15,35 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** Python truthiness for the `stream` flag (a client may send 1 or "true"). */
 function truthy(value: unknown): boolean {
+  if (value instanceof PyFloat) return value.value !== 0;
+  if (value instanceof PyBigInt) return true;
   if (Array.isArray(value)) return value.length > 0;
   if (isObject(value)) return Object.keys(value).length > 0;
   return Boolean(value);
 }
 
-/** Parses a JSON request body; an empty body is `{}`. Throws SessionHttpError(400) on invalid JSON. */
+/**
+ * Roles whose content the chat template concatenates as text: anything else would render as an empty or garbled
+ * turn (Qwen3's template has no branch for content parts), so it is refused before anything is stored.
+ */
+const TEXT_ONLY_ROLES = new Set(["user", "tool", "system"]);
+
+function describeContent(content: unknown): string {
+  if (content === undefined) return "no content";
+  if (content === null) return "null";
+  if (Array.isArray(content)) return "a list (content parts)";
+  if (content instanceof PyFloat || content instanceof PyBigInt || typeof content === "number") return "a number";
+  return typeof content === "object" ? "an object" : `a ${typeof content}`;
+}
+
+/**
+ * Parses a JSON request body as Python's `json.loads` does (ints and floats kept apart, big ints exact); an empty
+ * body is `{}`. Throws SessionHttpError(400) with Python's decoder message on invalid JSON.
+ */
 export function parseJsonBody(body: Buffer): unknown {
-  const text = body.toString("utf8");
-  if (text.trim() === "") return {};
+  if (body.length === 0) return {};
   try {
-    return JSON.parse(text);
+    return parsePyJson(body.toString("utf8"));
   } catch (error) {
     throw new SessionHttpError(400, `invalid JSON body: ${(error as Error).message}`);
   }
@@ -46,6 +65,13 @@ export function normalizeChatRequest(parsed: unknown, defaults: ChatTemplateKwar
   messages.forEach((message, i) => {
     if (!isObject(message) || typeof message.role !== "string") {
       throw new SessionHttpError(400, `messages[${i}] must be an object with a string role`);
+    }
+    if (TEXT_ONLY_ROLES.has(message.role) && typeof message.content !== "string") {
+      throw new SessionHttpError(
+        400,
+        `messages[${i}].content must be a string for role ${JSON.stringify(message.role)}, got ${describeContent(message.content)}; ` +
+          "content parts and objects are not rendered by the chat template",
+      );
     }
   });
   const tools = body.tools;
@@ -70,7 +96,7 @@ export function normalizeChatRequest(parsed: unknown, defaults: ChatTemplateKwar
     try {
       kwargs = mergeKwargs(defaults, requestKwargs);
     } catch (error) {
-      throw new SessionHttpError(400, `chat_template_kwargs: ${(error as Error).message}`);
+      throw new SessionHttpError(400, (error as Error).message); // miles: MessageValidationError(str(e))
     }
   }
   if (Object.keys(kwargs).length > 0) body.chat_template_kwargs = { ...kwargs };

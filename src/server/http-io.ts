@@ -1,6 +1,7 @@
 // Small node:http helpers for the session server: read a body, write compact JSON, text, SSE or raw bytes.
 // Keeping them here lets the route handlers read as protocol rules instead of stream plumbing.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { dumpsPy, parsePyJson, PY_RESPONSE_JSON, PyJsonWriteError } from "../wire/py-json";
 
 /** Upstream response headers the server never echoes (it frames its own body; it emits its own date/server). */
 const DROP_RESPONSE_HEADERS = new Set(["content-length", "transfer-encoding", "content-encoding", "server", "date", "connection", "keep-alive"]);
@@ -45,9 +46,20 @@ export function sendChunks(res: ServerResponse, status: number, chunks: readonly
   res.end();
 }
 
-/** Writes compact JSON. */
+/**
+ * Writes JSON as Starlette's JSONResponse and miles' `_render_json` do (compact, non-ASCII kept, Python number
+ * spelling). A value Python refuses to write (NaN, Infinity) is a plain-text 500, as an exception there is.
+ */
 export function sendJson(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
-  sendBytes(res, status, JSON.stringify(payload), { ...headers, "content-type": "application/json" });
+  let text: string;
+  try {
+    text = dumpsPy(payload, PY_RESPONSE_JSON);
+  } catch (error) {
+    if (!(error instanceof PyJsonWriteError)) throw error;
+    sendText(res, 500, "Internal Server Error");
+    return;
+  }
+  sendBytes(res, status, text, { ...headers, "content-type": "application/json" });
 }
 
 /** Writes `{"error": message}` with a status. */
@@ -77,14 +89,14 @@ export function passThroughHeaders(headers: Record<string, string>): Record<stri
 }
 
 /**
- * Re-emits an upstream reply: a JSON body is re-serialized compactly as application/json, anything else
+ * Re-emits an upstream reply: a JSON body (as Python's json.loads reads it) is re-serialized as {@link sendJson} does, anything else
  * goes through verbatim with the upstream content type.
  */
 export function sendUpstreamReply(res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer): void {
   const kept = passThroughHeaders(headers);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body.toString("utf8"));
+    parsed = parsePyJson(body.toString("utf8"));
   } catch {
     sendBytes(res, status, body, kept);
     return;

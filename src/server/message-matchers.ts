@@ -1,6 +1,7 @@
 // History matching rules: decide whether a request message repeats a stored one (strict, loose, role+content).
 // Built-ins are selected by name; a custom matcher is wrapped so that a broken one fails loudly (500).
 import type { MessageMatcher } from "./policy";
+import { canonicalDecimal, ExactJsonNumber, parsePyJson, pythonFloatRepr, PyBigInt, PyFloat } from "../wire/py-json";
 import { jsonEqual } from "./json-equal";
 import { SessionHttpError } from "./types";
 
@@ -48,30 +49,98 @@ export const strictMessageMatches: MessageMatcher = (stored, incoming) => {
 
 const INVALID_ARGUMENTS = Symbol("invalid arguments");
 
-/** Parses tool-call arguments to a JSON object for comparison; empty spellings are `{}`. */
-function argumentsObject(value: unknown): unknown {
-  if (value === null || value === undefined || value === "") return {};
-  let parsed = value;
+/**
+ * A JSON value tagged by JSON type, as miles' `_tag_json_value` builds it: numbers as canonical decimals (so `1`
+ * equals `1.0` but `0.1` differs from `0.10000000000000001`), booleans apart from numbers, object keys sorted.
+ */
+type TaggedJson = string;
+
+function tagJson(value: unknown, fromText: boolean): TaggedJson {
+  if (value === null) return "n";
+  if (typeof value === "boolean") return value ? "bT" : "bF";
+  if (typeof value === "string") return `s${JSON.stringify(value)}`;
+  if (value instanceof ExactJsonNumber) return `d${value.canonicalDecimal()}`;
+  if (value instanceof PyBigInt) return `d${canonicalDecimal(value.value.toString())}`;
+  if (value instanceof PyFloat || typeof value === "number") {
+    const number = value instanceof PyFloat ? value.value : value;
+    if (!Number.isFinite(number)) throw new Error("non-finite JSON number");
+    const isInt = typeof value === "number" && Number.isInteger(number) && !Object.is(number, -0);
+    return `d${canonicalDecimal(isInt ? BigInt(number).toString() : pythonFloatRepr(number))}`;
+  }
+  if (Array.isArray(value)) return `a[${value.map((item) => tagJson(item, fromText)).join(",")}]`;
+  if (typeof value === "object") {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${tagJson((value as Record<string, unknown>)[key], fromText)}`);
+    return `o{${entries.join(",")}}`;
+  }
+  throw new Error(`value of type ${typeof value} is not JSON-compatible`);
+}
+
+/**
+ * Tool-call arguments reduced to a comparable JSON object, as miles' `_normalize_json_object`: null and "" are `{}`;
+ * a string must parse as one JSON object without duplicate keys, NaN or Infinity (numbers read exactly); anything
+ * else cannot be normalized and is compared raw.
+ */
+function argumentsObject(value: unknown): TaggedJson | typeof INVALID_ARGUMENTS {
+  if (value === null || value === undefined || value === "") return "o{}";
+  let parsed: unknown = value;
   if (typeof value === "string") {
     try {
-      parsed = JSON.parse(value);
+      parsed = parsePyJson(value, { exact: true });
     } catch {
       return INVALID_ARGUMENTS;
     }
   }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return INVALID_ARGUMENTS;
-  return parsed;
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed) || parsed instanceof PyFloat || parsed instanceof PyBigInt || parsed instanceof ExactJsonNumber) {
+    return INVALID_ARGUMENTS;
+  }
+  try {
+    return tagJson(parsed, typeof value === "string");
+  } catch {
+    return INVALID_ARGUMENTS;
+  }
+}
+
+/** Python's type name of a JSON value in its JS form (int, float and bool are different types). */
+function pyTypeName(value: unknown): string {
+  if (value === null || value === undefined) return "NoneType";
+  if (typeof value === "boolean") return "bool";
+  if (typeof value === "string") return "str";
+  if (value instanceof PyBigInt) return "int";
+  if (value instanceof PyFloat) return "float";
+  if (typeof value === "number") return Number.isInteger(value) && !Object.is(value, -0) ? "int" : "float";
+  return Array.isArray(value) ? "list" : "dict";
+}
+
+/** miles' `_raw_values_match`: Python types must be identical at every level, then values compare with `==`. */
+function rawValuesMatch(a: unknown, b: unknown): boolean {
+  if (pyTypeName(a) !== pyTypeName(b)) return false;
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((item, i) => rawValuesMatch(item, (b as unknown[])[i]));
+  if (isPlainObject(a) && !(a instanceof PyFloat) && !(a instanceof PyBigInt)) {
+    const bo = b as Record<string, unknown>;
+    return sameKeys(a, bo) && Object.keys(a).every((key) => rawValuesMatch(a[key], bo[key]));
+  }
+  const an = a instanceof PyFloat ? a.value : a;
+  const bn = b instanceof PyFloat ? b.value : b;
+  if (typeof an === "number" && typeof bn === "number") return an === bn;
+  return jsonEqual(a, b);
 }
 
 function argumentsMatch(stored: unknown, incoming: unknown): boolean {
   const left = argumentsObject(stored);
   const right = argumentsObject(incoming);
-  if (left === INVALID_ARGUMENTS || right === INVALID_ARGUMENTS) return jsonEqual(stored, incoming);
-  return jsonEqual(left, right);
+  if (left === INVALID_ARGUMENTS || right === INVALID_ARGUMENTS) return rawValuesMatch(stored, incoming);
+  return left === right;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** A JSON object (Python dict), not an array or a number marker. */
+function isDict(value: unknown): value is Record<string, unknown> {
+  return isPlainObject(value) && !(value instanceof PyFloat) && !(value instanceof PyBigInt);
 }
 
 function sameKeys(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
@@ -81,7 +150,7 @@ function sameKeys(a: Record<string, unknown>, b: Record<string, unknown>): boole
 }
 
 function functionsMatch(stored: unknown, incoming: unknown): boolean {
-  if (!isPlainObject(stored) || !isPlainObject(incoming)) return jsonEqual(stored, incoming);
+  if (!isDict(stored) || !isDict(incoming)) return rawValuesMatch(stored, incoming);
   if (!sameKeys(stored, incoming)) return false;
   return Object.keys(stored).every((key) =>
     key === "arguments" ? argumentsMatch(stored[key], incoming[key]) : jsonEqual(stored[key], incoming[key]),
@@ -89,7 +158,7 @@ function functionsMatch(stored: unknown, incoming: unknown): boolean {
 }
 
 function toolCallMatches(stored: unknown, incoming: unknown): boolean {
-  if (!isPlainObject(stored) || !isPlainObject(incoming)) return jsonEqual(stored, incoming);
+  if (!isDict(stored) || !isDict(incoming)) return rawValuesMatch(stored, incoming);
   const { index: _a, ...left } = stored;
   const { index: _b, ...right } = incoming;
   if (!sameKeys(left, right)) return false;
@@ -100,7 +169,9 @@ function toolCallMatches(stored: unknown, incoming: unknown): boolean {
 
 /**
  * Loose tool-call matcher: everything strict accepts, plus tool-call `arguments` compared as parsed JSON
- * objects (key order and whitespace no longer matter). Ids, names, order and other fields still count.
+ * objects (key order and whitespace no longer matter) with miles' exact semantics: numbers as decimals (`1` equals
+ * `1.0`, `0.1` differs from `0.10000000000000001`, big integers exact), `true` never equals `1`, and a string with
+ * duplicate keys or NaN is compared as raw text. Ids, names, order and other fields still count.
  */
 export const looseToolCallMessageMatches: MessageMatcher = (stored, incoming) => {
   if (strictMessageMatches(stored, incoming)) return true;
@@ -109,7 +180,7 @@ export const looseToolCallMessageMatches: MessageMatcher = (stored, incoming) =>
   }
   const left = normalizeEmpty(stored.tool_calls);
   const right = normalizeEmpty(incoming.tool_calls);
-  if (!Array.isArray(left) || !Array.isArray(right)) return jsonEqual(left, right);
+  if (!Array.isArray(left) || !Array.isArray(right)) return rawValuesMatch(left, right);
   return left.length === right.length && left.every((call, i) => toolCallMatches(call, right[i]));
 };
 

@@ -1,6 +1,7 @@
 // Request handling of the reference session server (SPEC §6): routes, the TITO chat proxy flow and the raw proxy.
 // Version-specific behaviour lives behind the TrajectoryPolicy seam; this module only does transport and order.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { dumpsPy, PY_DEFAULT_JSON } from "../wire/py-json";
 import { encodeSamplesChunks } from "../wire/samples-codec";
 import { normalizeChatRequest, parseJsonBody, parseSamplesBody } from "./chat-request";
 import { extractCompletion, renderFakeStream, stripReplayPayloads } from "./chat-reply";
@@ -163,7 +164,7 @@ export class SessionShell {
     // Phase 2 (no lock): the upstream call.
     const headers = forwardHeaders(req.headers, id);
     headers["content-type"] = "application/json";
-    const result = await this.upstream.request("POST", "v1/chat/completions", "", headers, JSON.stringify(upstreamBody));
+    const result = await this.upstream.request("POST", "v1/chat/completions", "", headers, dumpsPy(upstreamBody, PY_DEFAULT_JSON));
     if (result.status !== 200) return sendUpstreamReply(res, result.status, result.headers, result.body);
     const completion = extractCompletion(result.body);
 

@@ -3,6 +3,7 @@
 import { Pool } from "undici";
 import type { IncomingHttpHeaders } from "node:http";
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from "node:zlib";
+import { dumpsPy, PY_DEFAULT_JSON } from "../wire/py-json";
 
 /** A raw upstream reply (or a synthesized 502 for a transport failure). */
 export interface UpstreamResult {
@@ -81,7 +82,7 @@ export class UpstreamClient {
       return {
         status: 502,
         headers: { "content-type": "application/json" },
-        body: Buffer.from(JSON.stringify({ error: `backend transport error: ${name}: ${message}` })),
+        body: Buffer.from(dumpsPy({ error: `backend transport error: ${name}: ${message}` }, PY_DEFAULT_JSON)),
       };
     }
   }

@@ -1,9 +1,14 @@
 // Renders chat messages with the package's append-safe Qwen3 Jinja template through @huggingface/jinja.
-// Normalizes messages first (tool-call arguments parsed, tool specs wrapped) the way an OpenAI-style server does.
+// Normalizes messages first (tool-call arguments parsed, tools canonicalized) the way miles + SGLang do.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Template } from "@huggingface/jinja";
+import { dumpsPy, parsePyJson, PY_TOJSON, toPlainJs } from "../wire/py-json";
+import { ChatTemplateError } from "./chat-template-error";
+import { canonicalizeTools } from "./sglang-tools";
 import type { ChatMessage, RenderOptions, ToolSpec } from "./types";
+
+export { ChatTemplateError } from "./chat-template-error";
 
 /** File name of the append-safe Qwen3 template, stored next to this module (and copied into dist on build). */
 export const QWEN3_TEMPLATE_FILE = "qwen3-append-safe.jinja";
@@ -11,11 +16,6 @@ export const QWEN3_TEMPLATE_FILE = "qwen3-append-safe.jinja";
 /** Absolute path of the append-safe Qwen3 template shipped with the package. */
 export function qwen3TemplatePath(): string {
   return path.join(__dirname, QWEN3_TEMPLATE_FILE);
-}
-
-/** A chat message or tool list could not be turned into template input (e.g. tool arguments that are not JSON). */
-export class ChatTemplateError extends Error {
-  override readonly name = "ChatTemplateError";
 }
 
 /** Which side(s) of a string {@link stripNewlines} strips. */
@@ -33,7 +33,7 @@ export function stripNewlines(text: string, side: StripSide): string {
 function parseArguments(args: unknown, messageIndex: number, callIndex: number): unknown {
   if (typeof args !== "string") return args;
   try {
-    return JSON.parse(args) as unknown;
+    return parsePyJson(args);
   } catch (error) {
     throw new ChatTemplateError(
       `messages[${messageIndex}].tool_calls[${callIndex}].function.arguments is not valid JSON ` +
@@ -42,21 +42,32 @@ function parseArguments(args: unknown, messageIndex: number, callIndex: number):
   }
 }
 
+/**
+ * Key of the function object under which the template finds the arguments already written as transformers' `tojson`
+ * writes them (Python's json.dumps spelling, original key order): @huggingface/jinja's own tojson spells numbers the
+ * JS way (`1` for 1.0, `1e-7`) and moves integer-like keys first.
+ */
+export const ARGUMENTS_JSON_KEY = "tito_arguments_json";
+
 function normalizeToolCalls(toolCalls: readonly unknown[], messageIndex: number): unknown[] {
   return toolCalls.map((call, callIndex) => {
     if (call === null || typeof call !== "object") return call;
     const record = call as Record<string, unknown>;
     const fn = record.function;
-    if (fn === null || typeof fn !== "object") return call;
+    if (fn === null || typeof fn !== "object" || Array.isArray(fn)) return call;
     const fnRecord = fn as Record<string, unknown>;
-    if (typeof fnRecord.arguments !== "string") return call;
-    return { ...record, function: { ...fnRecord, arguments: parseArguments(fnRecord.arguments, messageIndex, callIndex) } };
+    if (fnRecord.arguments === undefined) return call;
+    const args = parseArguments(fnRecord.arguments, messageIndex, callIndex);
+    // a JSON string that holds a string is rendered as that string, as the template's `is string` branch does
+    if (typeof args === "string") return { ...record, function: { ...fnRecord, arguments: args } };
+    return { ...record, function: { ...fnRecord, arguments: toPlainJs(args), [ARGUMENTS_JSON_KEY]: dumpsPy(args, PY_TOJSON) } };
   });
 }
 
 /**
  * Copies messages into the form the template reads: `content: null` becomes "", tool-call arguments given as
- * JSON strings become objects. The input is never mutated.
+ * JSON strings are parsed as Python's json.loads does and also handed over pre-written as `tojson` writes them
+ * ({@link ARGUMENTS_JSON_KEY}). The input is never mutated.
  */
 export function normalizeMessagesForTemplate(messages: readonly ChatMessage[]): ChatMessage[] {
   return messages.map((message, index) => {
@@ -68,27 +79,15 @@ export function normalizeMessagesForTemplate(messages: readonly ChatMessage[]): 
 }
 
 /**
- * Wraps bare function definitions as `{type: "function", function}`; null/empty lists mean "no tools".
- * @throws ChatTemplateError naming the index when `tools` is not an array or an entry is not an object
+ * Tools as SGLang's request model dumps them (see {@link canonicalizeTools}); null/empty lists mean "no tools".
+ * @throws ChatTemplateError naming the index when `tools` is not an array or an entry is not a valid tool
  */
 export function normalizeToolsForTemplate(tools: readonly ToolSpec[] | null | undefined): ToolSpec[] | null {
-  if (tools === null || tools === undefined) return null;
-  if (!Array.isArray(tools)) throw new ChatTemplateError(`tools must be an array of tool objects, got ${describeJsonKind(tools)}`);
-  if (tools.length === 0) return null;
-  return tools.map((tool: unknown, index) => {
-    if (tool === null || typeof tool !== "object" || Array.isArray(tool)) {
-      throw new ChatTemplateError(`tools[${index}] must be a tool object, got ${describeJsonKind(tool)}`);
-    }
-    return "function" in tool ? (tool as ToolSpec) : { type: "function", function: tool };
-  });
+  return canonicalizeTools(tools);
 }
 
-function describeJsonKind(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "string") return `the string ${JSON.stringify(value.slice(0, 40))}`;
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
-}
+/** Name of the template variable holding each tool already written as transformers' `tojson` writes it. */
+export const TOOLS_JSON_VARIABLE = "tito_tools_json";
 
 /** A parsed Jinja chat template, rendered many times. */
 export class ChatTemplate {
@@ -121,13 +120,15 @@ export class ChatTemplate {
 
   /** Renders messages; kwargs are exposed to the template as top-level variables. */
   render(messages: readonly ChatMessage[], options: RenderOptions = {}): string {
+    const tools = normalizeToolsForTemplate(options.tools);
     const context: Record<string, unknown> = {
-      ...(options.kwargs ?? {}),
+      ...(options.kwargs === undefined ? {} : (toPlainJs(options.kwargs) as Record<string, unknown>)),
       messages: normalizeMessagesForTemplate(messages),
-      tools: normalizeToolsForTemplate(options.tools),
+      tools: tools === null ? null : toPlainJs(tools),
       add_generation_prompt: options.addGenerationPrompt ?? false,
       tito_strip_newlines: stripNewlines,
     };
+    if (tools !== null) context[TOOLS_JSON_VARIABLE] = tools.map((tool) => dumpsPy(tool, PY_TOJSON));
     try {
       return this.template.render(context);
     } catch (error) {

@@ -10,3 +10,4 @@ export * from "./mismatch";
 export * from "./tito";
 export * from "./tito-prefix-cache";
 export * from "./rendered-ids-memo";
+export * from "./sglang-tools";

@@ -4,6 +4,8 @@ import { MismatchComparator, type TitoMismatchEntry } from "./mismatch";
 import { RenderedIdsMemo } from "./rendered-ids-memo";
 import { TitoPrefixCache } from "./tito-prefix-cache";
 import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolCall, ToolSpec } from "./types";
+import { pyEquals } from "../wire/py-equals";
+import { pyRepr } from "../wire/py-json";
 
 /** A TITO rule was broken: disallowed role, conflicting pinned kwarg, non-append-only render, ... */
 export class TitoError extends Error {
@@ -30,9 +32,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
+/** The Python class whose registered kwargs the pinned ones are (named in miles' conflict message). */
+const PINNED_KWARGS_OWNER = "Qwen3TITOTokenizer";
 
 /** Options of {@link Qwen3Tito}. */
 export interface TitoOptions {
@@ -89,10 +90,11 @@ export class Qwen3Tito {
 
   private applyPinned(kwargs: ChatTemplateKwargs, layer: string): ChatTemplateKwargs {
     for (const [key, value] of Object.entries(QWEN3_PINNED_KWARGS)) {
-      if (key in kwargs && kwargs[key] !== undefined && !sameJson(kwargs[key], value)) {
+      // Python's `provided_kwargs[key] != value`: 0 and 0.0 equal False; the text is miles' ValueError
+      if (key in kwargs && kwargs[key] !== undefined && !pyEquals(kwargs[key], value)) {
         throw new TitoError(
-          `chat_template_kwargs.${key}=${JSON.stringify(kwargs[key])} (${layer}) conflicts with the value ` +
-            `the qwen3 TITO template requires: ${JSON.stringify(value)}`,
+          `chat template kwarg ${key}=${pyRepr(kwargs[key])} conflicts with the value registered for ` +
+            `${PINNED_KWARGS_OWNER}: ${pyRepr(value)}${layer === "default" ? " (server default)" : ""}`,
         );
       }
       kwargs[key] = value;

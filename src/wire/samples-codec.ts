@@ -6,6 +6,7 @@ import { deepCopySample } from "./sample-copy";
 import { concatChunks, readSafetensors, writeSafetensorsChunks } from "./safetensors";
 import { Tensor, type Dtype } from "./tensor";
 import { float64FromNumbers, int64FromNumbers, numbersFromInt64, numbersFromTyped, uint8FromNumbers } from "./wire-arrays";
+import { parsePyJson } from "./py-json";
 import { assignJsonKeys, isJsonObject, stringifyExactJson } from "./wire-json";
 
 /** Why a samples reply holds no sample. */
@@ -197,7 +198,8 @@ function readMeta(tensors: Map<string, Tensor>): WireMeta {
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(UTF8_STRICT.decode(metaTensor.data as Uint8Array));
+    // Python's reading: NaN/Infinity as miles writes them; numbers handed to the driver as plain JS numbers
+    parsed = parsePyJson(UTF8_STRICT.decode(metaTensor.data as Uint8Array), { lossless: false });
   } catch (error) {
     throw new SamplesCodecError(`samples reply: ${SAMPLES_META_TENSOR} is not UTF-8 JSON (${(error as Error).message})`);
   }

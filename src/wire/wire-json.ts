@@ -1,5 +1,7 @@
-// Exact JSON for the samples metadata: serializes only values that JSON.parse gives back bit for bit, refusing the rest.
+// Exact JSON for the samples metadata, spelled as miles' codec writes it (json.dumps, compact, non-ASCII kept).
 // JSON.stringify silently drops undefined, turns NaN into null and -0 into 0; the wire must not change values.
+import { PY_KEY_ORDER, PyBigInt, PyFloat, pyObjectKeys } from "./py-json-values";
+import { pythonFloatRepr } from "./py-json";
 
 /** Objects nested deeper than this are refused (guards the recursive writer's stack). */
 export const MAX_WIRE_JSON_DEPTH = 512;
@@ -7,9 +9,11 @@ export const MAX_WIRE_JSON_DEPTH = 512;
 const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
- * Serializes `value` as compact JSON that `JSON.parse` turns back into an identical value (`-0` kept).
+ * Serializes `value` as Python's `json.dumps(value, ensure_ascii=False, separators=(",", ":"))` writes the value
+ * Python holds for it: integral numbers as ints, other numbers as repr floats (`-0.0`, `1e-07`, NaN, Infinity),
+ * {@link PyFloat} as a float (`1.0`), {@link PyBigInt} exactly, objects in their remembered key order.
  * Refuses, through `fail(path, problem)`, anything JSON cannot carry exactly: undefined, functions,
- * symbols, bigints, non-finite numbers, strings with lone surrogates (UTF-8 would replace them), non-plain objects (Map, Date, typed arrays, class instances),
+ * symbols, bigints, strings with lone surrogates (UTF-8 would replace them), non-plain objects (Map, Date, typed arrays, class instances),
  * cycles and nesting beyond {@link MAX_WIRE_JSON_DEPTH}. `fail` must throw.
  */
 export function stringifyExactJson(value: unknown, path: string, fail: (path: string, problem: string) => never): string {
@@ -29,14 +33,16 @@ export function stringifyExactJson(value: unknown, path: string, fail: (path: st
       case "boolean":
         return node ? "true" : "false";
       case "number":
-        if (!Number.isFinite(node)) return fail(here(), `${node} is not representable in JSON`);
-        return Object.is(node, -0) ? "-0" : JSON.stringify(node);
+        if (Number.isInteger(node) && !Object.is(node, -0)) return Number.isSafeInteger(node) ? String(node) : BigInt(node).toString();
+        return pythonFloatRepr(node);
       case "object":
         break;
       default:
         return fail(here(), `a ${typeof node} is not representable in JSON`);
     }
     if (node === null) return "null";
+    if (node instanceof PyFloat) return pythonFloatRepr(node.value);
+    if (node instanceof PyBigInt) return node.value.toString();
     if (trail.length >= MAX_WIRE_JSON_DEPTH) return fail(here(), `nested deeper than ${MAX_WIRE_JSON_DEPTH} levels`);
     if (ancestors.has(node)) return fail(here(), "circular reference");
     ancestors.add(node);
@@ -57,7 +63,8 @@ export function stringifyExactJson(value: unknown, path: string, fail: (path: st
       }
       text = "{";
       let first = true;
-      for (const key of Object.keys(node)) {
+      const keys = (node as { [PY_KEY_ORDER]?: unknown })[PY_KEY_ORDER] === undefined ? Object.keys(node) : pyObjectKeys(node);
+      for (const key of keys) {
         if (LONE_SURROGATE.test(key)) return fail(here(), "a key holding a lone UTF-16 surrogate has no UTF-8 form");
         trail.push(key);
         text += `${first ? "" : ","}${JSON.stringify(key)}:${write((node as Record<string, unknown>)[key])}`;
@@ -73,13 +80,17 @@ export function stringifyExactJson(value: unknown, path: string, fail: (path: st
 }
 
 /**
- * True for a dense array of finite numbers none of which is `-0`: `JSON.stringify` writes each element exactly as
- * {@link stringifyExactJson} does, so such an array is written in one native call.
+ * True for a dense array of numbers that `JSON.stringify` spells exactly as Python does (safe ints other than `-0`, non-integral floats of magnitude 1e-4 or more), so such an array is written in one native call.
  */
 function isPlainNumberArray(array: unknown[]): boolean {
   for (let i = 0; i < array.length; i++) {
-    const item = array[i];
-    if (typeof item !== "number" || !Number.isFinite(item) || (item === 0 && 1 / item < 0)) return false;
+    const x = array[i];
+    if (typeof x !== "number") return false;
+    if (Number.isInteger(x)) {
+      if (x === 0 ? 1 / x < 0 : !Number.isSafeInteger(x)) return false;
+    } else if (!(Math.abs(x) >= 1e-4) || !Number.isFinite(x)) {
+      return false;
+    }
   }
   return true;
 }

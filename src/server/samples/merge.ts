@@ -1,6 +1,7 @@
 // Folds per-turn samples into one trajectory sample: observations between turns get zero loss and log-prob.
 // Pure and deterministic; any broken invariant is a SampleAssemblyError (422 at the HTTP edge).
 import { DecodeFn, JsonObject, JsonValue, Sample, SampleField } from "../../wire/sample";
+import { PY_KEY_ORDER, PyBigInt, PyFloat, rememberKeyOrder } from "../../wire/py-json-values";
 import { jsonEqual } from "../json-equal";
 import { SampleAssemblyError } from "./assembly-error";
 
@@ -9,12 +10,14 @@ import { SampleAssemblyError } from "./assembly-error";
  * under Jest's vm sandbox, which the wire encoder and the bitwise matchers then reject as non-plain.)
  */
 export function cloneJson<T>(value: T): T {
-  if (value === null || typeof value !== "object") return value;
+  if (value === null || typeof value !== "object" || value instanceof PyFloat || value instanceof PyBigInt) return value;
   if (Array.isArray(value)) return value.map((item) => cloneJson(item)) as T;
   const copy: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     Object.defineProperty(copy, key, { value: cloneJson(item), writable: true, enumerable: true, configurable: true });
   }
+  const order = (value as { [PY_KEY_ORDER]?: readonly string[] })[PY_KEY_ORDER];
+  if (order !== undefined) rememberKeyOrder(copy, order.filter((key) => Object.prototype.hasOwnProperty.call(copy, key)));
   return copy as T;
 }
 

@@ -5,6 +5,7 @@ import { DecodeFn, Sample, SampleStatus } from "../../wire/sample";
 import type { SessionRecord } from "../types";
 import { SampleAssemblyError } from "./assembly-error";
 import { attachTurnReplay, type ReplayAssemblyOptions } from "./replay";
+import { pyNumberValue } from "../../wire/py-json-values";
 
 /** Options shared by the assembly steps. */
 export interface TurnSampleOptions {
@@ -59,17 +60,18 @@ function readRecord(record: SessionRecord, turn: number): RecordTokens {
   const outputIds: number[] = [];
   const outputLogProbs: number[] = [];
   pairs.forEach((pair, i) => {
-    if (!Array.isArray(pair) || typeof pair[0] !== "number" || !Number.isInteger(pair[1])) {
+    const logProb = Array.isArray(pair) ? pyNumberValue(pair[0]) : undefined;
+    if (!Array.isArray(pair) || logProb === undefined || !Number.isInteger(pair[1])) {
       throw new SampleAssemblyError(`record ${turn}: output_token_logprobs[${i}] is not a [logprob, token_id] pair`);
     }
-    outputLogProbs.push(pair[0]);
+    outputLogProbs.push(logProb);
     outputIds.push(pair[1] as number);
   });
   return { promptIds: promptIds as number[], outputIds, outputLogProbs, meta, finishReason: choice.finish_reason };
 }
 
 function numberOr(value: unknown, fallback: number): number {
-  return typeof value === "number" ? value : fallback;
+  return pyNumberValue(value) ?? fallback;
 }
 
 /** The `lifecycle` metadata segment of one turn: `{t0, t1, turn, req_ts?, prev_t1?}`. */

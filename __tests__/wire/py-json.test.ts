@@ -1,0 +1,130 @@
+// Lossless JSON in, Python JSON out: our parse + write against python3's json module on the same texts.
+// mirrors miles/rollout/session/core.py::_render_json and prepare_chat_request (json.loads, compact response JSON),
+// core.py::chat_completions (json.dumps(request_body) upstream) and samples/codec.py::encode_samples (_samples_meta).
+import { describe, expect, test } from "@jest/globals";
+import fc from "fast-check";
+import {
+  dumpsPy,
+  isPyFloat,
+  parsePyJson,
+  PY_DEFAULT_JSON,
+  PY_RESPONSE_JSON,
+  PY_SAMPLES_META_JSON,
+  PY_TOJSON,
+  PyBigInt,
+  PyFloat,
+  PyJsonError,
+  pyObjectKeys,
+  rememberKeyOrder,
+} from "../../src/wire/py-json";
+import { stringifyExactJson } from "../../src/wire/wire-json";
+import { pythonMissing, runPythonScript } from "../python/python3";
+
+const missing = pythonMissing();
+if (missing !== null) console.warn(`py-json comparison with Python skipped: ${missing}`);
+const testWithPython = missing === null ? test : test.skip;
+
+const ATOMS = [
+  "1.0", "1", "-0", "-0.0", "0.0", "1e16", "1E+16", "1e-7", "1e-05", "0.0001", "0.1", "0.10000000000000001", "2.50", "100.000",
+  "12345678901234567890", "-9007199254740993", "9007199254740991", "1.5e300", "1e400", "-1e400", "NaN", "Infinity", "-Infinity",
+  "true", "false", "null", '"\u00e9\\u00e9\\ud83d\\ude00"', '"\\u2028 \\t \\" \\\\ /"', '""', '"\u007f"',
+];
+
+const atom = fc.oneof(
+  fc.constantFrom(...ATOMS),
+  fc.double().map((d) => (Number.isFinite(d) ? String(d) : "0")),
+  fc.integer().map(String),
+  fc.json({ maxDepth: 1 }),
+);
+
+const key = fc.oneof(fc.string({ unit: "grapheme", maxLength: 5 }).map((s) => JSON.stringify(s)), fc.nat({ max: 40 }).map((n) => `"${n}"`), fc.constantFrom('"a"', '"b"'));
+
+const jsonText: fc.Arbitrary<string> = fc.letrec<{ node: string }>((tie) => ({
+  node: fc.oneof(
+    { depthSize: "small" },
+    atom,
+    fc.tuple(fc.array(tie("node"), { maxLength: 4 }), fc.constantFrom(",", ", ", " ,\n ")).map(([items, sep]) => `[${items.join(sep)}]`),
+    fc.tuple(fc.array(fc.tuple(key, tie("node")), { maxLength: 4 }), fc.constantFrom(",", ", ")).map(([entries, sep]) => `{${entries.map(([k, v]) => `${k}: ${v}`).join(sep)}}`),
+  ),
+})).node;
+
+const INVALID = ["", " ", "{oops", "[1,]", "[1 2]", '{"a" 1}', '"abc', "01", "[1]x", '{"a":1,}', "tru", '"\\x"', "-", "[", '{"a":', "1.", ".5", '"\u0001"'];
+
+/** Python's type names of a parsed value, in its key order (what the reference script reports). */
+function typeTree(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(typeTree);
+  if (value instanceof PyFloat) return "float";
+  if (value instanceof PyBigInt) return "int";
+  if (value !== null && typeof value === "object") {
+    const keys = pyObjectKeys(value);
+    const out: Record<string, unknown> = {};
+    for (const k of keys) Object.defineProperty(out, k, { value: typeTree((value as Record<string, unknown>)[k]), enumerable: true, writable: true, configurable: true });
+    rememberKeyOrder(out, keys);
+    return out;
+  }
+  if (value === null) return "NoneType";
+  if (typeof value === "boolean") return "bool";
+  if (typeof value === "string") return "str";
+  return isPyFloat(value) ? "float" : "int";
+}
+
+type Reference = { error: string } | { default: string; tojson: string; meta: string; types: string; response?: string; response_error?: string };
+
+describe("parsePyJson + dumpsPy agree with Python's json module", () => {
+  testWithPython("random texts (int vs float, big ints, -0.0, NaN, integer-like and duplicate keys, unicode) and invalid ones", () => {
+    const texts = [...fc.sample(jsonText, { numRuns: 600, seed: 4242 }), ...ATOMS, ...INVALID];
+    const reference = JSON.parse(runPythonScript("py_json_reference.py", JSON.stringify(texts))) as Reference[];
+    expect(reference).toHaveLength(texts.length);
+    let invalid = 0;
+    texts.forEach((text, i) => {
+      const expected = reference[i]!;
+      if ("error" in expected) {
+        invalid += 1;
+        let message = "(parsed)";
+        try {
+          parsePyJson(text);
+        } catch (error) {
+          expect(error).toBeInstanceOf(PyJsonError);
+          message = (error as Error).message;
+        }
+        expect([text, message]).toEqual([text, expected.error]);
+        return;
+      }
+      const value = parsePyJson(text);
+      const ours = {
+        default: dumpsPy(value, PY_DEFAULT_JSON),
+        tojson: dumpsPy(value, PY_TOJSON),
+        meta: dumpsPy(value, PY_SAMPLES_META_JSON),
+        types: dumpsPy(typeTree(value), PY_TOJSON),
+      };
+      expect([text, ours]).toEqual([text, { default: expected.default, tojson: expected.tojson, meta: expected.meta, types: expected.types }]);
+      expect([text, stringifyExactJson(value, "v", (at, problem) => { throw new Error(`${at}: ${problem}`); })]).toEqual([text, expected.meta]);
+      if (expected.response !== undefined) expect([text, dumpsPy(value, PY_RESPONSE_JSON)]).toEqual([text, expected.response]);
+      else expect(() => dumpsPy(value, PY_RESPONSE_JSON)).toThrow(expected.response_error!);
+    });
+    expect(invalid).toBe(INVALID.length);
+  });
+});
+
+describe("the JS form of Python values", () => {
+  test("1.0 stays a float, 1 an int, -0.0 negative, big ints exact, integer-like keys in place, duplicates last-wins", () => {
+    const value = parsePyJson('{"b": 1.0, "a": 1, "z": -0.0, "big": 123456789012345678901234567890, "10": [1e16], "b": 2.5}') as Record<string, unknown>;
+    expect(value.b).toBe(2.5);
+    expect(value.a).toBe(1);
+    expect(Object.is(value.z, -0)).toBe(true);
+    expect(String(value.big)).toBe("123456789012345678901234567890");
+    expect((value["10"] as unknown[])[0]).toEqual(new PyFloat(1e16));
+    expect(pyObjectKeys(value)).toEqual(["b", "a", "z", "big", "10"]);
+    expect(dumpsPy(value, PY_RESPONSE_JSON)).toBe('{"b":2.5,"a":1,"z":-0.0,"big":123456789012345678901234567890,"10":[1e+16]}');
+    // a copy made by object spread keeps the order; keys added later come last, as in a Python dict
+    expect(dumpsPy({ ...value, added: true }, PY_RESPONSE_JSON)).toBe('{"b":2.5,"a":1,"z":-0.0,"big":123456789012345678901234567890,"10":[1e+16],"added":true}');
+    expect(JSON.stringify(parsePyJson("[1.0, 99999999999999999999]"))).toBe("[1,100000000000000000000]");
+  });
+
+  test("native JSON.parse is used only where it loses nothing", () => {
+    expect(parsePyJson('{"x": [0.5, -3, "1.0 in a string"]}')).toEqual({ x: [0.5, -3, "1.0 in a string"] });
+    expect(parsePyJson("[-0]")).toEqual([0]);
+    expect(Object.is((parsePyJson("[-0]") as number[])[0], 0)).toBe(true);
+    expect(parsePyJson("[0.0]")).toEqual([new PyFloat(0)]);
+  });
+});

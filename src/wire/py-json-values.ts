@@ -1,0 +1,124 @@
+// The JS form of a value Python's json.loads produced, for the few cases a plain JS value cannot carry.
+// Integral floats, integers past 2^53 and objects whose key order JS would rearrange get small markers.
+
+/**
+ * A float whose value is integral (`1.0`, `0.0`, `1e16`): a plain JS `1` would be read back as a Python int.
+ * Non-integral floats, `-0.0`, NaN and the infinities are plain JS numbers (nothing else can mean them).
+ */
+export class PyFloat {
+  constructor(
+    /** The float's value. */
+    readonly value: number,
+  ) {}
+
+  /** `JSON.stringify` and other JS-only consumers see the number. */
+  toJSON(): number {
+    return this.value;
+  }
+
+  valueOf(): number {
+    return this.value;
+  }
+}
+
+/** An integer outside JS's safe range (|n| > 2^53 - 1), kept exact as its decimal digits. */
+export class PyBigInt {
+  /** The integer as a JS bigint. */
+  readonly value: bigint;
+
+  constructor(digits: string | bigint) {
+    this.value = typeof digits === "bigint" ? digits : BigInt(digits);
+  }
+
+  /** `JSON.stringify` and other JS-only consumers see the nearest double. */
+  toJSON(): number {
+    return Number(this.value);
+  }
+
+  toString(): string {
+    return this.value.toString();
+  }
+}
+
+/**
+ * Where an object keeps its keys' original order when JS would put integer-like keys (`"1"`, `"20"`) first.
+ * An enumerable symbol: `Object.keys` and `JSON.stringify` ignore it, object spread copies it along.
+ */
+export const PY_KEY_ORDER: unique symbol = Symbol.for("jest-session-parity.py-key-order");
+
+/** A value as Python's `json.loads` sees it, in its JS form. */
+export type PyJson = null | boolean | string | number | PyFloat | PyBigInt | PyJson[] | { [key: string]: PyJson };
+
+/** True for a string JS treats as an array index, which object key order moves to the front. */
+export function isArrayIndexKey(key: string): boolean {
+  if (key.length === 0 || key.length > 10) return false;
+  if (key === "0") return true;
+  const first = key.charCodeAt(0);
+  if (first < 49 || first > 57) return false;
+  for (let i = 1; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return Number(key) < 4294967295;
+}
+
+/** The keys of `object` in Python's order: the remembered original order first, then keys added since. */
+export function pyObjectKeys(object: object): string[] {
+  const keys = Object.keys(object);
+  const order = (object as { [PY_KEY_ORDER]?: readonly string[] })[PY_KEY_ORDER];
+  if (order === undefined) return keys;
+  const present = new Set(keys);
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const key of order) {
+    if (present.has(key) && !seen.has(key)) {
+      out.push(key);
+      seen.add(key);
+    }
+  }
+  for (const key of keys) if (!seen.has(key)) out.push(key);
+  return out;
+}
+
+/** Records `keys` as the Python order of `object` when JS's own order differs from it. */
+export function rememberKeyOrder(object: Record<string, unknown>, keys: readonly string[]): void {
+  const jsOrder = Object.keys(object);
+  if (jsOrder.length === keys.length && jsOrder.every((key, i) => key === keys[i])) return;
+  Object.defineProperty(object, PY_KEY_ORDER, { value: [...keys], enumerable: true, writable: true, configurable: true });
+}
+
+/** The numeric value of a Python int or float in JS form, or undefined for anything else (bool included). */
+export function pyNumberValue(value: unknown): number | undefined {
+  if (typeof value === "number") return value;
+  if (value instanceof PyFloat) return value.value;
+  if (value instanceof PyBigInt) return Number(value.value);
+  return undefined;
+}
+
+/** True when `value` is a Python float in JS form (a non-integral or non-finite number, `-0`, or a PyFloat). */
+export function isPyFloat(value: unknown): boolean {
+  if (value instanceof PyFloat) return true;
+  return typeof value === "number" && (!Number.isInteger(value) || Object.is(value, -0));
+}
+
+/** True when `value` is a Python int in JS form (a safe integer other than `-0`, or a PyBigInt). */
+export function isPyInt(value: unknown): boolean {
+  if (value instanceof PyBigInt) return true;
+  return typeof value === "number" && Number.isInteger(value) && !Object.is(value, -0);
+}
+
+/**
+ * A copy in which integral floats and big integers are plain JS numbers and key order is JS's own: what code that
+ * only wants JS values (a template engine, a JS client) should see.
+ */
+export function toPlainJs(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (value instanceof PyFloat) return value.value;
+  if (value instanceof PyBigInt) return Number(value.value);
+  if (Array.isArray(value)) return value.map(toPlainJs);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    Object.defineProperty(out, key, { value: toPlainJs((value as Record<string, unknown>)[key]), writable: true, enumerable: true, configurable: true });
+  }
+  return out;
+}
