@@ -17,4 +17,5 @@ export * from "./entries/matchers";
 export { buildWeatherInputSamples } from "./fixture/input-samples";
 export { runAgenticRetryTrajectories, startParityEnvironment } from "./entries/on-demand-fixture";
 export { DEFAULT_PARITY_SAMPLING, type AgenticRetryOptions } from "./fixture/types";
+export type { AgentSampling, ToolCallFailureMode } from "./agent/weather-agent";
 export type { ParityEnvironment, ParityEnvironmentOptions } from "./fixture/parity-environment";

@@ -31,3 +31,4 @@ export { Tensor, type Dtype } from "../wire/tensor";
 export { encodeSamples, decodeSamplesReply, type EncodeSamplesOptions, type DecodeSamplesOptions, type SamplesReply, type EmptyReason } from "../wire/samples-codec";
 export type { SessionParityRun, SessionSnapshot } from "../fixture/types";
 export type { WeatherAgentResult } from "../agent/weather-agent";
+export type { SessionRecord, SessionServerVersion } from "../server/types";
