@@ -42,7 +42,7 @@ function configFor(entry, declarationFile) {
       tsdocMetadata: { enabled: false },
       messages: {
         // A referenced type that no entry exports is listed in the report (and reviewed there), not an error.
-        extractorMessageReporting: { default: { logLevel: "warning" }, "ae-forgotten-export": { logLevel: "none", addToApiReportFile: true }, "ae-missing-release-tag": { logLevel: "none" }, "ae-undocumented": { logLevel: "none" } },
+        extractorMessageReporting: { default: { logLevel: "warning" }, "ae-forgotten-export": { logLevel: "none", addToApiReportFile: true }, "ae-missing-release-tag": { logLevel: "none" }, "ae-undocumented": { logLevel: "none" }, "ae-unresolved-link": { logLevel: "none" } },
         tsdocMessageReporting: { default: { logLevel: "none" } },
         compilerMessageReporting: { default: { logLevel: "warning" } },
       },
