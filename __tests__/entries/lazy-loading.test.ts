@@ -24,6 +24,12 @@ function modulesLoadedBy(entry: string, afterLoad = ""): { before: string[]; aft
 
 const heavyOf = (loaded: readonly string[]): string[] => [...new Set(loaded.filter((file) => HEAVY.test(file)).map((file) => file.split(/node_modules[\\/]/)[1].split(/[\\/]/).slice(0, 2).join("/")))];
 
+test("the fixture run against given servers loads undici only: no msw, no tokenizer, no server code", () => {
+  const { before } = modulesLoadedBy("src/fixture/run-trajectories.ts");
+  expect(heavyOf(before).filter((name) => !name.startsWith("undici/"))).toEqual([]);
+  expect(before.some((file) => /[\\/]src[\\/](server|backend|tokenizer)[\\/]/.test(file))).toBe(false);
+});
+
 test.each(["src/entries/matchers.ts", "setup/setup.ts"])("requiring %s loads no msw, undici or tokenizer library", (entry) => {
   const { before } = modulesLoadedBy(entry);
   expect(before.some((file) => file.endsWith(path.join(...entry.split("/"))))).toBe(true);
