@@ -92,6 +92,7 @@ test("the README marks the files this test runs", () => {
     "js/bitwise.test.js",
     "js/jest.config.js",
     "ts/jest.config.ts",
+    "ts/jest.merged.config.ts",
     "ts/parity.test.ts",
     "ts/tsconfig.json",
     "vitest/bitwise.test.ts",
@@ -134,7 +135,7 @@ test("TS with its own ts-jest preset (type checking on): the README's fixture ex
     "});",
     "",
   ].join("\n"));
-  const fixture = await run(dir, process.execPath, [jestBin(dir), "--ci", "--colors=false", "parity.test.ts", "globals.test.ts"]);
+  const fixture = await run(dir, process.execPath, [jestBin(dir), "--ci", "--colors=false", "--verbose", "parity.test.ts", "globals.test.ts"]);
   expect({ code: fixture.code, output: fixture.output }).toEqual({ code: 0, output: expect.stringMatching(passed(fixture.output, 2)) });
   expect(fixture.output).toContain("v2 drop_retries keeps the v1 training payload bit for bit");
   figures.fixtureExampleJestMs = fixture.ms;
@@ -145,6 +146,19 @@ test("TS with its own ts-jest preset (type checking on): the README's fixture ex
   expect(typeError.code).toBe(1);
   expect(typeError.output).toMatch(/TS2322/);
   await rm(path.join(dir, "type-error.test.ts"));
+
+  // The README's merged config (the user's ts-jest preset plus this package's msw transform): msw loads inside
+  // the test runtime, and the typings-only test passes too.
+  await writeFile(path.join(dir, "in-runtime-msw.test.ts"), [
+    'import { startMockBackend } from "jest-session-parity/mock";',
+    "",
+    'test("the mock backend (msw) loads inside the test runtime", () => {',
+    '  expect(typeof startMockBackend).toBe("function");',
+    "});",
+    "",
+  ].join("\n"));
+  const merged = await run(dir, process.execPath, [jestBin(dir), "--ci", "--colors=false", "--config", "jest.merged.config.ts", "in-runtime-msw.test.ts", "globals.test.ts"]);
+  expect({ code: merged.code, output: merged.output }).toEqual({ code: 0, output: expect.stringMatching(passed(merged.output, 2)) });
 
   const tsc = await run(dir, process.execPath, [tscBin(dir), "--noEmit", "-p", "."]);
   expect({ code: tsc.code, output: tsc.stdout }).toEqual({ code: 0, output: "" });
