@@ -20,7 +20,11 @@ const FAKE_EXPECT = "globalThis.expect = { extend() {} };";
 function checks(load: (entry: string) => string): string {
   return SUBPATHS.map(({ entry, name }) => {
     const got = load(entry);
-    return name === "" ? `${got};` : `if (typeof (${got})[${JSON.stringify(name)}] !== "function") throw new Error(${JSON.stringify(`${entry} lacks ${name}`)});`;
+    if (name === "") return `${got};`;
+    // ESM sees a CommonJS module's `exports` object as its default export, so a compiled `export default` is
+    // `default.default` there (Jest's globalSetup loader unwraps either shape).
+    const found = name === "default" ? `[(${got}).default, (${got}).default?.default]` : `[(${got})[${JSON.stringify(name)}]]`;
+    return `if (!${found}.some((value) => typeof value === "function")) throw new Error(${JSON.stringify(`${entry} lacks ${name}`)});`;
   }).join("\n");
 }
 
