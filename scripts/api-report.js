@@ -23,6 +23,8 @@ const ENTRIES = {
   setup: "setup/setup.d.ts",
   "global-setup": "setup/global-setup.d.ts",
   "global-teardown": "setup/global-teardown.d.ts",
+  reporter: "setup/reporter.d.ts",
+  "vitest-reporter": "setup/vitest-reporter.d.mts",
   vitest: "setup/vitest.d.mts",
 };
 

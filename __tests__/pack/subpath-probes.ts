@@ -12,6 +12,7 @@ export const SUBPATHS: readonly { entry: string; name: string }[] = [
   { entry: "jest-session-parity/setup", name: "" },
   { entry: "jest-session-parity/global-setup", name: "default" },
   { entry: "jest-session-parity/global-teardown", name: "default" },
+  { entry: "jest-session-parity/reporter", name: "default" },
 ];
 
 // The setup entry registers the matchers on Jest's global expect; give it one to register on.
@@ -50,9 +51,10 @@ export function subpathTypeProbe(): string {
     'import type { SessionParityMatchers } from "jest-session-parity/setup";',
     'import globalSetup from "jest-session-parity/global-setup";',
     'import globalTeardown from "jest-session-parity/global-teardown";',
+    'import type { SessionParityReporterOptions } from "jest-session-parity/reporter";',
     "",
     "export const differences: BitwiseDifference[] = compareBitwise(new Sample({ reward: 0 }), new Sample({ reward: -0 }));",
-    "export type Probe = [SessionParityRun, SessionServerOptions, MockBackendOptions, ChatMessage, SamplesReply, SessionParityMatchers<void>];",
+    "export type Probe = [SessionParityRun, SessionServerOptions, MockBackendOptions, ChatMessage, SamplesReply, SessionParityMatchers<void>, SessionParityReporterOptions];",
     "export const functions: Array<(...args: never[]) => unknown> = [runAgenticRetryTrajectories, startSessionServer, startMockBackend, loadTokenizer, encodeSamples, globalSetup, globalTeardown];",
     "",
   ].join("\n");
