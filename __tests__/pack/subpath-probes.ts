@@ -49,13 +49,14 @@ export function subpathTypeProbe(): string {
     'import { loadTokenizer, type ChatMessage } from "jest-session-parity/tokenizer";',
     'import { encodeSamples, type SamplesReply } from "jest-session-parity/wire";',
     'import type { SessionParityMatchers } from "jest-session-parity/setup";',
-    'import globalSetup from "jest-session-parity/global-setup";',
-    'import globalTeardown from "jest-session-parity/global-teardown";',
     'import type { SessionParityReporterOptions } from "jest-session-parity/reporter";',
     "",
     "export const differences: BitwiseDifference[] = compareBitwise(new Sample({ reward: 0 }), new Sample({ reward: -0 }));",
     "export type Probe = [SessionParityRun, SessionServerOptions, MockBackendOptions, ChatMessage, SamplesReply, SessionParityMatchers<void>, SessionParityReporterOptions];",
-    "export const functions: Array<(...args: never[]) => unknown> = [runAgenticRetryTrajectories, startSessionServer, startMockBackend, loadTokenizer, encodeSamples, globalSetup, globalTeardown];",
+    "export const functions: Array<(...args: never[]) => unknown> = [runAgenticRetryTrajectories, startSessionServer, startMockBackend, loadTokenizer, encodeSamples];",
+    // The hooks' default export is a CommonJS `exports.default`, which an ES module sees under `default.default`;
+    // Jest loads them itself, so only their resolution matters here.
+    'export type Hooks = [typeof import("jest-session-parity/global-setup"), typeof import("jest-session-parity/global-teardown")];',
     "",
   ].join("\n");
 }
