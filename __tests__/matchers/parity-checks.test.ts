@@ -1,22 +1,7 @@
 // The scenario checks and matchers on real weather runs (a private latency-free environment, not the global one),
 // edited copy by copy to show each failure names its part and prints its differences.
-import {
-  buildWeatherInputSamples,
-  checkAgentMetadata,
-  checkRetryTopology,
-  checkToolCallRoundTrips,
-  checkTrainingPayloadParity,
-  drawRetryTree,
-  runAgenticRetryTrajectories,
-  sessionParityMatchers,
-  startParityEnvironment,
-  WEATHER_AGENT_METADATA,
-  WEATHER_RETRY_TOPOLOGY,
-  WEATHER_TOOL_ROUND_TRIPS,
-  type JsonObject,
-  type ParityEnvironment,
-  type SessionParityRun,
-} from "../../src";
+import { buildWeatherInputSamples, checkAgentMetadata, checkRetryTopology, checkToolCallRoundTrips, checkTrainingPayloadParity, runAgenticRetryTrajectories, startParityEnvironment, WEATHER_AGENT_METADATA, WEATHER_RETRY_TOPOLOGY, WEATHER_TOOL_ROUND_TRIPS, type JsonObject, type ParityEnvironment, type SessionParityRun } from "../../src";
+import { drawRetryTree, sessionParityMatchers } from "../../src/matchers";
 import { deepCopySample } from "../../src/wire/sample-copy";
 import { thrownMessage } from "./helpers";
 

@@ -1,103 +1,195 @@
-// The published package as a newcomer gets it: build, pack, install the tarball into an empty project, and run the
-// README's jest.config.ts and example test there (plus its Vitest setup and a strict typecheck of the example).
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+// The published package as newcomers get it: build and pack once, install the tarball into fresh minimal projects
+// (plain JS + babel-jest, TypeScript with its own ts-jest preset, Jest 29, Vitest 4) and run the README's files there.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
 import { readmeSnippets } from "./readme-snippets";
-import { killAll, sh } from "./shell";
+import { killAll, sh, type ShellResult } from "./shell";
+import { SUBPATHS, subpathCjsProbe, subpathEsmProbe, subpathTypeProbe } from "./subpath-probes";
 
 const ROOT = path.resolve(__dirname, "../..");
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 const MINUTE = 60_000;
+const FIGURES_FILE = path.join(ROOT, ".bench-out", "pack-figures.json");
 
-jest.setTimeout(15 * MINUTE);
+jest.setTimeout(20 * MINUTE);
 
-/** Environment of every child: no servers from this suite's global setup leak into the temp project. */
+/** Environment of every child: no servers from this suite's global setup leak into the temp projects. */
 function childEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false", NO_COLOR: "1" };
   delete env.FORCE_COLOR;
-  for (const name of Object.keys(env)) if (name.startsWith("SESSION_PARITY_") || name.startsWith("JEST_")) delete env[name];
+  delete env.NODE_OPTIONS;
+  for (const name of Object.keys(env)) if (name.startsWith("SESSION_PARITY_") || name.startsWith("JEST_") || name.startsWith("TS_NODE")) delete env[name];
   return env;
 }
 
 let scratch: string;
-let project: string;
+let tarball: string;
 let snippets: Map<string, string>;
+const figures: Record<string, number | string> = {};
+const pinned: Record<string, string> = {};
+
+async function run(cwd: string, command: string, args: string[], timeoutMs = 5 * MINUTE): Promise<ShellResult & { ms: number; output: string }> {
+  const started = performance.now();
+  const result = await sh(command, args, { cwd, env: childEnv(), timeoutMs });
+  return { ...result, ms: Math.round(performance.now() - started), output: `${result.stdout}\n${result.stderr}` };
+}
+
+/** A fresh project under the scratch folder with the README's files of `prefix/` written into it. */
+async function project(name: string, prefix: string): Promise<string> {
+  const dir = path.join(scratch, name);
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, "package.json"), `${JSON.stringify({ name: `pack-${name}`, version: "1.0.0", private: true }, null, 2)}\n`);
+  for (const [file, text] of snippets) if (file.startsWith(`${prefix}/`)) await writeFile(path.join(dir, file.slice(prefix.length + 1)), text);
+  return dir;
+}
+
+async function install(dir: string, packages: string[]): Promise<void> {
+  const result = await run(dir, NPM, ["install", "--prefer-offline", "--no-audit", "--no-fund", ...packages], 10 * MINUTE);
+  if (result.code !== 0) throw new Error(`npm install ${packages.join(" ")} failed:\n${result.output}`);
+}
+
+/** How many packages a project's node_modules holds (from npm's hidden lockfile). */
+async function packageCount(dir: string): Promise<number> {
+  const lock = JSON.parse(await readFile(path.join(dir, "node_modules", ".package-lock.json"), "utf8")) as { packages: Record<string, unknown> };
+  return Object.keys(lock.packages).filter((key) => key.startsWith("node_modules/")).length;
+}
+
+const jestBin = (dir: string): string => path.join(dir, "node_modules", "jest", "bin", "jest.js");
+const tscBin = (dir: string): string => path.join(dir, "node_modules", "typescript", "bin", "tsc");
+const passed = (output: string, count: number): RegExp => new RegExp(`Tests:\\s+${count} passed, ${count} total`);
 
 beforeAll(async () => {
   snippets = readmeSnippets(path.join(ROOT, "README.md"));
   scratch = await mkdtemp(path.join(os.tmpdir(), "session-parity-pack-"));
-  project = path.join(scratch, "project");
+  const manifest = JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
+  Object.assign(pinned, manifest.devDependencies);
 
-  const build = await sh(NPM, ["run", "build"], { cwd: ROOT, env: childEnv(), timeoutMs: 5 * MINUTE });
-  if (build.code !== 0) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`);
-  const pack = await sh(NPM, ["pack", "--json", "--pack-destination", scratch], { cwd: ROOT, env: childEnv(), timeoutMs: 2 * MINUTE });
+  const build = await run(ROOT, NPM, ["run", "build"]);
+  if (build.code !== 0) throw new Error(`npm run build failed:\n${build.output}`);
+  const pack = await run(ROOT, NPM, ["pack", "--json", "--pack-destination", scratch], 2 * MINUTE);
   if (pack.code !== 0) throw new Error(`npm pack failed:\n${pack.stderr}`);
-  const [packed] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf("["))) as { filename: string; files: { path: string }[] }[];
-  const tarball = path.join(scratch, packed.filename);
+  const [packed] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf("["))) as { filename: string; size: number; unpackedSize: number; files: { path: string }[] }[];
+  tarball = path.join(scratch, packed.filename);
+  figures.tarballBytes = packed.size;
+  figures.unpackedBytes = packed.unpackedSize;
   const packedPaths = packed.files.map((file) => file.path);
-  for (const required of ["package.json", "README.md", "jest-preset.js", "dist/src/index.js", "dist/src/cli/main.js", "dist/setup/setup.js", "dist/setup/vitest.mjs", "docs/PROTOCOL.md"]) {
+  for (const required of ["package.json", "README.md", "jest-preset.js", "dist/src/index.js", "dist/src/entries/matchers.js", "dist/setup/setup.js", "dist/setup/vitest.mjs", "docs/PROTOCOL.md"]) {
     expect(packedPaths).toContain(required);
   }
-  expect(packedPaths.some((file) => file.startsWith("__tests__/") || file.startsWith("src/"))).toBe(false);
-
-  // An empty project: the tarball plus the test toolchain, at the versions this repository pins, from the local cache when it can.
-  const manifest = JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
-  const tools = ["jest", "ts-jest", "typescript", "ts-node", "@types/jest", "@types/node", "vitest"].map((name) => `${name}@${manifest.devDependencies[name]}`);
-  await sh("mkdir", ["-p", project], { cwd: scratch, timeoutMs: MINUTE });
-  await writeFile(path.join(project, "package.json"), `${JSON.stringify({ name: "pack-smoke", version: "1.0.0", private: true }, null, 2)}\n`);
-  const install = await sh(NPM, ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, ...tools], { cwd: project, env: childEnv(), timeoutMs: 10 * MINUTE });
-  if (install.code !== 0) throw new Error(`npm install failed:\n${install.stdout}\n${install.stderr}`);
-  for (const [name, text] of snippets) await writeFile(path.join(project, name), text);
-  // Not from the README: a strict tsconfig that typechecks the example test alone.
-  const tsconfig = { compilerOptions: { strict: true, module: "commonjs", target: "ES2022", esModuleInterop: true, skipLibCheck: true, types: ["jest", "node"] }, files: ["parity.test.ts"] };
-  await writeFile(path.join(project, "tsconfig.json"), `${JSON.stringify(tsconfig, null, 2)}\n`);
-  // The README's Vitest typings advice: "types": ["jest-session-parity/vitest"] with moduleResolution bundler.
-  const vitestTsconfig = {
-    compilerOptions: { strict: true, module: "esnext", moduleResolution: "bundler", target: "ES2022", skipLibCheck: true, noEmit: true, types: ["jest-session-parity/vitest", "node"] },
-    files: ["vitest-bitwise.test.ts"],
-  };
-  await writeFile(path.join(project, "tsconfig.vitest.json"), `${JSON.stringify(vitestTsconfig, null, 2)}\n`);
+  expect(packedPaths.some((file) => file.startsWith("__tests__/") || file.startsWith("src/") || file.startsWith("api/"))).toBe(false);
 });
 
 afterAll(async () => {
   killAll();
+  await mkdir(path.dirname(FIGURES_FILE), { recursive: true });
+  await writeFile(FIGURES_FILE, `${JSON.stringify(figures, null, 2)}\n`);
   if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
 });
 
 test("the README marks the files this test runs", () => {
-  expect([...snippets.keys()].sort()).toEqual(["jest.config.ts", "jest.explicit.config.ts", "parity.test.ts", "vitest-bitwise.test.ts", "vitest.config.mts"]);
+  expect([...snippets.keys()].sort()).toEqual([
+    "js/bitwise.test.js",
+    "js/jest.config.js",
+    "ts/jest.config.ts",
+    "ts/jest.merged.config.ts",
+    "ts/parity.test.ts",
+    "ts/tsconfig.json",
+    "vitest/bitwise.test.ts",
+    "vitest/vitest.config.mts",
+  ]);
 });
 
-test.each(["jest.config.ts", "jest.explicit.config.ts"])("the README's example test passes against the installed tarball with its %s", async (config) => {
-  const jest = await sh(process.execPath, [path.join(project, "node_modules/jest/bin/jest.js"), "--ci", "--colors=false", "--config", config, "parity.test.ts"], {
-    cwd: project,
-    env: childEnv(),
-    timeoutMs: 5 * MINUTE,
-  });
-  const output = `${jest.stdout}\n${jest.stderr}`;
-  expect({ code: jest.code, output }).toEqual({ code: 0, output: expect.stringContaining("Tests:       1 passed, 1 total") });
-  expect(output).toContain("v2 drop_retries keeps the v1 training payload bit for bit");
+test("plain JS + babel-jest with only setupFilesAfterEnv: the matchers run, as fast as jest-extended's", async () => {
+  const dir = await project("js", "js");
+  await install(dir, [`jest@${pinned.jest}`, "jest-extended@7.0.0"]);
+  const before = await packageCount(dir);
+  await install(dir, [tarball]);
+  figures.packagesAddedToJestProject = (await packageCount(dir)) - before;
+
+  // The same project, the same kind of one-file suite, jest-extended registered the way its README says.
+  await writeFile(path.join(dir, "jest.extended.config.js"), 'module.exports = { setupFilesAfterEnv: ["jest-extended/all"] };\n');
+  await writeFile(path.join(dir, "extended.test.js"), 'test("toBeArrayOfSize", () => {\n  expect([0.5, 0]).toBeArrayOfSize(2);\n  expect([0.5]).not.toBeArrayOfSize(2);\n});\n');
+  const ours: number[] = [];
+  const theirs: number[] = [];
+  for (let round = 0; round < 3; round += 1) {
+    const mine = await run(dir, process.execPath, [jestBin(dir), "--ci", "--colors=false", "bitwise.test.js"]);
+    expect({ code: mine.code, output: mine.output }).toEqual({ code: 0, output: expect.stringMatching(passed(mine.output, 1)) });
+    ours.push(mine.ms);
+    const other = await run(dir, process.execPath, [jestBin(dir), "--ci", "--colors=false", "--config", "jest.extended.config.js", "extended.test.js"]);
+    expect({ code: other.code, output: other.output }).toEqual({ code: 0, output: expect.stringMatching(passed(other.output, 1)) });
+    theirs.push(other.ms);
+  }
+  figures.matcherOnlyFirstResultMs = Math.min(...ours);
+  figures.jestExtendedFirstResultMs = Math.min(...theirs);
 });
 
-test("the README's example typechecks under strict TypeScript with the package's matcher typings", async () => {
-  const tsc = await sh(process.execPath, [path.join(project, "node_modules/typescript/bin/tsc"), "--noEmit", "-p", "."], { cwd: project, env: childEnv(), timeoutMs: 3 * MINUTE });
-  expect({ code: tsc.code, output: tsc.stdout + tsc.stderr }).toEqual({ code: 0, output: "" });
+test("TS with its own ts-jest preset (type checking on): the README's fixture example, typings without an import, every subpath", async () => {
+  const dir = await project("ts", "ts");
+  await install(dir, [tarball, ...["jest", "ts-jest", "typescript", "ts-node", "@types/jest", "@types/node"].map((name) => `${name}@${pinned[name]}`)]);
+  await writeFile(path.join(dir, "globals.test.ts"), [
+    'import { expect, test } from "@jest/globals";',
+    "",
+    'test("typed through @jest/globals without importing the package", () => {',
+    "  expect([0.5]).toBeBitwiseEqual([0.5]);",
+    "});",
+    "",
+  ].join("\n"));
+  const fixture = await run(dir, process.execPath, [jestBin(dir), "--ci", "--colors=false", "--verbose", "parity.test.ts", "globals.test.ts"]);
+  expect({ code: fixture.code, output: fixture.output }).toEqual({ code: 0, output: expect.stringMatching(passed(fixture.output, 2)) });
+  expect(fixture.output).toContain("v2 drop_retries keeps the v1 training payload bit for bit");
+  figures.fixtureExampleJestMs = fixture.ms;
+
+  // ts-jest still type-checks the user's tests under the merged config.
+  await writeFile(path.join(dir, "type-error.test.ts"), 'test("wrong option type", () => {\n  expect([0]).toBeBitwiseEqual([0], { maxDifferences: "ten" });\n});\n');
+  const typeError = await run(dir, process.execPath, [jestBin(dir), "--ci", "--colors=false", "type-error.test.ts"]);
+  expect(typeError.code).toBe(1);
+  expect(typeError.output).toMatch(/TS2322/);
+  await rm(path.join(dir, "type-error.test.ts"));
+
+  // The README's merged config (the user's ts-jest preset plus this package's msw transform): msw loads inside
+  // the test runtime, and the typings-only test passes too.
+  await writeFile(path.join(dir, "in-runtime-msw.test.ts"), [
+    'import { startMockBackend } from "jest-session-parity/mock";',
+    "",
+    'test("the mock backend (msw) loads inside the test runtime", () => {',
+    '  expect(typeof startMockBackend).toBe("function");',
+    "});",
+    "",
+  ].join("\n"));
+  const merged = await run(dir, process.execPath, [jestBin(dir), "--ci", "--colors=false", "--config", "jest.merged.config.ts", "in-runtime-msw.test.ts", "globals.test.ts"]);
+  expect({ code: merged.code, output: merged.output }).toEqual({ code: 0, output: expect.stringMatching(passed(merged.output, 2)) });
+
+  const tsc = await run(dir, process.execPath, [tscBin(dir), "--noEmit", "-p", "."]);
+  expect({ code: tsc.code, output: tsc.stdout }).toEqual({ code: 0, output: "" });
+
+  await writeFile(path.join(dir, "subpaths.cjs"), subpathCjsProbe());
+  await writeFile(path.join(dir, "subpaths.mjs"), subpathEsmProbe());
+  for (const probe of ["subpaths.cjs", "subpaths.mjs"]) {
+    const node = await run(dir, process.execPath, [probe]);
+    expect({ probe, code: node.code, stdout: node.stdout.trim(), stderr: node.stderr.replace(/^.*(ExperimentalWarning|--trace-warnings).*\n?/gm, "").trim() }).toEqual({ probe, code: 0, stdout: `${SUBPATHS.length} entries`, stderr: "" });
+  }
+  const bin = await run(dir, path.join(dir, "node_modules", ".bin", "session-parity"), ["run", "--batch", "2", "--latency-ms", "0"]);
+  expect({ code: bin.code, summary: /^PASS: 2\/2 trajectories/m.test(bin.stdout) }).toEqual({ code: 0, summary: true });
+
+  await writeFile(path.join(dir, "subpaths-types.ts"), subpathTypeProbe());
+  await writeFile(path.join(dir, "subpaths-types.mts"), subpathTypeProbe());
+  for (const [module, resolution] of [["node16", "node16"], ["esnext", "bundler"], ["commonjs", "node10"]]) {
+    const check = await run(dir, process.execPath, [tscBin(dir), "--noEmit", "--strict", "--skipLibCheck", "--types", "node", "--module", module, "--moduleResolution", resolution, "subpaths-types.ts", ...(resolution === "node10" ? [] : ["subpaths-types.mts"])]);
+    expect({ resolution, code: check.code, output: check.stdout }).toEqual({ resolution, code: 0, output: "" });
+  }
 });
 
-test("the README's Vitest example typechecks with the typings entry the README names", async () => {
-  const tsc = await sh(process.execPath, [path.join(project, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.vitest.json"], { cwd: project, env: childEnv(), timeoutMs: 3 * MINUTE });
-  expect({ code: tsc.code, output: tsc.stdout + tsc.stderr }).toEqual({ code: 0, output: "" });
+test("Jest 29: the same plain-JS matcher config and test pass", async () => {
+  const dir = await project("jest29", "js");
+  await install(dir, [tarball, "jest@29.7.0"]);
+  const jest = await run(dir, process.execPath, [jestBin(dir), "--ci", "--colors=false"]);
+  expect({ code: jest.code, output: jest.output }).toEqual({ code: 0, output: expect.stringMatching(passed(jest.output, 1)) });
 });
 
-test("the README's Vitest setup registers the matchers from the installed tarball", async () => {
-  const vitest = await sh(process.execPath, [path.join(project, "node_modules/vitest/vitest.mjs"), "run", "--config", "vitest.config.mts", "vitest-bitwise"], { cwd: project, env: childEnv(), timeoutMs: 3 * MINUTE });
-  const output = `${vitest.stdout}\n${vitest.stderr}`;
-  expect({ code: vitest.code, output }).toEqual({ code: 0, output: expect.stringMatching(/Tests\s+\d+ passed/) });
-});
-
-test("the installed bin runs the parity proof", async () => {
-  const bin = await sh(path.join(project, "node_modules/.bin/session-parity"), ["run", "--batch", "2", "--latency-ms", "0"], { cwd: project, env: childEnv(), timeoutMs: 3 * MINUTE });
-  expect(bin.code).toBe(0);
-  expect(bin.stdout).toMatch(/^PASS: 2\/2 trajectories/m);
+test("Vitest 4: the README's setup registers the matchers", async () => {
+  const dir = await project("vitest", "vitest");
+  await install(dir, [tarball, `vitest@${pinned.vitest}`]);
+  const vitest = await run(dir, process.execPath, [path.join(dir, "node_modules", "vitest", "vitest.mjs"), "run", "--config", "vitest.config.mts"]);
+  expect({ code: vitest.code, output: vitest.output }).toEqual({ code: 0, output: expect.stringMatching(/Tests\s+\d+ passed/) });
 });

@@ -1,23 +1,11 @@
 // The project's own parity proof, through the servers the global setup started: 16 weather trajectories per
 // version, the backend's view of them, and the four scenario matchers on every v1/v2 pair (plus precise failures).
-import {
-  buildWeatherInputSamples,
-  checkTrainingPayloadParity,
-  fetchBackendStats,
-  resetBackendStats,
-  runAgenticRetryTrajectories,
-  SESSION_PARITY_SEED,
-  startSessionServer,
-  trainingMetadataProjection,
-  WEATHER_AGENT_METADATA,
-  WEATHER_RETRY_TOPOLOGY,
-  WEATHER_TOOL_ROUND_TRIPS,
-  type BackendStatsSnapshot,
-  type RunningSessionServer,
-  type SamplePicker,
-  type SessionParityRun,
-} from "../../src";
-import { startMockBackend, startParityEnvironment, weatherScript, type MockBackend, type ParityEnvironment, type ProcessFunction } from "../../src";
+import { buildWeatherInputSamples, checkTrainingPayloadParity, runAgenticRetryTrajectories, trainingMetadataProjection, WEATHER_AGENT_METADATA, WEATHER_RETRY_TOPOLOGY, WEATHER_TOOL_ROUND_TRIPS, type SessionParityRun } from "../../src";
+import { fetchBackendStats, resetBackendStats, type BackendStatsSnapshot } from "../../src/backend";
+import { SESSION_PARITY_SEED } from "../../src/fixture";
+import { startSessionServer, type RunningSessionServer, type SamplePicker } from "../../src/server";
+import { startMockBackend, weatherScript, type MockBackend, type ProcessFunction } from "../../src/backend";
+import { startParityEnvironment, type ParityEnvironment } from "../../src";
 import { deepCopySample } from "../../src/wire/sample-copy";
 
 const BATCH = 16;

@@ -1,16 +1,7 @@
 // Type-level fixture (checked by `npm run typecheck`, never run by Jest): the matchers type-check with
 // `@jest/globals`, i.e. through the `declare module "expect"` augmentation pulled in by the package root.
 import { expect } from "@jest/globals";
-import {
-  Sample,
-  trainingMetadataProjection,
-  WEATHER_AGENT_METADATA,
-  WEATHER_RETRY_TOPOLOGY,
-  WEATHER_TOOL_ROUND_TRIPS,
-  type BitwiseEqualTo,
-  type BitwiseOptions,
-  type SessionParityRun,
-} from "../../src";
+import { Sample, trainingMetadataProjection, WEATHER_AGENT_METADATA, WEATHER_RETRY_TOPOLOGY, WEATHER_TOOL_ROUND_TRIPS, type BitwiseEqualTo, type BitwiseOptions, type SessionParityRun } from "../../src";
 
 export function typecheckJestGlobals(left: Sample, right: Sample): void {
   expect(left).toBeBitwiseEqual(right);
