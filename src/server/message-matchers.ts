@@ -2,6 +2,7 @@
 // Built-ins are selected by name; a custom matcher is wrapped so that a broken one fails loudly (500).
 import type { MessageMatcher } from "./policy";
 import { jsonEqual } from "./json-equal";
+import { pyTypeName } from "./python-repr";
 import { SessionHttpError } from "./types";
 
 export { jsonEqual } from "./json-equal";
@@ -130,16 +131,17 @@ export const MESSAGE_MATCHERS: Readonly<Record<MessageMatcherName, MessageMatche
  * 500 naming the matcher instead of silently deciding which history a request belongs to.
  */
 function checkedMatcher(matcher: MessageMatcher): MessageMatcher {
-  const name = matcher.name || "<anonymous>";
+  // Python's texts (message_matcher_hub/funcs.py `_validated`), answered as `{"error": ...}` with 500; the cause of
+  // an exception stays out of the body there too (Python chains it, the client never sees it).
   return (stored, incoming) => {
     let result: unknown;
     try {
       result = matcher(stored, incoming);
-    } catch (error) {
-      throw new SessionHttpError(500, `session message matcher ${name} threw: ${error instanceof Error ? error.message : String(error)}`);
+    } catch {
+      throw new SessionHttpError(500, "session message matcher raised an exception");
     }
     if (typeof result !== "boolean") {
-      throw new SessionHttpError(500, `session message matcher must return a boolean, got ${result === null ? "null" : typeof result}`);
+      throw new SessionHttpError(500, `session message matcher must return bool, got ${pyTypeName(result)}`);
     }
     return result;
   };
