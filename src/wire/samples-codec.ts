@@ -312,7 +312,8 @@ function checkJsonField(field: WireJsonField, value: unknown, label: string): un
       if (!isJsonObject(value)) fail("a JSON object");
       break;
     case "reward":
-      if (value !== null && typeof value !== "number" && !isJsonObject(value)) fail("a number, a JSON object or null");
+      // Any JSON value: the Python codec declares the field as plain JSON, and v2's default post-processor assigns
+      // whatever non-null reward the agent reported.
       break;
   }
   return value;

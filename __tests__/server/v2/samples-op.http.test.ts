@@ -128,6 +128,15 @@ describe("default hooks", () => {
       expect(sample.reward).toBe(0.25);
     }
   });
+
+  // mirrors miles/rollout/session/v2/postprocessor_hub/default_postprocess.py (any non-null reward is assigned)
+  test("a non-numeric agent reward travels to every sample unchanged", async () => {
+    const id = await deepAbandoned(h.server.url);
+    for (const reward of ["pass", [1, 0], false]) {
+      const reply = await collect(h.server.url, id, { max_seq_len: null, metadata: { reward } });
+      expect(reply.samples.map((sample) => sample.reward)).toEqual([reward, reward]);
+    }
+  });
 });
 
 describe("custom hooks", () => {
