@@ -175,6 +175,14 @@ describe("custom hooks", () => {
     expect(reply.text).toContain(`picker=${FIXTURES}#${name}`);
     expect(reply.text).toContain("postprocessor=defaultPostprocess");
     expect(reply.text).toContain(cause);
+    if (name !== "exploding") {
+      // mirrors tests/fast/router/test_session_samples_op_v2.py::test_impure_picker_maps_to_422 and
+      // ::test_duplicate_picker_maps_to_422: one cause text for both, Python's
+      expect(reply.text).toBe(
+        `session sample hook failed (picker=${FIXTURES}#${name}, postprocessor=defaultPostprocess): ` +
+          "pick hook must return a subset of its input samples without duplicates (pure selection)",
+      );
+    }
     const view = await getSession(base, id);
     expect(view.metadata.tree.nodes).toHaveLength(3);
     const a1 = await turn(base, id, [U1]);
