@@ -85,7 +85,7 @@ describe("chat completions", () => {
     const expectedIds = [...tokenizer.encode(text), imEnd];
     const expectedPrompt = tokenizer.renderChatTemplate(buildInitialMessages(), { tools: TOOLS, addGenerationPrompt: true });
     const meta = choice["meta_info"];
-    expect(meta["output_token_logprobs"]).toEqual(expectedIds.map((id, i) => [i === 0 ? 0 : -i / 128, id]));
+    expect(meta["output_token_logprobs"]).toEqual(expectedIds.map((id, i) => [-i / 128, id]));
     expect(meta["output_token_logprobs"].at(-1)[1]).toBe(imEnd);
     expect(meta).toMatchObject({
       completion_tokens: expectedIds.length,
@@ -196,6 +196,8 @@ describe("/generate, /health, /abort_request", () => {
     const reply = await client.post("/generate", { input_ids: inputIds, test_reply: { text: "Hi there.", meta_info: { weight_version: "w3" } } });
     expect(reply.status).toBe(200);
     const expectedIds = [...tokenizer.encode("Hi there."), imEnd];
+    // mirrors miles/utils/test_utils/mock_sglang_server.py (`-1 / 128 * i`): the first log-prob is -0.0 on the wire
+    expect(reply.text).toContain(`"output_token_logprobs":[[-0.0,${expectedIds[0]}],[-0.0078125,${expectedIds[1]}]`);
     expect(reply.json).toEqual({
       text: "Hi there.",
       meta_info: {
@@ -204,7 +206,7 @@ describe("/generate, /health, /abort_request", () => {
         prompt_tokens: inputIds.length,
         cached_tokens: 0,
         completion_tokens: expectedIds.length,
-        output_token_logprobs: expectedIds.map((id, i) => [i === 0 ? 0 : -i / 128, id]),
+        output_token_logprobs: expectedIds.map((id, i) => [-i / 128, id]),
         weight_version: "w3",
       },
     });

@@ -106,6 +106,20 @@ describe(`weather parity: ${BATCH} trajectories per version through the global-s
     expect(seen.currentConcurrent).toBe(0);
   });
 
+  // mirrors miles/utils/test_utils/mock_sglang_server.py (`-1 / 128 * i`): each generation's first log-prob is -0.0,
+  // and it reaches the decoded samples of both versions as a negative zero (the payload keeps the sign bit).
+  test("every run carries the mock's -0.0 first log-prob end to end, on each generated span", () => {
+    for (const run of [...v1, ...v2]) {
+      const [sample] = run.samples;
+      const logProbs = sample.rollout_log_probs as number[];
+      const mask = sample.loss_mask as number[];
+      const spanStarts = mask.flatMap((bit, i) => (bit === 1 && (i === 0 || mask[i - 1] === 0) ? [i] : []));
+      expect(spanStarts.length).toBeGreaterThan(1);
+      for (const start of spanStarts) expect(Object.is(logProbs[start], -0)).toBe(true);
+      expect(logProbs.filter((value) => Object.is(value, -0))).toHaveLength(spanStarts.length);
+    }
+  });
+
   test("every sample's weight_versions name the 7 generations on its kept path", () => {
     for (const run of [...v1, ...v2]) expect(run.samples[0].weight_versions).toEqual(WEIGHT_VERSIONS);
   });

@@ -249,7 +249,7 @@ describe("upstream failures", () => {
 
     test.each([
       ["no-meta", "meta_info and output_token_logprobs must be in choice"],
-      ["null-content", "assistant message content is null"],
+      ["null-content", "assistant message content is None, when tool call parser failed"],
       ["length-mismatch", "len(output_token_logprobs)=3 != completion_tokens=2"],
       ["not-json", "backend returned invalid JSON"],
     ])("%s", async (which, message) => {

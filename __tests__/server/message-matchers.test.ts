@@ -65,19 +65,21 @@ test("resolveMessageMatcher selects by name and refuses unknown names", () => {
   expect(() => resolveMessageMatcher("fuzzy" as never)).toThrow(/unknown message matcher "fuzzy"; use one of strict, loose_tool_call, role_content_only/);
 });
 
-test("a custom matcher must return a boolean and not throw; a broken one is a 500 naming the contract", () => {
+// mirrors miles/utils/chat_template_utils/message_matcher_hub/funcs.py `_validated` (texts) and
+// tests/fast/router/test_session_message_matcher.py (a broken matcher is a configuration error, never a match)
+test("a custom matcher must return a boolean and not throw; a broken one is a 500 with Python's text", () => {
   const custom = resolveMessageMatcher((a, b) => a.content === b.content);
   expect(custom({ role: "user", content: "a" }, { role: "system", content: "a" })).toBe(true);
   expect(custom({ role: "user", content: "a" }, { role: "user", content: "b" })).toBe(false);
   const truthy = resolveMessageMatcher((() => "yes") as never);
   expect(() => truthy({ role: "user", content: "a" }, { role: "user", content: "b" })).toThrow(
-    expect.objectContaining({ status: 500, message: "session message matcher must return a boolean, got string" }),
+    expect.objectContaining({ status: 500, message: "session message matcher must return bool, got str" }),
   );
   const throwing = resolveMessageMatcher(function brittle() {
     throw new Error("cannot compare");
   });
   expect(() => throwing({ role: "user", content: "a" }, { role: "user", content: "a" })).toThrow(
-    expect.objectContaining({ status: 500, message: "session message matcher brittle threw: cannot compare" }),
+    expect.objectContaining({ status: 500, message: "session message matcher raised an exception" }),
   );
 });
 
@@ -88,9 +90,13 @@ test("matchedPrefixLength and assertAppendOnly", () => {
   expect(() => assertAppendOnly(stored, [...stored, { role: "tool", content: "t" }], roles, strictMessageMatches)).not.toThrow();
   const bad = () => assertAppendOnly(stored, [...stored, { role: "system", content: "s" }], roles, strictMessageMatches);
   expect(bad).toThrow(SessionHttpError);
-  expect(bad).toThrow(/appended message at index 2: role "system" is not allowed \(allowed: tool, user\)/);
-  expect(() => assertAppendOnly(stored, [stored[0]], roles, strictMessageMatches)).toThrow(/fewer than the 2 stored/);
-  expect(() => assertAppendOnly(stored, [stored[0], { role: "assistant", content: "x" }], roles, strictMessageMatches)).toThrow(/message mismatch at index 1/);
+  expect(bad).toThrow(
+    "appended message at index 2 has role='system', allowed=frozenset({'user', 'tool'}); the selected TITO fixed template does not support appending this role",
+  );
+  expect(() => assertAppendOnly(stored, [stored[0]], roles, strictMessageMatches)).toThrow(/^\('new messages \(1\) are fewer than stored messages \(2\)', \[\{'role': 'user', 'content': 'a'\}\], /);
+  expect(() => assertAppendOnly(stored, [stored[0], { role: "assistant", content: "x" }], roles, strictMessageMatches)).toThrow(
+    "message mismatch at index 1 (role: stored=assistant, new=assistant). Diffs: {'content': {'stored': \"'b'\", 'new': \"'x'\"}}; the selected TITO fixed template does not support appending this role",
+  );
 });
 
 describe("loose_tool_call with Python's exact JSON semantics", () => {

@@ -76,14 +76,20 @@ test("unmatched trailing tokens are trimmed within max_trim_tokens, never on the
   const ok = turnSamplesFromRecords([t1, r2], ACC, { decode, maxTrimTokens: 1 });
   expect(ok[0].tokens).toEqual([10, 11, 20, 21]);
   expect(ok[0].response_length).toBe(2);
-  expect(() => turnSamplesFromRecords([t1, r2], ACC, { decode, maxTrimTokens: 0 })).toThrow(/1 output tokens do not match the accumulated ids, more than the 0 allowed/);
+  // mirrors miles/rollout/session/samples/merge.py compute_samples_from_openai_records (the trim_count assertion text,
+  // pinned by tests/fast/rollout/session/test_samples.py::TestTITOTrailingTokenTrim)
+  expect(() => turnSamplesFromRecords([t1, r2], ACC, { decode, maxTrimTokens: 0 })).toThrow(
+    new SampleAssemblyError("trim_count 1 exceeds allowed=0 (is_last=False, max_trim_tokens=0); output_ids[-3:]=[20, 21, 99], accumulated[cursor:cursor+3]=[20, 21, 30]"),
+  );
   expect(() => assembleTrajectorySample([r1, record([10, 11, 20, 21, 30], [40, 41, 7])], ACC, { decode, maxTrimTokens: 5, maxSeqLen: null })).toThrow(
-    SampleAssemblyError,
+    new SampleAssemblyError("trim_count 1 exceeds allowed=0 (is_last=True, max_trim_tokens=5); output_ids[-3:]=[40, 41, 7], accumulated[cursor:cursor+3]=[40, 41, 42]"),
   );
 });
 
 test("the walk must consume exactly the accumulated ids", () => {
-  expect(() => assembleTrajectorySample([r1, r2], [...ACC, 5], { decode, maxTrimTokens: 0, maxSeqLen: null })).toThrow(/cursor 8 != 9 accumulated/);
+  expect(() => assembleTrajectorySample([r1, r2], [...ACC, 5], { decode, maxTrimTokens: 0, maxSeqLen: null })).toThrow(
+    new SampleAssemblyError("cursor 8 != len(accumulated_token_ids) 9 after processing all 2 records"),
+  );
 });
 
 test("max_seq_len truncation: exact fit, partial turn, no room, all truncated", () => {
@@ -106,13 +112,14 @@ test("max_seq_len truncation: exact fit, partial turn, no room, all truncated", 
 test("merge refuses broken chains with an assembly error naming the rule", () => {
   const a = new Sample({ tokens: [1, 2], response_length: 1, loss_mask: [1], rollout_log_probs: [0], status: "completed" });
   const notPrefix = new Sample({ tokens: [1, 3, 4, 5], response_length: 1, loss_mask: [1], rollout_log_probs: [0], status: "completed" });
-  expect(() => mergeSamplePair(a, notPrefix, decode)).toThrow(/b.tokens must start with a.tokens/);
+  // Python's AssertionError text alone (sample_utils._merge_sample_pair), which is what its 422 body carries
+  expect(() => mergeSamplePair(a, notPrefix, decode)).toThrow(new SampleAssemblyError("b.tokens must start with a.tokens"));
   const noObs = new Sample({ tokens: [1, 2, 3], response_length: 1, loss_mask: [1], rollout_log_probs: [0], status: "completed" });
   expect(() => mergeSamplePair(a, noObs, decode)).toThrow(/obs_len must be > 0, got 0/);
   const otherMeta = new Sample({ tokens: [1, 2, 9, 3], response_length: 1, loss_mask: [1], rollout_log_probs: [0], status: "completed", metadata: { x: 1 } });
   expect(() => mergeSamplePair(a, otherMeta, decode)).toThrow(/metadata mismatch/);
   const otherReward = new Sample({ tokens: [1, 2, 9, 3], response_length: 1, loss_mask: [1], rollout_log_probs: [0], status: "completed", reward: 1 });
-  expect(() => mergeSamplePair(a, otherReward, decode)).toThrow(/reward mismatch/);
+  expect(() => mergeSamplePair(a, otherReward, decode)).toThrow(new SampleAssemblyError("reward mismatch: a.reward=None, b.reward=1"));
   const good = new Sample({ tokens: [1, 2, 9, 3], response_length: 1, loss_mask: [1], rollout_log_probs: [0.5], status: "completed", teacher_log_probs: [0.25] });
   const merged = mergeSamplePair(a, good, decode);
   expect(merged.loss_mask).toEqual([1, 0, 1]);
@@ -123,7 +130,9 @@ test("merge refuses broken chains with an assembly error naming the rule", () =>
 
 test("malformed records are assembly errors", () => {
   const noIds = { ...r1, request: {} };
-  expect(() => turnSamplesFromRecords([noIds], null, { decode, maxTrimTokens: 0 })).toThrow(/input_ids missing/);
+  expect(() => turnSamplesFromRecords([noIds], null, { decode, maxTrimTokens: 0 })).toThrow(
+    new SampleAssemblyError("input_ids not found in request \u2014 the session server should populate it"),
+  );
   const noMeta = { ...r1, response: { choices: [{}] } };
   expect(() => turnSamplesFromRecords([noMeta], null, { decode, maxTrimTokens: 0 })).toThrow(/output_token_logprobs missing/);
 });

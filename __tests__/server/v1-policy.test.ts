@@ -57,7 +57,9 @@ test("commit refuses (500) a prompt that does not extend the stored ids, and kee
   expect(JSON.stringify(state)).toBe(snapshot);
 });
 
-test("a tokenizer failure during prepare is a 500 and does not apply the pending rollback", async () => {
+// mirrors miles/rollout/session/linear_trajectory.py prepare_pretokenized: the rollback mutates the state before
+// merge_tokens runs, so a tokenizer failure after it leaves the session rolled back (as the v1 pins characterize)
+test("a tokenizer failure during prepare is a 500 and keeps the rollback already applied", async () => {
   const ctx = await context(
     tito({
       mergeTokens: () => {
@@ -77,7 +79,13 @@ test("a tokenizer failure during prepare is a 500 and does not apply the pending
   const snapshot = JSON.stringify(state);
   // Diverges at message 2 -> would roll back one turn, then merge fails.
   expect(() => linearPolicy.prepare(state, request([...m2.slice(0, 2), { role: "user", content: "other" }]), ctx)).toThrow(/TITO merge failed: template is not append-only here/);
-  expect(JSON.stringify(state)).toBe(snapshot);
+  const rolledBack = JSON.parse(snapshot) as typeof state;
+  expect(JSON.parse(JSON.stringify(state))).toEqual({
+    messages: rolledBack.messages.slice(0, 2),
+    records: rolledBack.records.slice(0, 1),
+    checkpoints: rolledBack.checkpoints.slice(0, 1),
+    checkpointMessageEnds: rolledBack.checkpointMessageEnds.slice(0, 1),
+  });
 });
 
 test("AsyncMutex is exclusive and first-in first-out", async () => {

@@ -116,7 +116,7 @@ test("a jump back across two generated turns is 400 and nothing changes", async 
   for (const messages of [jump.slice(0, 2).concat([{ role: "user", content: "different" }]), early.concat([{ role: "user", content: "x" }])]) {
     const reply = await chat(server.url, id, { messages, tools: WEATHER_TOOLS });
     expect(reply.status).toBe(400);
-    expect(reply.json<{ error: string }>().error).toMatch(/^rollback failed: .*discard 3 generated turns/);
+    expect(reply.json<{ error: string }>().error).toMatch(/^rollback failed: discard_count=3 exceeds max_assistant_rollback_steps=1 \(stored has \d+ messages, request has 3 messages\)$/);
   }
   const twoBack = [...history.slice(0, 5), { role: "user", content: "a different follow-up" }];
   const reply = await chat(server.url, id, { messages: twoBack, tools: WEATHER_TOOLS });
@@ -126,21 +126,27 @@ test("a jump back across two generated turns is 400 and nothing changes", async 
   const twoTurnJump = [...history.slice(0, 3), toolResult(1)];
   const refused = await chat(server.url, id, { messages: twoTurnJump, tools: WEATHER_TOOLS });
   expect(refused.status).toBe(400);
-  expect(refused.json<{ error: string }>().error).toContain("discard 2 generated turns");
+  expect(refused.json<{ error: string }>().error).toBe(
+    "rollback failed: discard_count=2 exceeds max_assistant_rollback_steps=1 (stored has 7 messages, request has 4 messages)",
+  );
   expect(await getSession(server.url, id)).toEqual(again);
   expect(backend.requestLog).toHaveLength(1);
 });
 
-test("a disallowed appended role is 400 and leaves the session unchanged", async () => {
+// mirrors tests/fast/router/test_sessions_v1_pins.py::test_disallowed_append_role_400_with_rollback_side_effect
+test("a disallowed appended role is 400; without a rollback nothing changes, after a rollback the rollback stays", async () => {
   const id = await createSession(server.url);
   const history = buildInitialMessages();
   const r1 = await chat(server.url, id, { messages: history, tools: WEATHER_TOOLS });
   const before = await getSession(server.url, id);
   const reply = await chat(server.url, id, { messages: [...history, assistantOf(r1), { role: "developer", content: "x" }], tools: WEATHER_TOOLS });
   expect(reply.status).toBe(400);
-  expect(reply.json<{ error: string }>().error).toContain('role "developer"');
+  expect(reply.json<{ error: string }>().error).toBe(
+    "appended message at index 3 has role='developer', allowed=frozenset({'tool', 'user', 'system', 'assistant'}); " +
+      "the selected TITO fixed template does not support appending this role",
+  );
   expect(await getSession(server.url, id)).toEqual(before);
-  // A disallowed role right after a one-turn rollback is refused without applying the rollback.
+  // A retry of the first turn that carries a disallowed role: rolled back to empty, then rendered from scratch.
   const rolled = await chat(server.url, id, { messages: [history[0], { role: "developer", content: "y" }], tools: WEATHER_TOOLS });
   expect(rolled.status).toBe(200); // no checkpoint left: rendered from scratch, roles are the template's business
   const id2 = await createSession(server.url);
@@ -148,7 +154,13 @@ test("a disallowed appended role is 400 and leaves the session unchanged", async
   const before2 = await getSession(server.url, id2);
   const bad = await chat(server.url, id2, { messages: [...h2.slice(0, 5), { role: "developer", content: "z" }], tools: WEATHER_TOOLS });
   expect(bad.status).toBe(400);
-  expect(await getSession(server.url, id2)).toEqual(before2);
+  // The one-turn rollback was applied before the role check refused the request, and it stays applied (as in
+  // Python): two records and the second checkpoint are what the session now holds.
+  const after2 = await getSession(server.url, id2);
+  expect(before2.records).toHaveLength(3);
+  expect(after2.records).toEqual(before2.records.slice(0, 2));
+  const checkpoint2 = [...after2.records[1].request.input_ids, ...after2.records[1].response.choices[0].meta_info.output_token_logprobs.map((p: number[]) => p[1])];
+  expect(after2.metadata.accumulated_token_ids).toEqual(checkpoint2);
 });
 
 test("a streaming client's rebuilt messages pass the strict prefix check on the next turn", async () => {
@@ -191,7 +203,7 @@ test("a custom matcher that breaks its contract is a 500 and the session is unch
     broken = true;
     const reply = await chat(picky.url, id, { messages: [...history, assistantOf(r1), toolResult(0)], tools: WEATHER_TOOLS });
     expect(reply.status).toBe(500);
-    expect(reply.json<{ error: string }>().error).toBe("session message matcher must return a boolean, got string");
+    expect(reply.json<{ error: string }>().error).toBe("session message matcher must return bool, got str");
     expect(await getSession(picky.url, id)).toEqual(before);
   } finally {
     await picky.close();
@@ -219,6 +231,8 @@ test("client-carried assistants are prompt history, not checkpoints: a few-shot 
   // Diverging inside the few-shot prefix would discard both generated turns: refused, nothing changes.
   const inside = await chat(server.url, id, { messages: [fewShot[0], { role: "assistant", content: "other" }, fewShot[2]], tools: WEATHER_TOOLS });
   expect(inside.status).toBe(400);
-  expect(inside.json<{ error: string }>().error).toContain("discard 2 generated turns");
+  expect(inside.json<{ error: string }>().error).toBe(
+    "rollback failed: discard_count=2 exceeds max_assistant_rollback_steps=1 (stored has 6 messages, request has 3 messages)",
+  );
   expect(await getSession(server.url, id)).toEqual(after);
 });

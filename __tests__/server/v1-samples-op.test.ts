@@ -11,15 +11,18 @@ import { Sample } from "../../src/wire/sample";
 import { decodeSamplesReply, WIRE_FIELDS_V1 } from "../../src/wire/samples-codec";
 import { assistantOf, call, chat, createSession, getSession, recordingLogger } from "./helpers";
 
-/** A test policy: v1, except that `metadata.corrupt` makes the samples op align against a wrong id list. */
+/** A `max_seq_len` no test uses otherwise: the test policy aligns against a wrong id list when it sees it. */
+const CORRUPT = 987654321;
+
+/** A test policy: v1, except that `max_seq_len: CORRUPT` makes the samples op align against a wrong id list. */
 const corruptiblePolicy: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
   ...linearPolicy,
   collectSamples(state, body, ctx) {
-    if (body.metadata?.corrupt !== true) return linearPolicy.collectSamples(state, body, ctx);
+    if (body.max_seq_len !== CORRUPT) return linearPolicy.collectSamples(state, body, ctx);
     const { sample, emptyReason } = assembleTrajectorySample(state.records, [...currentTokenIds(state), 99], {
       decode: (ids) => ctx.tokenizer.decode(ids),
       maxTrimTokens: 0,
-      maxSeqLen: body.max_seq_len,
+      maxSeqLen: null,
     });
     return { samples: sample ? [sample] : [], sessionMetadata: {}, emptyReason };
   },
@@ -68,7 +71,13 @@ interface Turn {
 function turnsOf(records: Record<string, any>[]): Turn[] {
   return records.map((r) => {
     const pairs: [number, number][] = r.response.choices[0].meta_info.output_token_logprobs;
-    return { prompt: r.request.input_ids, output: pairs.map((p) => p[1]), logprobs: pairs.map((p) => p[0]) };
+    // The GET JSON writes the mock's first log-prob (-0.0, its `-i/128` rule) as 0, so the sign comes from the rule
+    // while the values are still checked against the records.
+    const logprobs = pairs.map((p, i) => {
+      expect(i === 0 ? p[0] === 0 : Object.is(p[0], -i / 128)).toBe(true);
+      return -i / 128;
+    });
+    return { prompt: r.request.input_ids, output: pairs.map((p) => p[1]), logprobs };
   });
 }
 
@@ -164,12 +173,26 @@ test("no records -> empty reply with no_records; all truncated -> all_truncated"
 
 test("an assembly failure is 422 text/plain naming the rule, and the server keeps serving", async () => {
   const before = await getSession(server.url, sessionId);
-  const reply = await collect(sessionId, { max_seq_len: null, metadata: { corrupt: true } });
+  const reply = await collect(sessionId, { max_seq_len: CORRUPT });
   expect(reply.status).toBe(422);
   expect(reply.headers["content-type"]).toMatch(/^text\/plain/);
-  expect(reply.text).toContain("cursor");
-  expect(reply.text).toContain(String(before.metadata.accumulated_token_ids.length + 1));
+  // Python's assertion text (miles/rollout/session/samples/merge.py, step 5 of compute_samples_from_openai_records).
+  const n = before.metadata.accumulated_token_ids.length;
+  expect(reply.text).toBe(`cursor ${n} != len(accumulated_token_ids) ${n + 1} after processing all 3 records`);
   expect((await call("GET", `${server.url}/health`)).status).toBe(200);
   expect(await getSession(server.url, sessionId)).toEqual(before);
   expect((await collect(sessionId, { max_seq_len: null })).status).toBe(200);
+});
+
+// mirrors miles/rollout/session/sessions.py collect_samples: the v1 route passes max_seq_len only, so a body
+// `metadata` (of any type) is never read; tests/fast/router/test_session_samples_op.py covers the v1 op without it.
+test("v1 ignores a body metadata of any type: same 200 payload as without it", async () => {
+  const plain = await collect(sessionId, { max_seq_len: null });
+  expect(plain.status).toBe(200);
+  for (const metadata of [{ reward: 1, note: "x" }, "not an object", [1, 2], 7, null]) {
+    const reply = await collect(sessionId, { max_seq_len: null, metadata });
+    expect(reply.status).toBe(200);
+    expect(Buffer.from(reply.bytes).equals(Buffer.from(plain.bytes))).toBe(true);
+    expect(decoded(reply.bytes).samples[0].metadata.note).toBeUndefined();
+  }
 });

@@ -107,6 +107,13 @@ describe("compareWithCanonical", () => {
     expect(report[0]!.expected_text).toBe("user\nWhat's the weather in Beijing?");
     expect(report[0]!.actual_text).toBe("user\nWhat's the weather in Shanghai?");
     expect(Object.keys(report[0]!).sort()).toEqual(["actual_text", "detail", "expected_text", "segment_index", "type"]);
+    // mirrors tests/fast/utils/chat_template_utils/test_token_seq_comparator.py::test_non_assistant_content_diff and
+    // token_seq_comparator.py Mismatch.to_dict (detail defaults to ""; only the
+    // structural special_token_count entry fills it), so a report from us and from miles is the same payload.
+    expect(report[0]!.detail).toBe("");
+    expect(JSON.stringify(report[0])).toBe(
+      JSON.stringify({ type: "non_assistant_text", segment_index: 5, expected_text: report[0]!.expected_text, actual_text: report[0]!.actual_text, detail: "" }),
+    );
   });
 });
 
@@ -172,7 +179,7 @@ function referenceReport(expectedIds: readonly number[], actualIds: readonly num
     if (JSON.stringify(exp.ids) === JSON.stringify(act.ids)) return;
     const [expectedText, actualText] = [decode(exp.ids), decode(act.ids)];
     if (exp.special) {
-      entries.push({ type: "special_token_type", segment_index: i, expected_text: expectedText, actual_text: actualText, detail: `special token ${exp.ids[0]} expected, got ${act.ids[0]}` });
+      entries.push({ type: "special_token_type", segment_index: i, expected_text: expectedText, actual_text: actualText, detail: "" });
     } else if (expectedText !== actualText) {
       const assistant = isAssistant(expected, i) && isAssistant(actual, i);
       entries.push({
@@ -180,7 +187,8 @@ function referenceReport(expectedIds: readonly number[], actualIds: readonly num
         segment_index: i,
         expected_text: expectedText,
         actual_text: actualText,
-        detail: assistant ? "assistant content differs from the canonical render" : "non-assistant content differs from the canonical render",
+        // mirrors miles/utils/chat_template_utils/token_seq_comparator.py: per-segment entries carry detail ""
+        detail: "",
       });
     }
   });

@@ -1,5 +1,6 @@
 // SGLang-style error replies of the mock backend: `{object: "error", message, type, param, code}`.
 // One place so the msw handlers and the node:http bridge answer bad input with identical bytes.
+import { stringifyReplyJson } from "./reply-json";
 import { textResponse } from "./response-bodies";
 
 const ERROR_TYPES: Readonly<Record<number, string>> = {
@@ -24,7 +25,7 @@ export function errorResponse(status: number, message: string): Response {
  * text, which the loopback bridge writes directly ({@link knownBodyText}) instead of reading the body stream back.
  */
 export function jsonResponse(status: number, body: unknown): Response {
-  const text = JSON.stringify(body);
+  const text = stringifyReplyJson(body);
   return textResponse(text, {
     status,
     headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(text, "utf8")) },

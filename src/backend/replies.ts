@@ -1,6 +1,7 @@
 // Builds SGLang-shaped reply bodies (OpenAI chat completion, /generate) from a process result.
 // Pure: token ids come from the tokenizer handed in, time and ids from the context; no I/O here.
 import { plannedLogprobs } from "./reply-plans";
+import { stringifyReplyJson } from "./reply-json";
 import type { Tokenizer, ToolSpec } from "../tokenizer/types";
 import type { FinishReason, ProcessResult } from "./types";
 import { routingMetaInfo, type MockRoutingOptions, type RoutingRequest } from "./routing-buffers";
@@ -69,9 +70,12 @@ function completeTokens(result: ProcessResult, finishReason: FinishReason, conte
   const ids = encodeCompletion(context.tokenizer, result.text);
   const endsWithStop = finishReason === "stop" || finishReason === "tool_calls";
   if (endsWithStop && context.emitStopToken && context.stopTokenId !== undefined) ids.push(context.stopTokenId);
+  // A fuzz plan's seed decides the log-probs; otherwise miles' mock SGLang rule (mock_sglang_server.py:
+  // `-1 / 128 * i`): the first log-prob is -0.0, a negative zero that every parity run then carries from the
+  // backend reply to the samples payload.
   const seed = result.output_logprobs_seed;
   const planned = seed === undefined ? null : plannedLogprobs(seed, ids.length);
-  const logprobs = ids.map((id, position): TokenLogprob => [planned !== null ? planned[position] : position === 0 ? 0 : -position / 128, id]);
+  const logprobs = ids.map((id, position): TokenLogprob => [planned !== null ? planned[position] : -position / 128, id]);
   return { ids, logprobs, finishReason };
 }
 
@@ -207,5 +211,5 @@ export function chatCompletionToSse(reply: Record<string, unknown>): string {
     { ...head, choices: [{ index: 0, delta, finish_reason: null }] },
     { ...head, choices: [{ index: 0, delta: {}, finish_reason: choice["finish_reason"] }], usage: reply["usage"] },
   ];
-  return chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("") + "data: [DONE]\n\n";
+  return chunks.map((chunk) => `data: ${stringifyReplyJson(chunk)}\n\n`).join("") + "data: [DONE]\n\n";
 }

@@ -4,6 +4,7 @@ import type { ChatMessage } from "../tokenizer/types";
 import { jsonEqual } from "./json-equal";
 import { TEMPLATE_RELEVANT_KEYS } from "./message-matchers";
 import type { MessageMatcher } from "./policy";
+import { pyFrozensetRepr, pyRepr, pyStr, pyStrRepr } from "./python-repr";
 import { SessionHttpError } from "./types";
 
 /** Number of leading request messages that match the stored messages one by one. */
@@ -15,31 +16,33 @@ export function matchedPrefixLength(stored: readonly ChatMessage[], incoming: re
   return n;
 }
 
-function preview(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 200 ? `${text.slice(0, 200)}...` : text;
+/** Python `text[:200]` (code points, not UTF-16 units). */
+function head200(text: string): string {
+  const chars = Array.from(text);
+  return chars.length > 200 ? chars.slice(0, 200).join("") : text;
 }
 
+
+/** The suffix Python appends to every append-only refusal of v1 and to v2's disallowed-role refusal. */
+const ROLE_REFUSAL_SUFFIX = "; the selected TITO fixed template does not support appending this role";
+
 /**
- * Checks that every message of `incoming` from `firstIndex` on has a role the TITO template can append.
- * Used by v1 after its append-only check and by v2 on the suffix beyond the attach point.
- * @throws SessionHttpError(400) naming the first offending index, its role and the allowed roles
+ * v2's role check on the suffix beyond the attach point, with the Python v2 text
+ * (`appended message role='x' not allowed (allowed=[...sorted]); ...`).
+ * @throws SessionHttpError(400) for the first message whose role the TITO template cannot append
  */
-export function assertAllowedAppendRoles(incoming: readonly ChatMessage[], firstIndex: number, allowedRoles: ReadonlySet<string>): void {
+export function assertAllowedSuffixRoles(incoming: readonly ChatMessage[], firstIndex: number, allowedRoles: ReadonlySet<string>): void {
   for (let j = firstIndex; j < incoming.length; j += 1) {
     const role = incoming[j].role;
     if (!allowedRoles.has(role)) {
-      throw new SessionHttpError(
-        400,
-        `appended message at index ${j}: role ${JSON.stringify(role)} is not allowed (allowed: ${[...allowedRoles].sort().join(", ")}); ` +
-          `the TITO template cannot append this role after the stored history`,
-      );
+      throw new SessionHttpError(400, `appended message role=${pyRepr(role)} not allowed (allowed=${pyRepr([...allowedRoles].sort())})${ROLE_REFUSAL_SUFFIX}`);
     }
   }
 }
 
 /**
- * Checks `incoming` extends `stored` message by message and that every appended role is allowed.
+ * v1's append-only check, Python's texts included: `incoming` extends `stored` message by message and every
+ * appended role is allowed.
  * @throws SessionHttpError(400) naming the first offending index
  */
 export function assertAppendOnly(
@@ -50,15 +53,27 @@ export function assertAppendOnly(
 ): void {
   if (stored.length === 0) return;
   if (incoming.length < stored.length) {
-    throw new SessionHttpError(400, `request has ${incoming.length} messages, fewer than the ${stored.length} stored messages`);
+    // Python raises ValueError(text, new, stored), so its str() is the repr of that 3-tuple.
+    const text = `new messages (${incoming.length}) are fewer than stored messages (${stored.length})`;
+    throw new SessionHttpError(400, `(${pyStrRepr(text)}, ${pyRepr(incoming)}, ${pyRepr(stored)})${ROLE_REFUSAL_SUFFIX}`);
   }
   for (let i = 0; i < stored.length; i += 1) {
     if (!matcher(stored[i], incoming[i])) {
-      const diffs = TEMPLATE_RELEVANT_KEYS.filter((key) => !jsonEqual(stored[i][key], incoming[i][key]))
-        .map((key) => `${key}: stored=${preview(stored[i][key])} new=${preview(incoming[i][key])}`)
-        .join("; ");
-      throw new SessionHttpError(400, `message mismatch at index ${i} (role: stored=${stored[i].role}, new=${incoming[i].role}); ${diffs}`);
+      const diffs: Record<string, { stored: string; new: string }> = {};
+      for (const key of TEMPLATE_RELEVANT_KEYS) {
+        if (!jsonEqual(stored[i][key], incoming[i][key])) diffs[key] = { stored: head200(pyRepr(stored[i][key])), new: head200(pyRepr(incoming[i][key])) };
+      }
+      throw new SessionHttpError(
+        400,
+        `message mismatch at index ${i} (role: stored=${pyStr(stored[i].role)}, new=${pyStr(incoming[i].role)}). Diffs: ${pyRepr(diffs)}${ROLE_REFUSAL_SUFFIX}`,
+      );
     }
   }
-  assertAllowedAppendRoles(incoming, stored.length, allowedRoles);
+  for (let j = stored.length; j < incoming.length; j += 1) {
+    const role = incoming[j].role;
+    if (!allowedRoles.has(role)) {
+      // v1's Python text: the index, the role's repr and the allowed frozenset (whose order Python leaves to the hash seed).
+      throw new SessionHttpError(400, `appended message at index ${j} has role=${pyRepr(role)}, allowed=${pyFrozensetRepr(allowedRoles)}${ROLE_REFUSAL_SUFFIX}`);
+    }
+  }
 }

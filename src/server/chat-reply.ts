@@ -2,6 +2,7 @@
 // and the single-chunk fake SSE stream (the backend call itself never streams).
 import type { ChatMessage } from "../tokenizer/types";
 import { dumpsPy, parsePyJson, PY_RESPONSE_JSON, pyNumberValue } from "../wire/py-json";
+import { pyRepr } from "./python-repr";
 import { SessionHttpError } from "./types";
 
 /** The validated parts of an upstream chat completion. */
@@ -47,7 +48,11 @@ export function extractCompletion(body: Buffer): ExtractedCompletion {
   }
   const message = isObject(choice.message) ? choice.message : {};
   if (message.content === null || message.content === undefined) {
-    throw new SessionHttpError(502, "assistant message content is null; the backend must return an empty string when the tool-call parser fails");
+    throw new SessionHttpError(
+      502,
+      "assistant message content is None, when tool call parser failed SGLang should still return an empty content rather than None. " +
+        "Please check your modified SGLang version.",
+    );
   }
   const logprobs = meta.output_token_logprobs;
   if (!Array.isArray(logprobs)) throw new SessionHttpError(502, "meta_info.output_token_logprobs must be an array of [logprob, token_id] pairs");
@@ -55,7 +60,8 @@ export function extractCompletion(body: Buffer): ExtractedCompletion {
   if (logprobs.length !== pyNumberValue(completionTokens)) {
     throw new SessionHttpError(
       502,
-      `invalid chat completion response: len(output_token_logprobs)=${logprobs.length} != completion_tokens=${JSON.stringify(completionTokens)}`,
+      `invalid chat completion response: len(output_token_logprobs)=${logprobs.length} != completion_tokens=${pyRepr(completionTokens)}. ` +
+        "Please check whether you use the correct SGLang branch which has fix the tokenizer batch decode issue.",
     );
   }
   const completionIds = logprobs.map((pair, i) => {

@@ -111,13 +111,17 @@ export function normalizeChatRequest(parsed: unknown, defaults: ChatTemplateKwar
   };
 }
 
-/** Validates the samples-op body: `{"max_seq_len": int|null, "metadata"?: object}`. Throws 400 otherwise. */
-export function parseSamplesBody(parsed: unknown): SamplesRequestBody {
+/**
+ * Validates the samples-op body: `{"max_seq_len": int|null, "metadata"?: object}`. Throws 400 otherwise. With
+ * `readMetadata` false (v1) the `metadata` key is not read at all, whatever it holds, as the Python v1 route does.
+ */
+export function parseSamplesBody(parsed: unknown, readMetadata = true): SamplesRequestBody {
   if (!isObject(parsed)) throw new SessionHttpError(400, "samples request body must be a JSON object");
   const maxSeqLen = parsed.max_seq_len ?? null;
   if (maxSeqLen !== null && !(typeof maxSeqLen === "number" && Number.isInteger(maxSeqLen))) {
     throw new SessionHttpError(400, `max_seq_len must be an integer or null, got ${JSON.stringify(maxSeqLen)}`);
   }
+  if (!readMetadata) return { max_seq_len: maxSeqLen };
   const metadata = parsed.metadata;
   if (metadata !== undefined && metadata !== null && !isObject(metadata)) {
     throw new SessionHttpError(400, "metadata must be an object");

@@ -3,6 +3,7 @@
 import type { MessageMatcher } from "./policy";
 import { canonicalDecimal, ExactJsonNumber, parsePyJson, pythonFloatRepr, PyBigInt, PyFloat } from "../wire/py-json";
 import { jsonEqual } from "./json-equal";
+import { pyTypeName } from "./python-repr";
 import { SessionHttpError } from "./types";
 
 export { jsonEqual } from "./json-equal";
@@ -102,16 +103,6 @@ function argumentsObject(value: unknown): TaggedJson | typeof INVALID_ARGUMENTS 
   }
 }
 
-/** Python's type name of a JSON value in its JS form (int, float and bool are different types). */
-function pyTypeName(value: unknown): string {
-  if (value === null || value === undefined) return "NoneType";
-  if (typeof value === "boolean") return "bool";
-  if (typeof value === "string") return "str";
-  if (value instanceof PyBigInt) return "int";
-  if (value instanceof PyFloat) return "float";
-  if (typeof value === "number") return Number.isInteger(value) && !Object.is(value, -0) ? "int" : "float";
-  return Array.isArray(value) ? "list" : "dict";
-}
 
 /** miles' `_raw_values_match`: Python types must be identical at every level, then values compare with `==`. */
 function rawValuesMatch(a: unknown, b: unknown): boolean {
@@ -201,16 +192,17 @@ export const MESSAGE_MATCHERS: Readonly<Record<MessageMatcherName, MessageMatche
  * 500 naming the matcher instead of silently deciding which history a request belongs to.
  */
 function checkedMatcher(matcher: MessageMatcher): MessageMatcher {
-  const name = matcher.name || "<anonymous>";
+  // Python's texts (message_matcher_hub/funcs.py `_validated`), answered as `{"error": ...}` with 500; the cause of
+  // an exception stays out of the body there too (Python chains it, the client never sees it).
   return (stored, incoming) => {
     let result: unknown;
     try {
       result = matcher(stored, incoming);
-    } catch (error) {
-      throw new SessionHttpError(500, `session message matcher ${name} threw: ${error instanceof Error ? error.message : String(error)}`);
+    } catch {
+      throw new SessionHttpError(500, "session message matcher raised an exception");
     }
     if (typeof result !== "boolean") {
-      throw new SessionHttpError(500, `session message matcher must return a boolean, got ${result === null ? "null" : typeof result}`);
+      throw new SessionHttpError(500, `session message matcher must return bool, got ${pyTypeName(result)}`);
     }
     return result;
   };

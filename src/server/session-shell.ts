@@ -130,7 +130,7 @@ export class SessionShell {
 
   private samples(res: ServerResponse, id: string, body: Buffer): void {
     const entry = this.live(id);
-    const parsed = parseSamplesBody(parseJsonBody(body));
+    const parsed = parseSamplesBody(parseJsonBody(body), this.policy.version === "v2");
     let result;
     try {
       result = this.policy.collectSamples(entry.state, parsed, this.ctx);

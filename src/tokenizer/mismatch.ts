@@ -168,7 +168,7 @@ export class MismatchComparator {
           segment_index: index,
           expected_text: expectedText,
           actual_text: actualText,
-          detail: `special token ${expectedIds[expected.startOf(index)]} expected, got ${actualIds[actual.startOf(index)]}`,
+          detail: "", // as Python's Mismatch.to_dict: only structural entries carry a detail
         });
         continue;
       }
@@ -179,9 +179,7 @@ export class MismatchComparator {
         segment_index: index,
         expected_text: expectedText,
         actual_text: actualText,
-        detail: assistant
-          ? "assistant content differs from the canonical render"
-          : "non-assistant content differs from the canonical render",
+        detail: "",
       });
     }
     return entries;

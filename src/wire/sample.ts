@@ -146,7 +146,8 @@ export class Sample {
   response = "";
   response_length = 0;
   label: string | null = null;
-  reward: number | JsonObject | null = null;
+  /** Python leaves the type open: the v2 default post-processor assigns whatever non-null reward the agent reported. */
+  reward: JsonValue = null;
   loss_mask: number[] | null = null;
   weight_versions: string[] = [];
   rollout_log_probs: number[] | null = null;

@@ -1,7 +1,7 @@
 // The samples-op payload (SPEC §7.4): the server packs assembled Samples into one safetensors container,
 // the driver overlays each wire sample onto a deep copy of its input sample. Pure; no I/O.
 import { InputSampleDefaultsError, SamplesCodecError, SafetensorsFormatError } from "./errors";
-import { PrefixCacheInfo, SAMPLE_STATUSES, Sample, SpecInfo, type JsonObject, type SampleStatus } from "./sample";
+import { PrefixCacheInfo, SAMPLE_STATUSES, Sample, SpecInfo, type JsonObject, type JsonValue, type SampleStatus } from "./sample";
 import { deepCopySample } from "./sample-copy";
 import { concatChunks, readSafetensors, writeSafetensorsChunks } from "./safetensors";
 import { Tensor, type Dtype } from "./tensor";
@@ -314,7 +314,8 @@ function checkJsonField(field: WireJsonField, value: unknown, label: string): un
       if (!isJsonObject(value)) fail("a JSON object");
       break;
     case "reward":
-      if (value !== null && typeof value !== "number" && !isJsonObject(value)) fail("a number, a JSON object or null");
+      // Any JSON value: the Python codec declares the field as plain JSON, and v2's default post-processor assigns
+      // whatever non-null reward the agent reported.
       break;
   }
   return value;
@@ -342,7 +343,7 @@ function applyJsonField(sample: Sample, field: WireJsonField, value: unknown): v
       assignJsonKeys(sample.metadata as Record<string, unknown>, value as Record<string, unknown>);
       break;
     case "reward":
-      if (value !== null) sample.reward = value as number | JsonObject;
+      if (value !== null) sample.reward = value as JsonValue;
       break;
   }
 }

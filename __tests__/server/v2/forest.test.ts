@@ -147,7 +147,7 @@ describe("forest bookkeeping", () => {
     const n0 = commit(forest, null, [U1, A1]);
     commit(forest, n0, [T1, A2]);
     expect(() => commit(forest, n0, [T1, A3])).toThrow(ForestCapacityError);
-    expect(() => commit(forest, n0, [T1, A3])).toThrow(/node cap reached \(2 nodes\)/);
+    expect(() => commit(forest, n0, [T1, A3])).toThrow(/^node cap reached \(2\): the session cannot branch or extend further/);
     expect(forest.nodes).toHaveLength(2);
     expect(n0.children).toHaveLength(1);
   });

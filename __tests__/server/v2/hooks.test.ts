@@ -123,10 +123,22 @@ describe("defaultPostprocess", () => {
     expect(sample.reward).toBeNull();
   });
 
-  test("a reward that is neither a number nor an object is refused", () => {
-    const g = new Grower();
-    g.grow(null);
-    expect(() => run(g, { agent: { reward: "high" } })).toThrow(/reward must be a number or an object/);
+  // mirrors miles/rollout/session/v2/postprocessor_hub/default_postprocess.py: `if trajectory_reward is not None:
+  // assign_reward(...)`, whatever its type (tests/fast/router/test_session_samples_op_v2.py covers the numeric case)
+  test("any non-null reward is assigned as is (string, bool, list, zero); null and absent assign nothing", () => {
+    for (const reward of ["high", true, false, [1, 0.5], 0, -0, { score: 1 }]) {
+      const g = new Grower();
+      g.grow(null);
+      const { out } = run(g, { agent: { reward } });
+      expect(out).toHaveLength(1);
+      expect(Object.is(out[0].reward, reward) || JSON.stringify(out[0].reward) === JSON.stringify(reward)).toBe(true);
+      expect(out[0].metadata.reward).toEqual(reward);
+    }
+    for (const agent of [{ reward: null }, {}] as Array<{ [k: string]: import("../../../src/wire/sample").JsonValue }>) {
+      const g = new Grower();
+      g.grow(null);
+      expect(run(g, { agent }).out[0].reward).toBeNull();
+    }
   });
 
   test("masks are clamped to a response window shortened by truncation", () => {

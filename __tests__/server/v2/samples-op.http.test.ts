@@ -128,6 +128,15 @@ describe("default hooks", () => {
       expect(sample.reward).toBe(0.25);
     }
   });
+
+  // mirrors miles/rollout/session/v2/postprocessor_hub/default_postprocess.py (any non-null reward is assigned)
+  test("a non-numeric agent reward travels to every sample unchanged", async () => {
+    const id = await deepAbandoned(h.server.url);
+    for (const reward of ["pass", [1, 0], false]) {
+      const reply = await collect(h.server.url, id, { max_seq_len: null, metadata: { reward } });
+      expect(reply.samples.map((sample) => sample.reward)).toEqual([reward, reward]);
+    }
+  });
 });
 
 describe("custom hooks", () => {
@@ -166,6 +175,14 @@ describe("custom hooks", () => {
     expect(reply.text).toContain(`picker=${FIXTURES}#${name}`);
     expect(reply.text).toContain("postprocessor=defaultPostprocess");
     expect(reply.text).toContain(cause);
+    if (name !== "exploding") {
+      // mirrors tests/fast/router/test_session_samples_op_v2.py::test_impure_picker_maps_to_422 and
+      // ::test_duplicate_picker_maps_to_422: one cause text for both, Python's
+      expect(reply.text).toBe(
+        `session sample hook failed (picker=${FIXTURES}#${name}, postprocessor=defaultPostprocess): ` +
+          "pick hook must return a subset of its input samples without duplicates (pure selection)",
+      );
+    }
     const view = await getSession(base, id);
     expect(view.metadata.tree.nodes).toHaveLength(3);
     const a1 = await turn(base, id, [U1]);

@@ -170,17 +170,32 @@ describe("positioning", () => {
 });
 
 describe("refusals", () => {
-  test("a disallowed appended role is 400 and the session (tree and view) is unchanged", async () => {
+  // mirrors tests/fast/router/test_sessions_v2.py::test_disallowed_append_role_400_with_rollback_side_effect
+  test("a disallowed appended role is 400 with Python's text; the tree is kept and the view stays on the attach node", async () => {
     const { id, a1 } = await twoTurns();
     const before = await getSession(url, id);
     const logged = h.backend.requestLog.length;
     const reply = await chat(url, id, [U1, a1, { role: "developer", content: "another" }]);
     expect(reply.status).toBe(400);
-    expect(reply.json.error).toMatch(/appended message at index 2: role "developer" is not allowed \(allowed: assistant, system, tool, user\)/);
+    expect(reply.text).toBe(
+      JSON.stringify({
+        error:
+          "appended message role='developer' not allowed (allowed=['assistant', 'system', 'tool', 'user']); " +
+          "the selected TITO fixed template does not support appending this role",
+      }),
+    );
     expect(h.backend.requestLog.length).toBe(logged);
-    // The request would attach at node 0, but a refused request does not move the view there.
-    expect(await getSession(url, id)).toEqual(before);
+    // Python moves the view to the attach point (node 0) before checking the roles; the 400 leaves it there.
+    const after = await getSession(url, id);
     expect(before.records).toHaveLength(2);
+    expect(after.records).toEqual(before.records.slice(0, 1));
+    expect(after.metadata.tree).toEqual(before.metadata.tree);
+    const node0Ids = before.metadata.accumulated_token_ids.slice(0, (before.metadata.tree.nodes[0] as unknown as { num_tokens: number }).num_tokens);
+    expect(after.metadata.accumulated_token_ids).toEqual(node0Ids);
+    // The samples op reads the same view: its session metadata carries node 0's ids; both leaves are still sampled.
+    const samples = await collect(url, id);
+    expect(samples.session_metadata.accumulated_token_ids).toEqual(node0Ids);
+    expect(sampleLeafIds(samples)).toEqual([1]);
   });
 
   test("extending a truncated generation is 409; branching before the cut still works", async () => {
@@ -196,7 +211,14 @@ describe("refusals", () => {
     expect((await getSession(url, id)).metadata.tree.nodes[0].truncated).toBe(true);
     const extend = await chat(url, id, [U1, first.message, T1]);
     expect(extend.status).toBe(409);
-    expect(extend.json.error).toMatch(/truncated generation cannot be extended: node 0 ended with finish_reason "length"/);
+    // mirrors tests/fast/router/test_sessions_v2.py::test_extending_truncated_generation_is_409 (Python's whole text)
+    expect(extend.text).toBe(
+      JSON.stringify({
+        error:
+          "truncated generation cannot be extended: the matched node ended with finish_reason='length' and truncation " +
+          "closes that path for good; branch before the cut instead",
+      }),
+    );
     expect((await getSession(url, id)).metadata.tree.nodes).toHaveLength(1);
     expect((await chat(url, id, [{ role: "user", content: "fresh" }])).status).toBe(200);
     expect(parents((await getSession(url, id)).metadata.tree)).toEqual([[0, null], [1, null]]);
@@ -215,7 +237,10 @@ describe("refusals", () => {
     const logged = h.backend.requestLog.length;
     const refused = await chat(url, id, opening);
     expect(refused.status).toBe(422);
-    expect(refused.json.error).toMatch(/trajectory tree node cap reached \(1024 nodes\)/);
+    // Python's text (tree_trajectory.py); the status and the moment (before the upstream call) are a listed deviation.
+    expect(refused.json.error).toBe(
+      "node cap reached (1024): the session cannot branch or extend further \u2014 this almost always means the harness is not replaying history verbatim",
+    );
     expect(h.backend.requestLog.length).toBe(logged);
     const after = await getSession(url, id);
     expect(after.metadata.tree).toEqual(before.metadata.tree);

@@ -64,7 +64,7 @@ describe("prepare/commit", () => {
     }
     expect(error).toBeInstanceOf(SessionHttpError);
     expect((error as SessionHttpError).status).toBe(422);
-    expect((error as Error).message).toMatch(/node cap reached \(1 nodes\)/);
+    expect((error as Error).message).toMatch(/^node cap reached \(1\): /);
     expect(state.forest.nodes).toHaveLength(1);
     expect(() => prepareV2Turn(state, request([U]), ctx)).toThrow(/node cap reached/);
   });
@@ -81,7 +81,9 @@ describe("prepare/commit", () => {
     expect(state.forest.nodes).toHaveLength(1);
   });
 
-  test("a refused request (disallowed role, tokenizer failure) leaves the view where it was", () => {
+  // mirrors tests/fast/router/test_sessions_v2.py::test_disallowed_append_role_400_with_rollback_side_effect (Python's
+  // position_for_request moves the view before prepare_pretokenized can refuse)
+  test("a request refused after positioning (disallowed role, tokenizer failure) leaves the view on its attach node", () => {
     const state = createV2State();
     const first = prepareV2Turn(state, request([U]), ctx);
     const root = commitV2Turn(state, first.plan, request([U]), completed(first.promptIds, [7], "a"), ctx);
@@ -89,20 +91,21 @@ describe("prepare/commit", () => {
     const p2 = prepareV2Turn(state, second, ctx);
     const child = commitV2Turn(state, p2.plan, second, completed(p2.promptIds, [8], "b"), ctx);
     expect(state.activeLeaf).toBe(child);
-    // Attaches at the root (a sibling of `child`), then is refused: the view must stay on `child`.
+    // Attaches at the root (a sibling of `child`), then is refused: the view is left on the root.
     const badRole = request([U, { role: "assistant", content: "a" }, { role: "developer", content: "x" }]);
     const narrow: PolicyContext = { ...ctx, tito: { ...tito, allowedAppendRoles: new Set(["user"]) } };
     expect(() => prepareV2Turn(state, badRole, narrow)).toThrow(expect.objectContaining({ status: 400 }));
-    expect(state.activeLeaf).toBe(child);
+    expect(state.activeLeaf).toBe(root);
+    state.activeLeaf = child;
     const broken: PolicyContext = { ...ctx, tito: { ...tito, mergeTokens: () => { throw new Error("not append-only"); } } };
     expect(() => prepareV2Turn(state, request([U, { role: "assistant", content: "a" }, { role: "user", content: "w" }]), broken)).toThrow(
       expect.objectContaining({ status: 500, message: "TITO merge failed: not append-only" }),
     );
-    expect(state.activeLeaf).toBe(child);
-    // A new root that fails to render does not clear the view either.
+    expect(state.activeLeaf).toBe(root);
+    // A new root that fails to render leaves the view empty (the attach point of a new root is "no node").
     const noRender: PolicyContext = { ...ctx, tito: { ...tito, renderPromptIds: () => { throw new Error("template exploded"); } } };
     expect(() => prepareV2Turn(state, request([{ role: "user", content: "other" }]), noRender)).toThrow(expect.objectContaining({ status: 500 }));
-    expect(state.activeLeaf).toBe(child);
+    expect(state.activeLeaf).toBeNull();
     expect(state.forest.nodes).toEqual([root, child]);
   });
 

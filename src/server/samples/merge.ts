@@ -1,5 +1,6 @@
 // Folds per-turn samples into one trajectory sample: observations between turns get zero loss and log-prob.
 // Pure and deterministic; any broken invariant is a SampleAssemblyError (422 at the HTTP edge).
+import { pyRepr, pyStr } from "../python-repr";
 import { DecodeFn, JsonObject, JsonValue, Sample, SampleField } from "../../wire/sample";
 import { PY_KEY_ORDER, PyBigInt, PyFloat, rememberKeyOrder } from "../../wire/py-json-values";
 import { jsonEqual } from "../json-equal";
@@ -69,7 +70,7 @@ function mergeMetadata(a: JsonObject, b: JsonObject): JsonObject {
   const left = splitMetadata(a);
   const right = splitMetadata(b);
   if (!jsonEqual(left.rest, right.rest)) {
-    throw new SampleAssemblyError(`metadata mismatch: a.metadata=${JSON.stringify(a)}, b.metadata=${JSON.stringify(b)}`);
+    throw new SampleAssemblyError(`metadata mismatch: a.metadata=${pyRepr(a)}, b.metadata=${pyRepr(b)}`);
   }
   const merged: JsonObject = cloneJson(left.rest);
   const lifecycle = [...left.lifecycle, ...right.lifecycle];
@@ -97,7 +98,7 @@ export function mergeSamplePair(a: Sample, b: Sample, decode: DecodeFn): Sample 
   }
   const obsLen = b.tokens.length - a.tokens.length - b.response_length;
   check(promptStartsWith(b.prompt, a.prompt), "b.prompt must start with a.prompt");
-  check(startsWith(b.tokens, a.tokens), `b.tokens must start with a.tokens (a has ${a.tokens.length} tokens, b has ${b.tokens.length})`);
+  check(startsWith(b.tokens, a.tokens), "b.tokens must start with a.tokens");
   check(obsLen > 0, `obs_len must be > 0, got ${obsLen}`);
   for (const field of REPLAY_FIELDS) {
     const left = a[field];
@@ -109,7 +110,7 @@ export function mergeSamplePair(a: Sample, b: Sample, decode: DecodeFn): Sample 
   }
   check(a.status === "completed", `a.status must be completed, got ${a.status}`);
   for (const field of EQUAL_FIELDS) {
-    check(jsonEqual(a[field], b[field]), `${field} mismatch: a.${field}=${JSON.stringify(a[field])}, b.${field}=${JSON.stringify(b[field])}`);
+    check(jsonEqual(a[field], b[field]), `${field} mismatch: a.${field}=${pyStr(a[field])}, b.${field}=${pyStr(b[field])}`);
   }
   const aMask = a.loss_mask ?? new Array<number>(a.response_length).fill(1);
   const bMask = b.loss_mask ?? new Array<number>(b.response_length).fill(1);

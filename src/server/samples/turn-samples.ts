@@ -1,5 +1,6 @@
 // One raw per-turn Sample from each stored record, aligned against the trajectory's accumulated token ids.
 // Pure: records in, samples out; the decode function is the only tokenizer dependency.
+import { pyRepr } from "../python-repr";
 import type { JsonObject } from "../../wire/sample";
 import { DecodeFn, Sample, SampleStatus } from "../../wire/sample";
 import type { SessionRecord } from "../types";
@@ -47,6 +48,9 @@ export interface RecordTokens {
 
 function readRecord(record: SessionRecord, turn: number): RecordTokens {
   const promptIds = record.request?.input_ids;
+  if (promptIds === null || promptIds === undefined) {
+    throw new SampleAssemblyError("input_ids not found in request \u2014 the session server should populate it"); // Python's text
+  }
   if (!Array.isArray(promptIds) || !promptIds.every((id) => Number.isInteger(id))) {
     throw new SampleAssemblyError(`record ${turn}: request.input_ids missing or not integer ids; the session server should populate it`);
   }
@@ -131,10 +135,10 @@ export function alignTurn(record: SessionRecord, i: number, isLast: boolean, acc
     trimCount = tokens.outputIds.length - matched;
     const allowed = isLast ? 0 : maxTrimTokens;
     if (trimCount > allowed) {
+      // Python's assertion text (miles/rollout/session/samples/merge.py, compute_samples_from_openai_records).
       throw new SampleAssemblyError(
-        `turn ${i + 1}: ${trimCount} output tokens do not match the accumulated ids, more than the ${allowed} allowed ` +
-          `(is_last=${isLast}, max_trim_tokens=${maxTrimTokens}); output tail ${JSON.stringify(tokens.outputIds.slice(-3))}, ` +
-          `accumulated at ${cursor}: ${JSON.stringify(accumulated.slice(cursor, cursor + 3))}`,
+        `trim_count ${trimCount} exceeds allowed=${allowed} (is_last=${pyRepr(isLast)}, max_trim_tokens=${maxTrimTokens}); ` +
+          `output_ids[-3:]=${pyRepr(tokens.outputIds.slice(-3))}, accumulated[cursor:cursor+3]=${pyRepr(accumulated.slice(cursor, cursor + 3))}`,
       );
     }
     cursor += matched;
@@ -152,7 +156,7 @@ export function alignedTurnSample(records: readonly SessionRecord[], i: number, 
 /** Refuses an alignment that did not consume exactly the accumulated ids. */
 export function assertAlignmentComplete(cursor: number, accumulated: readonly number[], recordCount: number): void {
   if (cursor !== accumulated.length) {
-    throw new SampleAssemblyError(`alignment cursor ${cursor} != ${accumulated.length} accumulated token ids after processing all ${recordCount} records`);
+    throw new SampleAssemblyError(`cursor ${cursor} != len(accumulated_token_ids) ${accumulated.length} after processing all ${recordCount} records`);
   }
 }
 

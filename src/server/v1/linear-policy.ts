@@ -39,26 +39,25 @@ export const linearPolicy: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
   createState: createLinearTrajectory,
 
   prepare(state, request: NormalizedChatRequest, ctx): PreparedTurn<LinearPlan> {
-    // Work on the rolled-back view first; the state changes only once the prompt is built, so a request
-    // refused for any reason (bad role, tokenizer failure) leaves the session untouched.
+    // The retry rollback is applied first and stays applied: a request refused afterwards (a disallowed appended
+    // role, a tokenizer failure) leaves the session rolled back, as the Python server does (its v1 pins characterize
+    // this order), so a later resend trains what Python trains. Only the deep-rollback refusal changes nothing.
     const rollback = findRollback(state, request.messages, ctx.messagesMatch);
-    const target: LinearTrajectory = rollback === null ? state : { ...state };
-    if (rollback !== null) applyRollback(target, rollback);
-    let promptIds: number[];
-    if (target.checkpoints.length === 0) {
-      promptIds = titoStep("render", () => ctx.tito.renderPromptIds(request.messages, request.tools, request.chatTemplateKwargs));
-    } else {
-      assertAppendOnly(target.messages, request.messages, ctx.tito.allowedAppendRoles, ctx.messagesMatch);
-      const effective = [...target.messages, ...request.messages.slice(target.messages.length)];
-      promptIds = titoStep("merge", () =>
-        ctx.tito.mergeTokens(target.messages, effective, currentTokenIds(target), request.tools, request.chatTemplateKwargs),
-      );
-    }
     if (rollback !== null) {
       ctx.logger.info?.(
         `rolling back: ${state.checkpoints.length} -> ${rollback.keepCheckpoints} checkpoints, messages[:${rollback.keepMessages}]`,
       );
-      Object.assign(state, target);
+      applyRollback(state, rollback);
+    }
+    let promptIds: number[];
+    if (state.checkpoints.length === 0) {
+      promptIds = titoStep("render", () => ctx.tito.renderPromptIds(request.messages, request.tools, request.chatTemplateKwargs));
+    } else {
+      assertAppendOnly(state.messages, request.messages, ctx.tito.allowedAppendRoles, ctx.messagesMatch);
+      const effective = [...state.messages, ...request.messages.slice(state.messages.length)];
+      promptIds = titoStep("merge", () =>
+        ctx.tito.mergeTokens(state.messages, effective, currentTokenIds(state), request.tools, request.chatTemplateKwargs),
+      );
     }
     return { promptIds, plan: { expectedTurns: state.checkpoints.length }, checkpointIds: currentTokenIds(state) };
   },

@@ -57,11 +57,11 @@ export function findRollback(state: LinearTrajectory, request: readonly ChatMess
   }
   const discarded = state.checkpoints.length - (checkpoint + 1);
   if (discarded > MAX_ROLLBACK_TURNS) {
+    // Python's text, byte for byte (mirrors tests/fast/router/test_sessions_v1_pins.py::test_deep_rollback_400_byte_exact_and_state_unchanged).
     throw new SessionHttpError(
       400,
-      `rollback failed: the request diverges from the stored history at message ${matched}, which would discard ` +
-        `${discarded} generated turns (at most ${MAX_ROLLBACK_TURNS} allowed; stored has ${state.messages.length} messages, ` +
-        `request has ${request.length})`,
+      `rollback failed: discard_count=${discarded} exceeds max_assistant_rollback_steps=${MAX_ROLLBACK_TURNS} ` +
+        `(stored has ${state.messages.length} messages, request has ${request.length} messages)`,
     );
   }
   return { keepCheckpoints: checkpoint + 1, keepMessages: checkpoint >= 0 ? state.checkpointMessageEnds[checkpoint] : 0, discarded };

@@ -17,9 +17,7 @@ export const defaultPostprocess: SamplePostprocessor = function defaultPostproce
   const rowById = new Map<number, TreeNodeRow>(sessionMetadata.tree.nodes.map((row) => [row.id, row]));
   const agent: JsonObject = sessionMetadata.agent ?? {};
   const reward = agent.reward;
-  if (reward !== undefined && reward !== null && (typeof reward !== "number" && (typeof reward !== "object" || Array.isArray(reward)))) {
-    throw new Error(`defaultPostprocess: agent metadata reward must be a number or an object, got ${JSON.stringify(reward)}`);
-  }
+  // Any non-null reward is assigned as is, whatever its type (Python's default_postprocess does not check it).
   const agentMetadata: JsonObject = Object.fromEntries(
     Object.entries(agent).filter(([key]) => !SERVER_OWNED_METADATA_KEYS.includes(key)),
   );
@@ -54,7 +52,7 @@ export const defaultPostprocess: SamplePostprocessor = function defaultPostproce
       ),
     );
     sample.metadata = { ...sample.metadata, ...agentMetadata, ...serverOwned };
-    if (reward !== undefined && reward !== null) sample.reward = reward as number | JsonObject;
+    if (reward !== undefined && reward !== null) sample.reward = reward;
   });
   return samples;
 };

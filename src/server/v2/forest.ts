@@ -10,9 +10,10 @@ export const MAX_TREE_NODES = 1024;
 /** Raised when a commit would grow a session past its node cap. */
 export class ForestCapacityError extends Error {
   constructor(readonly cap: number) {
+    // Python's text (miles/rollout/session/v2/tree_trajectory.py, SessionTree.create_node).
     super(
-      `trajectory tree node cap reached (${cap} nodes): the session cannot branch or extend any further; ` +
-        `this usually means the agent is not replaying its history verbatim, so every request opens a new branch`,
+      `node cap reached (${cap}): the session cannot branch or extend further \u2014 this almost always means the harness ` +
+        `is not replaying history verbatim`,
     );
     this.name = "ForestCapacityError";
   }

@@ -92,10 +92,10 @@ export function runSampleHooks(
     const allowed = new Set(material);
     const seen = new Set<Sample>();
     for (const sample of picked) {
-      if (!allowed.has(sample)) {
-        throw new Error("the picker must return a subset of its input samples (the same objects, none rewritten or copied)");
+      // One cause for a foreign sample and a duplicate alike: Python's text (v2/core.py, SessionCoreV2.collect_samples).
+      if (!allowed.has(sample) || seen.has(sample)) {
+        throw new Error("pick hook must return a subset of its input samples without duplicates (pure selection)");
       }
-      if (seen.has(sample)) throw new Error("the picker must return its input samples without duplicates");
       seen.add(sample);
     }
     return expectSamples(hooks.postprocessor.fn(picked, sessionMetadata, context), "postprocessor");

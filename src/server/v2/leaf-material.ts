@@ -26,8 +26,9 @@ export function buildLeafMaterial(forest: TrajectoryForest, maxSeqLen: number | 
         { decode, maxTrimTokens: ctx.tito.maxTrimTokens, maxSeqLen, prefixMemo, replay: ctx.replay },
       ).sample;
     } catch (error) {
-      if (!(error instanceof SampleAssemblyError)) throw error;
-      throw new SampleAssemblyError(`leaf ${leaf.id} (path ${path.map((node) => node.id).join(",")}): ${error.message}`);
+      // The 422 body is the assembly text alone, as in Python; which leaf failed goes to the server log.
+      if (error instanceof SampleAssemblyError) ctx.logger.warn(`samples op: leaf ${leaf.id} (path ${path.map((node) => node.id).join(",")}) cannot be assembled`);
+      throw error;
     }
     if (sample === null) continue;
     sample.metadata.accumulated_token_ids = [...leaf.tokenIds];

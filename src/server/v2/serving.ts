@@ -2,7 +2,7 @@
 // Runs under the session lock held by the shell; a request never destroys stored history, it only adds nodes.
 import type { ChatMessage } from "../../tokenizer/types";
 import type { PolicyContext } from "../policy";
-import { assertAllowedAppendRoles } from "../append-only";
+import { assertAllowedSuffixRoles } from "../append-only";
 import { titoStep } from "../tito-step";
 import { assertStoredPrefix } from "../token-prefix";
 import { type CompletedTurn, type NormalizedChatRequest, SessionHttpError } from "../types";
@@ -32,20 +32,23 @@ export function createV2State(cap?: number): V2SessionState {
 }
 
 /**
- * Positions a request and returns its prompt ids. The view moves to the attach point only once the prompt is
- * built, so a refused request (409, 400, a tokenizer 500) leaves the session exactly as it was. (The original
- * server moves the view before checking the appended roles; here a refusal never changes what GET shows.)
+ * Positions a request and returns its prompt ids. As in the Python server, the view moves to the attach point as
+ * soon as the request is positioned: a request refused afterwards (a disallowed role, a tokenizer failure, a failed
+ * upstream call) leaves GET and the samples op on the attach node (mirrors
+ * tests/fast/router/test_sessions_v2.py::test_disallowed_append_role_400_with_rollback_side_effect). The 409 for a
+ * truncated node and the 422 at the node cap come first and change nothing.
  * @throws SessionHttpError 422 (node cap), 409 (extending a truncated generation), 400 (disallowed role),
  *   500 (tokenizer failure).
  */
 export function prepareV2Turn(state: V2SessionState, request: NormalizedChatRequest, ctx: PolicyContext): { promptIds: number[]; plan: V2Plan; checkpointIds: readonly number[] } {
+  // Deviation (docs/PROTOCOL.md): refused before the upstream call; Python calls the backend, then fails the commit.
   if (state.forest.full) throw new SessionHttpError(422, new ForestCapacityError(state.forest.cap).message);
   const point = state.forest.findAttachPoint(request.messages, ctx.messagesMatch);
   if (point.node !== null && point.node.truncated) {
     throw new SessionHttpError(
       409,
-      `truncated generation cannot be extended: node ${point.node.id} ended with finish_reason "length", which closes its path; ` +
-        `branch from an earlier point of the history instead`,
+      "truncated generation cannot be extended: the matched node ended with finish_reason='length' and truncation " +
+        "closes that path for good; branch before the cut instead",
     );
   }
   if (point.node !== state.activeLeaf && ctx.logger.info) {
@@ -54,10 +57,9 @@ export function prepareV2Turn(state: V2SessionState, request: NormalizedChatRequ
         `(matched ${point.matchedMessages}, best overlap ${point.bestOverlap}, ${state.forest.nodes.length} nodes)`,
     );
   }
-  const plan: V2Plan = { parent: point.node, matchedMessages: point.matchedMessages };
-  const promptIds = promptFor(point.node, point.matchedMessages, request, ctx);
   state.activeLeaf = point.node;
-  return { promptIds, plan, checkpointIds: point.node === null ? [] : point.node.tokenIds };
+  const plan: V2Plan = { parent: point.node, matchedMessages: point.matchedMessages };
+  return { promptIds: promptFor(point.node, point.matchedMessages, request, ctx), plan, checkpointIds: point.node === null ? [] : point.node.tokenIds };
 }
 
 /** The TITO prompt for a request attached at `attach` (null: a new root rendered from scratch). Pure. */
@@ -67,7 +69,7 @@ function promptFor(attach: TrajectoryNode | null, matchedMessages: number, reque
   }
   const stored = attach.pathMessages();
   const suffix = request.messages.slice(matchedMessages);
-  assertAllowedAppendRoles(request.messages, matchedMessages, ctx.tito.allowedAppendRoles);
+  assertAllowedSuffixRoles(request.messages, matchedMessages, ctx.tito.allowedAppendRoles);
   return titoStep("merge", () => ctx.tito.mergeTokens(stored, [...stored, ...suffix], attach.tokenIds, request.tools, request.chatTemplateKwargs));
 }
 
