@@ -48,8 +48,8 @@ afterAll(async () => {
   await environment?.stop();
 });
 
-test("the registry carries the four scenario matchers next to toBeBitwiseEqual", () => {
-  expect(Object.keys(sessionParityMatchers).sort()).toEqual(["toBeBitwiseEqual", "toHaveRetryTopology", "toHaveTrainingPayloadParity", "toMatchAgentMetadata", "toRoundTripToolCalls"]);
+test("the registry carries the scenario matchers and the snapshot matcher next to toBeBitwiseEqual", () => {
+  expect(Object.keys(sessionParityMatchers).sort()).toEqual(["toBeBitwiseEqual", "toHaveRetryTopology", "toHaveTrainingPayloadParity", "toMatchAgentMetadata", "toMatchBitwiseSnapshot", "toRoundTripToolCalls"]);
 });
 
 describe("retry topology", () => {
