@@ -73,7 +73,7 @@ describe("executeRun", () => {
       env: {},
     });
     expect(exitCode).toBe(0);
-    expect(report.summary).toEqual({ trajectories: 2, passed: 2, failed: 0, pass: true });
+    expect(report.summary).toEqual({ trajectories: 2, passed: 2, failed: 0, pass: true, serverProblems: 0, firstServerProblem: null });
     expect(err[0]).toMatch(/^\r\x1b\[2K\[-+\] 0\/4 trajectories {2}\d+\.\d s$/);
     expect(err).toContainEqual(expect.stringMatching(/^\r\x1b\[2K\[#+\] 4\/4 trajectories {2}\d+\.\d s$/));
     expect(err[err.length - 1]).toBe("\r\x1b[2K");

@@ -33,7 +33,7 @@ afterAll(async () => {
   await environment?.stop();
 });
 
-test("the registry carries the four scenario matchers next to toBeBitwiseEqual", () => {
+test("the registry carries the scenario, fuzz and snapshot matchers next to toBeBitwiseEqual", () => {
   expect(Object.keys(sessionParityMatchers).sort()).toEqual(["toBeBitwiseEqual", "toHaveAgenticParity", "toHaveRetryTopology", "toHaveTrainingPayloadParity", "toMatchAgentMetadata", "toMatchBitwiseSnapshot", "toRoundTripToolCalls"]);
 });
 
@@ -232,7 +232,7 @@ describe("usage errors are never a silent pass under .not", () => {
   test.each([
     ["toHaveTrainingPayloadParity", () => expect(undefined).not.toHaveTrainingPayloadParity(v2[0]), "toHaveTrainingPayloadParity: the v1 run (received) is not a SessionParityRun (got undefined)"],
     ["toHaveTrainingPayloadParity (expected)", () => expect(v1[0]).not.toHaveTrainingPayloadParity([v2[0]] as never), "toHaveTrainingPayloadParity: the v2 run (expected) is not a SessionParityRun (got an array of 1)"],
-    ["toHaveRetryTopology", () => expect(v2[0].samples[0]).not.toHaveRetryTopology(WEATHER_RETRY_TOPOLOGY), "toHaveRetryTopology: received is neither a v2 SessionParityRun nor a tree {nodes, leaves} (got a Sample)"],
+    ["toHaveRetryTopology", () => expect(v2[0].samples[0]).not.toHaveRetryTopology(WEATHER_RETRY_TOPOLOGY), "toHaveRetryTopology: received is neither a v2 SessionParityRun, a tree {nodes, leaves} nor a tuple tree {nodes: [id, parent][], leaves: [nodeId, path][]} (got a Sample)"],
     ["toMatchAgentMetadata", () => expect(null).not.toMatchAgentMetadata(WEATHER_AGENT_METADATA), "toMatchAgentMetadata: received is not a SessionParityRun (got null)"],
     ["toRoundTripToolCalls", () => expect("records").not.toRoundTripToolCalls(WEATHER_TOOL_ROUND_TRIPS), "toRoundTripToolCalls: received is neither a SessionParityRun nor a GET /sessions/{id} snapshot with records (got string)"],
   ])("%s throws a TypeError naming the bad value", (_name, assertion, message) => {
@@ -252,5 +252,41 @@ describe("usage errors are never a silent pass under .not", () => {
     expect(thrownMessage(() => expect(v1[0]).not.toRoundTripToolCalls(WEATHER_TOOL_ROUND_TRIPS))).toMatch(
       /The session's records show the expected tool-call round trips\.\nChecked: records\[0\]\.request\.tools, .*round trip 1 \(get_weather: record 2 -> record 3\); every part passed, so \.not fails\./,
     );
+  });
+});
+
+describe("toMatchAgentMetadata({ subset })", () => {
+  test("by default v2's agent metadata must equal the expectation; subset: true accepts extra keys", () => {
+    const run = copyRun(v2[0]);
+    run.sessionMetadata.agent = { ...(run.sessionMetadata.agent as JsonObject), trainer_note: "extra" };
+    const message = thrownMessage(() => expect(run).toMatchAgentMetadata(WEATHER_AGENT_METADATA));
+    expect(message).toContain("[sessionMetadata.agent] v2 sessionMetadata.agent differs from the expected agent metadata");
+    expect(message).toContain('sessionMetadata.agent.trainer_note: missing on the right');
+    expect(run).toMatchAgentMetadata(WEATHER_AGENT_METADATA, { subset: true });
+    expect(run).toMatchAgentMetadata({ rollback_count: 2 }, { subset: true });
+    expect(checkAgentMetadata(run, { rollback_count: 2 }, { subset: true }).pass).toBe(true);
+  });
+
+  test("subset: true still fails on a differing or missing expected key", () => {
+    const message = thrownMessage(() => expect(v2[0]).toMatchAgentMetadata({ rollback_count: 3, missing_key: 1 }, { subset: true }));
+    expect(message).toContain("[sessionMetadata.agent] v2 sessionMetadata.agent lacks or differs in expected keys (subset match)");
+    expect(message).toContain("sessionMetadata.agent.rollback_count: 2 vs 3");
+    expect(message).toContain("sessionMetadata.agent.missing_key: missing on the left");
+  });
+});
+
+describe("toHaveRetryTopology on a hand-built tuple tree", () => {
+  test("the expected topology's own shape is accepted as the received tree, selectedLeaf included", () => {
+    expect(WEATHER_RETRY_TOPOLOGY).toHaveRetryTopology(WEATHER_RETRY_TOPOLOGY);
+    const { selectedLeaf: _kept, ...bare } = WEATHER_RETRY_TOPOLOGY;
+    expect(bare).toHaveRetryTopology(bare);
+  });
+
+  test("a differing tuple tree names the node and the selected leaf", () => {
+    const moved = { ...WEATHER_RETRY_TOPOLOGY, nodes: WEATHER_RETRY_TOPOLOGY.nodes.map(([id, parent]) => (id === 6 ? [6, 2] : [id, parent])), selectedLeaf: 5 };
+    const verdict = checkRetryTopology(moved, WEATHER_RETRY_TOPOLOGY);
+    expect(verdict.failures.map((failure) => failure.part)).toEqual(["tree.nodes", "selected leaf"]);
+    expect(verdict.firstDifference).toBe("first differing node: tree.nodes[6] is (6, parent 2), expected (6, parent 3)");
+    expect(verdict.failures[1].message).toBe("the tree selects leaf 5, expected leaf 8");
   });
 });

@@ -1,5 +1,7 @@
 // Session CRUD, health, 404/405 on every route, malformed input, and the raw pass-through proxy.
 // Real loopback HTTP: the v1 server in front of the mock backend or a raw recording backend.
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
 import { echoScript, startMockBackend, type MockBackend } from "../../src/backend";
 import { startSessionServer, type RunningSessionServer } from "../../src/server";
 import { call, chat, createSession, getSession, recordingLogger, startRawBackend, type RawBackend } from "./helpers";
@@ -28,12 +30,14 @@ afterAll(async () => {
 const USER = { role: "user", content: "hello there" };
 
 describe("health and sessions", () => {
-  test("health reports ok and the instance id; omits the id when unset", async () => {
+  // mirrors miles/rollout/session/core.py::health, plus the version fields (a listed deviation)
+  test("health reports ok, the instance id (omitted when unset), the server version and the package version", async () => {
+    const version = (JSON.parse(readFileSync(path.join(__dirname, "../../package.json"), "utf8")) as { version: string }).version;
     const withId = await call("GET", `${server.url}/health`);
     expect(withId.status).toBe(200);
-    expect(withId.text).toBe('{"status":"ok","session_server_instance_id":"inst-7"}');
+    expect(withId.text).toBe(`{"status":"ok","session_server_instance_id":"inst-7","session_server_version":"v1","package_version":"${version}"}`);
     const without = await call("GET", `${rawServer.url}/health`);
-    expect(without.text).toBe('{"status":"ok"}');
+    expect(without.text).toBe(`{"status":"ok","session_server_version":"${rawServer.version}","package_version":"${version}"}`);
   });
 
   test("create returns a 32-hex id; get shows an empty session; delete removes it", async () => {

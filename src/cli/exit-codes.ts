@@ -1,11 +1,11 @@
 // Exit statuses of the `session-parity` command and the error that carries one up to the entry point.
-// 0 = every trajectory passed, 1 = at least one failed, 2 = a usage or start-up error (nothing was judged).
+// The same for every command: 0 pass, 1 parity failure (payloads differ), 2 a usage or server problem.
 
 /** Every trajectory pair passed every check. */
 export const EXIT_PASS = 0;
 /** At least one trajectory pair failed a check. */
 export const EXIT_FAIL = 1;
-/** A bad flag, or a server that could not be started or reached. */
+/** A bad flag, or a server that could not be started or reached, or that failed during a run (5xx, no reply). */
 export const EXIT_USAGE = 2;
 
 /** An error that ends the command with a given exit status. */

@@ -2,6 +2,10 @@
 // Exported so other tools can embed or extend the command set, or run the parity proof and read its report.
 export { buildProgram } from "./main";
 export * from "./serve-command";
+export * from "./mock-command";
+export * from "./command-kit";
+export * from "./server-problems";
+export * from "./version-check";
 export * from "./run-command";
 export * from "./run-parity";
 export * from "./package-version";

@@ -92,8 +92,11 @@ export interface ParityReport {
   options: { batch: number; cycles: number; latencyMs: number; hfCheckpoint: string | null };
   /** The backend and the two session servers, and where each came from. */
   servers: { backend: ReportServer; v1: ReportServer; v2: ReportServer };
-  /** Pairs run, passed and failed; `pass` when none failed. */
-  summary: { trajectories: number; passed: number; failed: number; pass: boolean };
+  /**
+   * Pairs run, passed and failed; `pass` when none failed. `serverProblems` counts the runs that failed on a
+   * server problem (a 5xx reply or no reply) rather than a payload difference, `firstServerProblem` names the first.
+   */
+  summary: { trajectories: number; passed: number; failed: number; pass: boolean; serverProblems: number; firstServerProblem: string | null };
   /** Wall times of the run's phases, in milliseconds. */
   timings: {
     /** Starting (or probing) the servers. */

@@ -1,7 +1,8 @@
 // The `session-parity run` subcommand: the parity proof as a command, read like a test report.
 // Exit status 0 = every pair passed, 1 = some pair failed, 2 = a bad flag or a server that could not start or be reached.
 import { writeFile } from "node:fs/promises";
-import { Command, CommanderError } from "commander";
+import { Command } from "commander";
+import { withCliConventions } from "./command-kit";
 import { CliExit, EXIT_FAIL, EXIT_PASS, EXIT_USAGE } from "./exit-codes";
 import type { ProgressStream } from "./progress-bar";
 import type { ParityReport } from "./report";
@@ -24,7 +25,7 @@ const DEFAULT_IO: RunCommandIo = { out: process.stdout, err: process.stderr };
 
 /**
  * Runs the parity proof with parsed options, prints the report and writes `--json` / `--html` when asked.
- * @returns the exit status (0 all pass, 1 any failure).
+ * @returns the exit status (0 all pass, 1 any payload difference, 2 when a run failed on a server problem).
  * @throws CliExit with status 2 on a start-up error or an unwritable `--json` file.
  */
 export async function executeRun(options: RunCommandOptions, io: RunCommandIo = DEFAULT_IO): Promise<{ exitCode: number; report: ParityReport }> {
@@ -49,7 +50,8 @@ export async function executeRun(options: RunCommandOptions, io: RunCommandIo = 
     }
     io.out.write(`Full report written to ${options.json}\n`);
   }
-  return { exitCode: report.summary.pass ? EXIT_PASS : EXIT_FAIL, report };
+  const exitCode = report.summary.serverProblems > 0 ? EXIT_USAGE : report.summary.pass ? EXIT_PASS : EXIT_FAIL;
+  return { exitCode, report };
 }
 
 /**
@@ -75,14 +77,12 @@ export function runCommand(io: RunCommandIo = DEFAULT_IO): Command {
     .option("--topk <k>", "with --routing-replay: experts per token and layer of the embedded mock (default 2)", parseRoutingDim)
     .option("--indexer-replay", "with --routing-replay: also replay the indexer top-k")
     .option("--addition-r3", "with --routing-replay: additional R3 (only new rows per request, rebuilt at collect time)")
-    .showHelpAfterError("(run `session-parity run --help` for the flags)")
-    .addHelpText("after", "\nExit status: 0 every trajectory passed, 1 some trajectory failed, 2 bad flag or server start-up error.")
-    .exitOverride((error: CommanderError) => {
-      throw new CliExit(error.exitCode === 0 ? EXIT_PASS : EXIT_USAGE, error.message, true);
-    })
     .action(async (options: RunCommandOptions) => {
       const { exitCode } = await executeRun(options, io);
       process.exitCode = exitCode;
     });
-  return command;
+  return withCliConventions(command, [
+    "session-parity run --batch 16",
+    "session-parity run --v1 http://127.0.0.1:8001 --v2 http://127.0.0.1:8002 --json report.json",
+  ]);
 }

@@ -16,6 +16,8 @@ import { ProgressBar, type ProgressStream } from "./progress-bar";
 import type { ParityReport, ReportRun, ReportServer } from "./report";
 import { parseUrl, parseUrlList, type RunCommandOptions } from "./run-options";
 import { SessionRequestCounter } from "./request-counter";
+import { summarizeServerProblems } from "./server-problems";
+import { detectSessionServerVersion } from "./version-check";
 import { describeTransportError, probeHealth } from "../fixture/health-probe";
 
 /** Where `runParity` reads variables and draws progress. */
@@ -69,6 +71,25 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
   await probe("backend", backendGiven);
   await probe("v1 session server", v1Given);
   await probe("v2 session server", v2Given);
+  const verify = async (version: SessionServerVersion, given: GivenLocation | undefined): Promise<void> => {
+    if (given === undefined) return;
+    for (const url of given.url.split(",")) {
+      let detected;
+      try {
+        detected = await detectSessionServerVersion(url, health[url], context.probeTimeoutMs);
+      } catch (error) {
+        throw new CliExit(EXIT_USAGE, `the ${version} session server at ${url} (${given.from}) failed the version check: ${(error as Error).message}`);
+      }
+      if (detected.version !== version) {
+        throw new CliExit(
+          EXIT_USAGE,
+          `${given.from} expects a ${version} session server, but ${url} is ${detected.version} (${detected.evidence}); are the --v1 and --v2 URLs swapped?`,
+        );
+      }
+    }
+  };
+  await verify("v1", v1Given);
+  await verify("v2", v2Given);
 
   const warnings = new Map<string, number>();
   let environment: ParityEnvironment;
@@ -146,6 +167,7 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
       }),
     );
     const passed = trajectories.filter((trajectory) => trajectory.pass).length;
+    const problems = summarizeServerProblems(runs);
     const server = (url: string | null, started: boolean): ReportServer => ({
       url,
       origin: url === null ? "unused" : started ? "embedded" : "given",
@@ -161,7 +183,14 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
         v1: server(environment.v1Url, environment.started.v1),
         v2: server(environment.v2Url, environment.started.v2),
       },
-      summary: { trajectories: options.batch, passed, failed: options.batch - passed, pass: passed === options.batch },
+      summary: {
+        trajectories: options.batch,
+        passed,
+        failed: options.batch - passed,
+        pass: passed === options.batch,
+        serverProblems: problems.count,
+        firstServerProblem: problems.first,
+      },
       timings: {
         startupMs,
         trajectoriesMs,

@@ -1,9 +1,13 @@
 // The `session-parity serve` subcommand: runs one reference session server as a standalone process.
-// Prints one line with its URL once listening; SIGINT/SIGTERM close it and exit with status 0.
+// Checks the backend first (exit 2 naming it), prints one line with its URL, and exits 0 on SIGINT/SIGTERM.
 import { Command, InvalidArgumentError, Option } from "commander";
 import { startSessionServer, RunningSessionServer } from "../server/session-server";
 import type { SessionServerVersion } from "../server/types";
 import type { MessageMatcherName } from "../server/message-matchers";
+import { describeTransportError, probeHealth } from "../fixture/health-probe";
+import { closeOnSignals, withCliConventions } from "./command-kit";
+import { CliExit, EXIT_USAGE } from "./exit-codes";
+import { parsePort } from "./mock-command";
 
 /** Parsed options of `serve`. */
 export interface ServeCommandOptions {
@@ -22,6 +26,8 @@ export interface ServeCommandOptions {
   useRolloutIndexerReplay?: boolean;
   useAdditionR3?: boolean;
   numLayers?: number;
+  /** Probe `GET <backend>/health` before starting (default true; `--no-check-backend` turns it off). */
+  checkBackend?: boolean;
 }
 
 function parsePositiveInt(value: string): number {
@@ -30,20 +36,30 @@ function parsePositiveInt(value: string): number {
   return n;
 }
 
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError("must be an integer between 0 and 65535");
-  return port;
-}
-
 function parseUrl(value: string): string {
   if (!/^https?:\/\/[^/]+/.test(value)) throw new InvalidArgumentError("must be an http(s) URL such as http://127.0.0.1:30000");
   return value;
 }
 
-/** Starts the server described by `options` and wires the shutdown signals. Resolves once listening. */
+/**
+ * Starts the server described by `options` and wires the shutdown signals. Resolves once listening.
+ * @throws CliExit (status 2) when the backend does not answer (unless `checkBackend` is false) or the server
+ *   cannot start (port taken, tokenizer or hook that cannot be loaded).
+ */
 export async function runServe(options: ServeCommandOptions, io: { log: (line: string) => void } = { log: (line) => console.log(line) }): Promise<RunningSessionServer> {
-  const server = await startSessionServer({
+  if (options.checkBackend !== false) {
+    try {
+      await probeHealth(options.backend);
+    } catch (error) {
+      throw new CliExit(
+        EXIT_USAGE,
+        `cannot reach the backend at ${options.backend} (--backend): ${describeTransportError(error)}; start it first (e.g. session-parity mock), or pass --no-check-backend`,
+      );
+    }
+  }
+  let server: RunningSessionServer;
+  try {
+    server = await startSessionServer({
     version: options.version,
     backendUrl: options.backend,
     port: options.port,
@@ -58,28 +74,18 @@ export async function runServe(options: ServeCommandOptions, io: { log: (line: s
     useIndexerReplay: options.useRolloutIndexerReplay,
     useAdditionR3: options.useAdditionR3,
     numLayers: options.numLayers,
-  });
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals): void => {
-    if (stopping) return;
-    stopping = true;
-    server.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(`session-parity: error while closing on ${signal}: ${(error as Error).message}`);
-        process.exit(1);
-      },
-    );
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+    });
+  } catch (error) {
+    throw new CliExit(EXIT_USAGE, `could not start the ${options.version} session server: ${(error as Error).message}`);
+  }
+  closeOnSignals(() => server.close(), "session server");
   io.log(`session-parity ${options.version} session server listening on ${server.url} (backend ${options.backend})`);
   return server;
 }
 
 /** Builds the `serve` subcommand. */
 export function serveCommand(): Command {
-  return new Command("serve")
+  const command = new Command("serve")
     .description("run a reference session server (v1 linear or v2 tree) in front of an SGLang-compatible backend")
     .addOption(new Option("--version <version>", "session server version").choices(["v1", "v2"]).makeOptionMandatory())
     .requiredOption("--backend <url>", "backend base URL, e.g. http://127.0.0.1:30000", parseUrl)
@@ -97,7 +103,11 @@ export function serveCommand(): Command {
     .option("--use-rollout-indexer-replay", "ask the backend for indexer top-k and carry it as rollout_indexer_topk")
     .option("--use-addition-r3", "ask only for routed-expert rows the session lacks (routed_experts_start_len) and rebuild the tensor from patches")
     .option("--num-layers <n>", "MoE layers in a routed-experts buffer", parsePositiveInt)
+    .option("--no-check-backend", "start without probing GET <backend>/health first")
     .action(async (options: ServeCommandOptions) => {
       await runServe(options);
     });
+  return withCliConventions(command, [
+    "session-parity serve --version v2 --backend http://127.0.0.1:30000 --port 8002 --message-matcher loose_tool_call",
+  ]);
 }

@@ -104,6 +104,13 @@ export function renderVerdictLine(report: ParityReport): string {
   const { trajectoriesMs, floorMs, totalMs } = report.timings;
   const floor = floorMs === null || floorMs === 0 ? "" : ` = ${(trajectoriesMs / floorMs).toFixed(2)} × the ${formatMs(floorMs)} latency floor`;
   const timing = `trajectories ${formatMs(trajectoriesMs)}${floor}; ${report.requests} chat requests; total ${formatMs(totalMs)}`;
+  const { serverProblems, firstServerProblem } = report.summary;
+  if (serverProblems > 0) {
+    return (
+      `ERROR: ${serverProblems} of ${2 * trajectories} runs failed on a server problem, so their payloads were never compared ` +
+      `(${timing}). First cause: ${firstServerProblem}`
+    );
+  }
   if (failed === 0) return `PASS: ${passed}/${trajectories} ${trajectories === 1 ? "trajectory" : "trajectories"} — the v2 training payload equals v1's bit for bit (${timing}).`;
   return `FAIL: ${failed} of ${trajectories} ${trajectories === 1 ? "trajectory differs" : "trajectories differ"} (${timing}).`;
 }

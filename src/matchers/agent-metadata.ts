@@ -8,11 +8,17 @@ import { isPlainRecord, readRun, sampleLabel } from "./run-shapes";
 export interface AgentMetadataOptions {
   /** Differences kept per failing part (default 10). */
   maxDifferences?: number;
+  /**
+   * `true`: v2's `sessionMetadata.agent` only has to hold each expected key (extra keys allowed). Default `false`:
+   * it must equal `expected` exactly. Sample metadata is always matched as a subset (it carries the server's keys too).
+   */
+  subset?: boolean;
 }
 
 /**
  * Checks a run against the expected agent metadata (e.g. `WEATHER_AGENT_METADATA`): on a v2 run
- * `sessionMetadata.agent` must be bitwise equal to `expected` (no key more or less); on any run every sample's
+ * `sessionMetadata.agent` must be bitwise equal to `expected` (no key more or less; with `subset: true` it only has to
+ * hold each expected key); on any run every sample's
  * metadata must hold each expected key with a bitwise-equal value. A run without samples fails.
  * @throws TypeError when `expected` is not a plain object.
  */
@@ -28,7 +34,11 @@ export function checkAgentMetadata(received: unknown, expected: Readonly<Record<
   if (run.version === "v2") {
     const agent = run.sessionMetadata.agent;
     if (agent === undefined) builder.fail("sessionMetadata.agent", "the v2 session metadata has no `agent` key (was the agent metadata sent with the collect?)");
-    else builder.compare("sessionMetadata.agent", "v2 sessionMetadata.agent differs from the expected agent metadata", agent, expected, { rootPath: "sessionMetadata.agent", integers: true });
+    else if (options.subset === true && isPlainRecord(agent)) {
+      const held: Record<string, unknown> = {};
+      for (const key of Object.keys(expected)) if (Object.prototype.hasOwnProperty.call(agent, key)) held[key] = agent[key];
+      builder.compare("sessionMetadata.agent", "v2 sessionMetadata.agent lacks or differs in expected keys (subset match)", held, expected, { rootPath: "sessionMetadata.agent", integers: true });
+    } else builder.compare("sessionMetadata.agent", "v2 sessionMetadata.agent differs from the expected agent metadata", agent, expected, { rootPath: "sessionMetadata.agent", integers: true });
   }
   if (run.samples.length === 0) builder.fail("samples", `the ${run.version} run has no sample to carry the agent metadata`);
   run.samples.forEach((sample, i) => {

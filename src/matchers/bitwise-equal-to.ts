@@ -1,8 +1,8 @@
 // The asymmetric matcher behind `expect.bitwiseEqualTo(value)`, usable inside toEqual, toHaveBeenCalledWith, ...
 // Implements Jest's asymmetric-matcher protocol by hand, so nothing here imports Jest.
-import { assertBitwiseOptions, isBitwiseEqual } from "./bitwise";
+import { assertBitwiseOptions, compareBitwiseSummary, isBitwiseEqual } from "./bitwise";
 import type { BitwiseOptions } from "./bitwise-types";
-import { describeValue } from "./format-differences";
+import { describeValue, formatDifference } from "./format-differences";
 
 const ASYMMETRIC_MATCHER = Symbol.for("jest.asymmetricMatcher");
 
@@ -24,9 +24,17 @@ export class BitwiseEqualTo {
     readonly inverse = false,
   ) {}
 
+  /** The differing leaves of the last value that failed to match (shown in Jest's diff), or null. */
+  private lastMismatch: string | null = null;
+
   /** True when `other` is (for the inverse: is not) bitwise equal to the sample. */
   asymmetricMatch(other: unknown): boolean {
-    return isBitwiseEqual(other, this.sample, this.options) !== this.inverse;
+    const equal = isBitwiseEqual(other, this.sample, this.options);
+    if (!equal && !this.inverse) {
+      const summary = compareBitwiseSummary(other, this.sample, { ...this.options, maxDifferences: 3 });
+      this.lastMismatch = `${summary.differences.map(formatDifference).join("; ")}${summary.total > 3 ? `; ${summary.total} differences in total` : ""}`;
+    } else this.lastMismatch = null;
+    return equal !== this.inverse;
   }
 
   /** Name shown by Jest when printing the matcher. */
@@ -36,7 +44,8 @@ export class BitwiseEqualTo {
 
   /** Description shown in Jest's diff output. */
   toAsymmetricMatcher(): string {
-    return `${this.toString()}<${describeValue(this.sample)}>`;
+    const base = `${this.toString()}<${describeValue(this.sample)}>`;
+    return this.lastMismatch === null ? base : `${base} (received vs expected: ${this.lastMismatch})`;
   }
 
   /** Type name of the sample, for Jest's error messages. */

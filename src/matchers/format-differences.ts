@@ -3,6 +3,16 @@
 import { MISSING, type BitwiseDifference } from "./bitwise-types";
 import { float64Hex } from "./float-bits";
 import { Tensor } from "../wire/tensor";
+import { Sample } from "../wire/sample";
+
+/** A hint when a `Sample` meets a plain object (typically a JSON golden file read back): convert the JSON first. */
+function sampleVersusPlainHint(left: unknown, right: unknown): string {
+  const plain = (value: unknown): boolean => value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype;
+  if ((left instanceof Sample && plain(right)) || (right instanceof Sample && plain(left))) {
+    return " (a Sample only equals a Sample: build one from the plain JSON with Sample.fromDict(json))";
+  }
+  return "";
+}
 
 /** Options of {@link formatDifferences}. */
 export interface FormatDifferencesOptions {
@@ -54,7 +64,7 @@ export function describeDifference(difference: BitwiseDifference): string {
       if (typeof left === "string" && typeof right === "string") return describeStringDifference(left, right);
       return `${formatLeaf(left, difference.leftBits, difference.elementKind)} vs ${formatLeaf(right, difference.rightBits, difference.elementKind)}`;
     case "type":
-      return `${describeTyped(left)} vs ${describeTyped(right)}`;
+      return `${describeTyped(left)} vs ${describeTyped(right)}${sampleVersusPlainHint(left, right)}`;
     case "missing":
       return left === MISSING ? "missing on the left" : "missing on the right";
     case "length":

@@ -50,12 +50,26 @@ export function toHaveRetryTopology(this: MatcherContext, received: unknown, exp
 }
 
 /**
- * `expect(run).toMatchAgentMetadata(expected)`: a v2 run's `sessionMetadata.agent` equals `expected`, and every
+ * `expect(run).toMatchAgentMetadata(expected, { subset? })`: a v2 run's `sessionMetadata.agent` equals `expected`
+ * (with `subset: true`: holds each expected key), and every
  * sample's metadata holds each expected key with a bitwise-equal value. The failure names the key and the sample.
  */
-export function toMatchAgentMetadata(this: MatcherContext, received: unknown, expected: Readonly<Record<string, unknown>>): SyncExpectationResult {
-  const verdict = checkAgentMetadata(received, expected);
-  return result(this, "toMatchAgentMetadata", verdict, "The run does not carry the expected agent metadata", "The run carries the expected agent metadata.");
+export function toMatchAgentMetadata(
+  this: MatcherContext,
+  received: unknown,
+  expected: Readonly<Record<string, unknown>>,
+  options?: { subset?: boolean },
+): SyncExpectationResult {
+  const verdict = checkAgentMetadata(received, expected, { subset: options?.subset });
+  return result(
+    this,
+    "toMatchAgentMetadata",
+    verdict,
+    "The run does not carry the expected agent metadata",
+    "The run carries the expected agent metadata.",
+    "",
+    options === undefined ? undefined : "options",
+  );
 }
 
 /**

@@ -21,7 +21,8 @@ export interface RetryTopologyOptions {
 }
 
 /**
- * Checks a v2 run (its `preCollect` tree) or a bare `{nodes, leaves}` tree against `expected`: the node table as
+ * Checks a v2 run (its `preCollect` tree), a bare `{nodes, leaves}` tree or a hand-built tree in the expected
+ * topology's own tuple shape (`{nodes: [id, parent][], leaves: [nodeId, path][], selectedLeaf?}`) against `expected`: the node table as
  * `(id, parent)` in seq order, the leaf table as `(node_id, path_node_ids)`, and, when `expected.selectedLeaf` is
  * set, that the run kept exactly one sample, from that leaf, whose `metadata.leaf` names the leaf's parent, path and
  * `response_id`.
@@ -44,7 +45,7 @@ export function checkRetryTopology(received: unknown, expected: RetryTopology, o
   const { tree, run } = read;
   const nodes: TopologyNode[] = tree.nodes.map((row) => ({ id: row.id, parent: row.parent }));
   const leaves: TopologyLeaf[] = tree.leaves.map((row) => ({ node_id: row.node_id, path_node_ids: row.path_node_ids }));
-  const keptLeaves = run === null ? [] : run.samples.map((sample) => (isPlainRecord(sample.metadata.leaf) ? sample.metadata.leaf.node_id : null));
+  const keptLeaves = run === null ? (read.selectedLeaf !== undefined ? [read.selectedLeaf] : []) : run.samples.map((sample) => (isPlainRecord(sample.metadata.leaf) ? sample.metadata.leaf.node_id : null));
 
   let firstDifference: string | null = null;
   const nodeDiffs = compareTables(builder, "tree.nodes", nodes, expectedNodes, (message) => `node table differs (${nodes.length} received vs ${expectedNodes.length} expected nodes); ${message}`, describeNode);
@@ -52,7 +53,13 @@ export function checkRetryTopology(received: unknown, expected: RetryTopology, o
   const leafDiffs = compareTables(builder, "tree.leaves", leaves, expectedLeaves, (message) => `leaf table differs (${leaves.length} received vs ${expectedLeaves.length} expected leaves); ${message}`, describeLeaf);
   firstDifference ??= leafDiffs;
 
-  if (expected.selectedLeaf !== undefined) checkSelectedLeaf(builder, expected, run, tree.nodes, keptLeaves);
+  if (expected.selectedLeaf !== undefined && run === null && read.selectedLeaf !== undefined) {
+    // a hand-built tuple tree names its kept leaf itself
+    builder.compare("selected leaf", `the tree selects leaf ${String(read.selectedLeaf)}, expected leaf ${expected.selectedLeaf}`, read.selectedLeaf, expected.selectedLeaf, {
+      rootPath: "selectedLeaf",
+      integers: true,
+    });
+  } else if (expected.selectedLeaf !== undefined) checkSelectedLeaf(builder, expected, run, tree.nodes, keptLeaves);
 
   return {
     ...builder.verdict(),

@@ -61,16 +61,47 @@ export interface TreeView {
  * Reads `tree.nodes` / `tree.leaves` from a tree object or a v2 run (its `preCollect`, else its session metadata).
  * A problem is a usage error (`usage: true`) when `value` is neither a run nor a tree; a run without a tree is not.
  */
-export function readTree(value: unknown, what: string): { tree: TreeView; run: SessionParityRun | null } | { problem: string; usage: boolean } {
+export function readTree(
+  value: unknown,
+  what: string,
+): { tree: TreeView; run: SessionParityRun | null; selectedLeaf?: unknown } | { problem: string; usage: boolean } {
+  if (isTupleTree(value)) {
+    return {
+      tree: {
+        nodes: value.nodes.map(([id, parent]) => ({ id, parent })),
+        leaves: value.leaves.map(([nodeId, path]) => ({ node_id: nodeId, path_node_ids: path })),
+      },
+      run: null,
+      ...(value.selectedLeaf !== undefined ? { selectedLeaf: value.selectedLeaf } : {}),
+    };
+  }
   if (isTree(value)) return { tree: value, run: null };
   const read = readRun(value, what);
-  if ("problem" in read) return { problem: `${what} is neither a v2 SessionParityRun nor a tree {nodes, leaves} (got ${shortType(value)})`, usage: true };
+  if ("problem" in read) {
+    return {
+      problem: `${what} is neither a v2 SessionParityRun, a tree {nodes, leaves} nor a tuple tree {nodes: [id, parent][], leaves: [nodeId, path][]} (got ${shortType(value)})`,
+      usage: true,
+    };
+  }
   const { run } = read;
   const tree = run.preCollect.metadata?.tree ?? run.sessionMetadata.tree;
   if (!isTree(tree)) {
     return { problem: `${what} is a ${run.version} run without metadata.tree${run.version === "v1" ? " (only v2 servers keep a tree)" : ""}`, usage: false };
   }
   return { tree, run };
+}
+
+/** A hand-built tree in the expected topology's own shape: `{nodes: [id, parent][], leaves: [nodeId, path][], selectedLeaf?}`. */
+function isTupleTree(value: unknown): value is { nodes: [unknown, unknown][]; leaves: [unknown, unknown][]; selectedLeaf?: unknown } {
+  const pair = (row: unknown): boolean => Array.isArray(row) && row.length === 2;
+  return (
+    isPlainRecord(value) &&
+    Array.isArray(value.nodes) &&
+    Array.isArray(value.leaves) &&
+    value.nodes.length + value.leaves.length > 0 &&
+    value.nodes.every(pair) &&
+    value.leaves.every(pair)
+  );
 }
 
 function isTree(value: unknown): value is TreeView {

@@ -17,15 +17,15 @@ export interface SessionParityMatchers<R> {
    */
   toBeBitwiseEqual(expected: unknown, options?: BitwiseOptions): R;
   /**
-   * On a v2 run (or a bare `tree`): nodes `[id, parent]` and leaves `[nodeId, pathNodeIds]` equal the expected
+   * On a v2 run, a bare `tree`, or a hand-built tree in the same tuple shape as `expected`: nodes `[id, parent]` and leaves `[nodeId, pathNodeIds]` equal the expected
    * ones in seq order and, with `selectedLeaf`, the run kept exactly that leaf. Prints both trees on failure.
    */
   toHaveRetryTopology(expected: RetryTopology): R;
   /**
-   * On a run: v2's `sessionMetadata.agent` equals `expected`, and every sample's metadata holds each expected key
-   * with a bitwise-equal value.
+   * On a run: v2's `sessionMetadata.agent` equals `expected` exactly (with `{ subset: true }`: holds each expected
+   * key, extra keys allowed), and every sample's metadata holds each expected key with a bitwise-equal value.
    */
-  toMatchAgentMetadata(expected: Readonly<Record<string, unknown>>): R;
+  toMatchAgentMetadata(expected: Readonly<Record<string, unknown>>, options?: { subset?: boolean }): R;
   /**
    * On a run or a `preCollect` snapshot: every record advertised exactly the expected tools, record `call` holds
    * that one tool call with those parsed arguments, record `result` ends with the tool message answering it.

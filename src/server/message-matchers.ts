@@ -15,7 +15,7 @@ export type MessageMatcherName = "strict" | "loose_tool_call" | "role_content_on
 export const TEMPLATE_RELEVANT_KEYS = ["role", "content", "reasoning_content", "tool_calls"] as const;
 
 /** `null`, `undefined`, `""` and `[]` render the same way, so they compare as one empty value. */
-function normalizeEmpty(value: unknown): unknown {
+export function normalizeEmpty(value: unknown): unknown {
   if (value === null || value === undefined || value === "") return null;
   if (Array.isArray(value) && value.length === 0) return null;
   return value;
@@ -118,7 +118,8 @@ function rawValuesMatch(a: unknown, b: unknown): boolean {
   return jsonEqual(a, b);
 }
 
-function argumentsMatch(stored: unknown, incoming: unknown): boolean {
+/** Whether two tool-call `arguments` values are the same JSON object (spelling aside), as `loose_tool_call` decides. */
+export function toolArgumentsMatch(stored: unknown, incoming: unknown): boolean {
   const left = argumentsObject(stored);
   const right = argumentsObject(incoming);
   if (left === INVALID_ARGUMENTS || right === INVALID_ARGUMENTS) return rawValuesMatch(stored, incoming);
@@ -144,7 +145,7 @@ function functionsMatch(stored: unknown, incoming: unknown): boolean {
   if (!isDict(stored) || !isDict(incoming)) return rawValuesMatch(stored, incoming);
   if (!sameKeys(stored, incoming)) return false;
   return Object.keys(stored).every((key) =>
-    key === "arguments" ? argumentsMatch(stored[key], incoming[key]) : jsonEqual(stored[key], incoming[key]),
+    key === "arguments" ? toolArgumentsMatch(stored[key], incoming[key]) : jsonEqual(stored[key], incoming[key]),
   );
 }
 

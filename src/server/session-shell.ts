@@ -7,6 +7,7 @@ import { normalizeChatRequest, parseJsonBody, parseSamplesBody } from "./chat-re
 import { extractCompletion, renderFakeStream, stripReplayPayloads } from "./chat-reply";
 import { passThroughHeaders, readBody, sendBytes, sendChunks, sendEmpty, sendError, sendJson, sendText, sendUpstreamReply } from "./http-io";
 import type { AnyTrajectoryPolicy, PolicyContext, PolicyLogger } from "./policy";
+import { packageVersion } from "./package-version";
 import { SampleAssemblyError } from "./samples/assembly-error";
 import { addAdditionR3Offset, type ReplayRequestOptions } from "./replay-request";
 import { SessionEntry, SessionStore } from "./session-store";
@@ -103,6 +104,9 @@ export class SessionShell {
   private health(res: ServerResponse): void {
     const payload: Record<string, string> = { status: "ok" };
     if (this.instanceId !== undefined) payload.session_server_instance_id = this.instanceId;
+    // Not in the Python reply: lets `session-parity run` catch swapped --v1/--v2 URLs before any trajectory.
+    payload.session_server_version = this.policy.version;
+    payload.package_version = packageVersion();
     sendJson(res, 200, payload);
   }
 

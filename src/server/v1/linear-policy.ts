@@ -1,9 +1,10 @@
 // The v1 trajectory policy: linear history, rollback by at most one generated turn, one sample per session.
 // Plugs the pure LinearTrajectory into the shell's prepare/commit/view/collectSamples seam.
 import { WIRE_FIELDS_V1 } from "../../wire/samples-codec";
-import { assertAppendOnly } from "../append-only";
+import { assertAppendOnly, matchedPrefixLength } from "../append-only";
 import type { PolicyContext, PreparedTurn, SessionView, TrajectoryPolicy } from "../policy";
 import { assembleTrajectorySample } from "../samples";
+import { describeSpellingBreak, firstSpellingBreak, spellingTolerant } from "../replay-diagnosis";
 import { computeSessionMismatch, MismatchMemo, recordTools, trajectoryMetadataWithReport } from "../session-metadata";
 import { titoStep } from "../tito-step";
 import { assertStoredPrefix } from "../token-prefix";
@@ -32,6 +33,20 @@ function view(state: LinearTrajectory, ctx: PolicyContext): SessionView {
   return { records: [...state.records], metadata: trajectoryMetadataWithReport(ctx, mismatch, tokenIds) };
 }
 
+/**
+ * Warns when a rollback happens only because the client re-spelled a replayed assistant tool call: with that
+ * message accepted, the request would have extended the whole stored history. Runs only on a rollback.
+ */
+function warnIfOnlySpelling(state: LinearTrajectory, request: NormalizedChatRequest, ctx: PolicyContext): void {
+  if (matchedPrefixLength(state.messages, request.messages, spellingTolerant(ctx.messagesMatch)) < state.messages.length) return;
+  const found = firstSpellingBreak(state.messages, request.messages, ctx.messagesMatch);
+  if (found === null) return;
+  ctx.logger.warn(
+    `v1 rollback: ${describeSpellingBreak(found.index, found.difference)}. The session discards the stored turn and ` +
+      `re-renders it, so the trajectory no longer holds the model's own tokens for it`,
+  );
+}
+
 /** The v1 policy (SPEC §7.1). */
 export const linearPolicy: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
   version: "v1",
@@ -44,6 +59,7 @@ export const linearPolicy: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
     // this order), so a later resend trains what Python trains. Only the deep-rollback refusal changes nothing.
     const rollback = findRollback(state, request.messages, ctx.messagesMatch);
     if (rollback !== null) {
+      warnIfOnlySpelling(state, request, ctx);
       ctx.logger.info?.(
         `rolling back: ${state.checkpoints.length} -> ${rollback.keepCheckpoints} checkpoints, messages[:${rollback.keepMessages}]`,
       );

@@ -2,11 +2,12 @@
 // Runs under the session lock held by the shell; a request never destroys stored history, it only adds nodes.
 import type { ChatMessage } from "../../tokenizer/types";
 import type { PolicyContext } from "../policy";
-import { assertAllowedSuffixRoles } from "../append-only";
+import { assertAllowedSuffixRoles, matchedPrefixLength } from "../append-only";
+import { describeSpellingBreak, firstSpellingBreak, spellingTolerant } from "../replay-diagnosis";
 import { titoStep } from "../tito-step";
 import { assertStoredPrefix } from "../token-prefix";
 import { type CompletedTurn, type NormalizedChatRequest, SessionHttpError } from "../types";
-import { ForestCapacityError, TrajectoryForest, type TrajectoryNode } from "./forest";
+import { type AttachPoint, ForestCapacityError, TrajectoryForest, type TrajectoryNode } from "./forest";
 
 /** One v2 session: its forest and the head of the view that `GET` and the mismatch report show. */
 export interface V2SessionState {
@@ -57,9 +58,29 @@ export function prepareV2Turn(state: V2SessionState, request: NormalizedChatRequ
         `(matched ${point.matchedMessages}, best overlap ${point.bestOverlap}, ${state.forest.nodes.length} nodes)`,
     );
   }
+  if (point.node !== state.activeLeaf) warnIfOnlySpelling(state, point, request, ctx);
   state.activeLeaf = point.node;
   const plan: V2Plan = { parent: point.node, matchedMessages: point.matchedMessages };
   return { promptIds: promptFor(point.node, point.matchedMessages, request, ctx), plan, checkpointIds: point.node === null ? [] : point.node.tokenIds };
+}
+
+/**
+ * Warns when a request lands at a new root (or a shallower node) only because the client re-spelled a replayed
+ * assistant tool call: the spelling-tolerant matcher would have attached it deeper. Runs only when branching.
+ */
+function warnIfOnlySpelling(state: V2SessionState, point: AttachPoint, request: NormalizedChatRequest, ctx: PolicyContext): void {
+  if (state.forest.nodes.length === 0) return;
+  const tolerant = state.forest.findAttachPoint(request.messages, spellingTolerant(ctx.messagesMatch));
+  if (tolerant.node === null || tolerant.matchedMessages <= point.matchedMessages) return;
+  const path = tolerant.node.pathMessages();
+  if (matchedPrefixLength(path, request.messages, spellingTolerant(ctx.messagesMatch)) < path.length) return;
+  const found = firstSpellingBreak(path, request.messages, ctx.messagesMatch);
+  if (found === null) return;
+  const landing = point.node === null ? "starts a new root" : `attaches at node ${point.node.id}`;
+  ctx.logger.warn(
+    `v2 ${landing} instead of extending node ${tolerant.node.id}: ${describeSpellingBreak(found.index, found.difference)}. ` +
+      `The new branch re-renders that turn, so it does not hold the model's own tokens for it`,
+  );
 }
 
 /** The TITO prompt for a request attached at `attach` (null: a new root rendered from scratch). Pure. */

@@ -1,0 +1,75 @@
+// The `session-parity mock` subcommand: the SGLang-compatible mock backend alone, so your own session servers
+// can be pointed at it without code. Prints one line with its URL; SIGINT/SIGTERM close it and exit 0.
+import { Command, InvalidArgumentError, Option } from "commander";
+import type { MockBackend } from "../backend/mock-backend";
+import type { ProcessFunction } from "../backend/types";
+import { withCliConventions, closeOnSignals } from "./command-kit";
+import { CliExit, EXIT_USAGE } from "./exit-codes";
+import { parseCheckpointDir, parseLatencyMs } from "./run-options";
+
+/** The scripts `--script` can name. */
+export type MockScriptName = "weather" | "echo";
+
+/** Parsed options of `mock`. */
+export interface MockCommandOptions {
+  port: number;
+  host: string;
+  latencyMs: number;
+  script: MockScriptName;
+  hfCheckpoint?: string;
+}
+
+/** Parses a port flag (0 = a free port). */
+export function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isInteger(port) || port > 65535) throw new InvalidArgumentError("must be an integer between 0 and 65535");
+  return port;
+}
+
+async function scriptFor(name: MockScriptName): Promise<ProcessFunction> {
+  const scripts = await import("../backend/scripts");
+  return name === "weather" ? scripts.weatherScript : scripts.echoScript;
+}
+
+/**
+ * Starts the mock backend described by `options` and wires the shutdown signals. Resolves once listening.
+ * @throws CliExit (status 2) when the port is taken or the tokenizer cannot be loaded.
+ */
+export async function runMock(options: MockCommandOptions, io: { log: (line: string) => void } = { log: (line) => console.log(line) }): Promise<MockBackend> {
+  const { startMockBackend } = await import("../backend/mock-backend");
+  let backend: MockBackend;
+  try {
+    backend = await startMockBackend({
+      process: await scriptFor(options.script),
+      latencyMs: options.latencyMs,
+      host: options.host,
+      port: options.port,
+      hfCheckpoint: options.hfCheckpoint,
+    });
+  } catch (error) {
+    throw new CliExit(EXIT_USAGE, `could not start the mock backend on ${options.host}:${options.port}: ${(error as Error).message}`);
+  }
+  closeOnSignals(() => backend.close(), "mock backend");
+  io.log(`session-parity mock backend (${options.script} script, ${options.latencyMs} ms latency) listening on ${backend.url}`);
+  return backend;
+}
+
+/** Builds the `mock` subcommand. */
+export function mockCommand(): Command {
+  const command = new Command("mock")
+    .description("run the SGLang-compatible mock backend alone (real Qwen3 tokenizer, scripted replies), e.g. for your own session servers")
+    .option("--port <n>", "port to listen on (0 = a free port)", parsePort, 0)
+    .option("--host <host>", "interface to bind", "127.0.0.1")
+    .option("--latency-ms <ms>", "delay before each generation reply", parseLatencyMs, 0)
+    .addOption(
+      new Option("--script <name>", "what the model answers: the weather agent's script, or `echo: <last user message>`").choices(["weather", "echo"]).default("weather"),
+    )
+    .option("--hf-checkpoint <dir>", "local checkpoint directory with tokenizer.json and tokenizer_config.json", parseCheckpointDir)
+    .action(async (options: MockCommandOptions) => {
+      await runMock(options);
+    });
+  return withCliConventions(command, [
+    "session-parity mock --port 30000 --latency-ms 50 --script weather",
+    "session-parity serve --version v1 --backend http://127.0.0.1:30000 --port 8001",
+  ]);
+}
