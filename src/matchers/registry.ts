@@ -2,9 +2,9 @@
 // Scenario matchers (retry topology, agent metadata, tool-call round trips, payload parity) sit beside toBeBitwiseEqual.
 import { bitwiseEqualTo, notBitwiseEqualTo } from "./bitwise-equal-to";
 import { toBeBitwiseEqual } from "./to-be-bitwise-equal";
-import { toHaveRetryTopology, toHaveTrainingPayloadParity, toMatchAgentMetadata, toRoundTripToolCalls } from "./parity-matchers";
 import { registerBitTreeTextSerializer, type BitTreePlugin } from "../snapshot/snapshot-serializers";
 import { toMatchBitwiseSnapshot } from "../snapshot/to-match-bitwise-snapshot";
+import { toBeWellFormedTrainingSample, toHaveRetryTopology, toHaveTrainingPayloadParity, toMatchAgentMetadata, toRoundTripToolCalls } from "./parity-matchers";
 
 /** The package's matchers, keyed by name, ready for `expect.extend(sessionParityMatchers)`. */
 export const sessionParityMatchers = {
@@ -14,6 +14,7 @@ export const sessionParityMatchers = {
   toRoundTripToolCalls,
   toHaveTrainingPayloadParity,
   toMatchBitwiseSnapshot,
+  toBeWellFormedTrainingSample,
 };
 
 /** Type of {@link sessionParityMatchers}. */
