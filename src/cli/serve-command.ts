@@ -4,6 +4,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { startSessionServer, RunningSessionServer } from "../server/session-server";
 import type { SessionServerVersion } from "../server/types";
 import type { MessageMatcherName } from "../server/message-matchers";
+import { redactUrlCredentials } from "../server/redaction";
 
 /** Parsed options of `serve`. */
 export interface ServeCommandOptions {
@@ -22,6 +23,9 @@ export interface ServeCommandOptions {
   useRolloutIndexerReplay?: boolean;
   useAdditionR3?: boolean;
   numLayers?: number;
+  maxBodyBytes?: number;
+  maxReplyBytes?: number;
+  upstreamTimeoutMs?: number;
 }
 
 function parsePositiveInt(value: string): number {
@@ -34,6 +38,12 @@ function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError("must be an integer between 0 and 65535");
   return port;
+}
+
+function parsePositiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed) || parsed <= 0) throw new InvalidArgumentError("must be a positive integer");
+  return parsed;
 }
 
 function parseUrl(value: string): string {
@@ -58,6 +68,9 @@ export async function runServe(options: ServeCommandOptions, io: { log: (line: s
     useIndexerReplay: options.useRolloutIndexerReplay,
     useAdditionR3: options.useAdditionR3,
     numLayers: options.numLayers,
+    maxBodyBytes: options.maxBodyBytes,
+    maxReplyBytes: options.maxReplyBytes,
+    upstreamTimeoutMs: options.upstreamTimeoutMs,
   });
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
@@ -73,7 +86,7 @@ export async function runServe(options: ServeCommandOptions, io: { log: (line: s
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
-  io.log(`session-parity ${options.version} session server listening on ${server.url} (backend ${options.backend})`);
+  io.log(`session-parity ${options.version} session server listening on ${server.url} (backend ${redactUrlCredentials(options.backend)})`);
   return server;
 }
 
@@ -92,6 +105,9 @@ export function serveCommand(): Command {
     )
     .option("--sample-picker <spec>", 'v2 picker hook, "module/path#exportName"')
     .option("--sample-postprocessor <spec>", 'v2 post-processor hook, "module/path#exportName"')
+    .option("--max-body-bytes <n>", "request body limit in bytes (413 beyond; default 67108864 = 64 MiB)", parsePositiveInteger)
+    .option("--max-reply-bytes <n>", "backend reply cap in bytes after decompression (502 beyond; default 268435456 = 256 MiB)", parsePositiveInteger)
+    .option("--upstream-timeout-ms <n>", "deadline of one backend call: headers and whole body (default 600000)", parsePositiveInteger)
     .option("--quiet", "do not print warnings")
     .option("--use-rollout-routing-replay", "ask the backend for routed experts and carry them as rollout_routed_experts (needs --num-layers)")
     .option("--use-rollout-indexer-replay", "ask the backend for indexer top-k and carry it as rollout_indexer_topk")
