@@ -15,15 +15,24 @@ function observe(context: MatcherContext, matcher: string, received: unknown, ex
   notifyVerdict({ matcher, received, expected, verdict, isNot: context.isNot === true, testPath: context.testPath, testName: context.currentTestName });
 }
 
-function hint(context: MatcherContext, name: string, secondArgument?: string): string {
-  return context.utils.matcherHint(name, undefined, undefined, { isNot: context.isNot, promise: context.promise, secondArgument });
+function hint(context: MatcherContext, name: string, secondArgument?: string, expectedLabel?: string): string {
+  return context.utils.matcherHint(name, undefined, expectedLabel, { isNot: context.isNot, promise: context.promise, secondArgument });
 }
 
-function result(context: MatcherContext, name: string, verdict: ParityVerdict, failedHeadline: string, passedHeadline: string, extra = "", secondArgument?: string): SyncExpectationResult {
+function result(
+  context: MatcherContext,
+  name: string,
+  verdict: ParityVerdict,
+  failedHeadline: string,
+  passedHeadline: string,
+  extra = "",
+  secondArgument?: string,
+  expectedLabel?: string,
+): SyncExpectationResult {
   const usage = usageFailures(verdict);
   // A wrong argument is never "not matching": under .not it would otherwise pass silently.
   if (usage.length > 0) throw new TypeError(`${name}: ${usage.map((failure) => failure.message).join("; ")}`);
-  const head = hint(context, name, secondArgument);
+  const head = hint(context, name, secondArgument, expectedLabel);
   if (verdict.pass) {
     return { pass: true, message: () => `${head}\n\n${passedHeadline}\nChecked: ${verdict.checkedParts.join(", ")}; every part passed, so .not fails.` };
   }
@@ -93,5 +102,5 @@ export function toHaveTrainingPayloadParity(this: MatcherContext, received: unkn
  */
 export function toBeWellFormedTrainingSample(this: MatcherContext, received: unknown, options?: TrainingSampleInvariantOptions): SyncExpectationResult {
   const verdict = checkTrainingSampleInvariants(received, options);
-  return result(this, "toBeWellFormedTrainingSample", verdict, "The sample is not a well-formed training sample", "The sample is a well-formed training sample.", "", options === undefined ? undefined : "options");
+  return result(this, "toBeWellFormedTrainingSample", verdict, "The sample is not a well-formed training sample", "The sample is a well-formed training sample.", "", undefined, options === undefined ? "" : "options");
 }
