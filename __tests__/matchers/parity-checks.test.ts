@@ -48,13 +48,14 @@ afterAll(async () => {
   await environment?.stop();
 });
 
-test("the registry carries the five scenario matchers next to toBeBitwiseEqual", () => {
+test("the registry carries the scenario matchers next to toBeBitwiseEqual and toMatchBitwiseSnapshot", () => {
   expect(Object.keys(sessionParityMatchers).sort()).toEqual([
     "toBeBitwiseEqual",
     "toBeWellFormedTrainingSample",
     "toHaveRetryTopology",
     "toHaveTrainingPayloadParity",
     "toMatchAgentMetadata",
+    "toMatchBitwiseSnapshot",
     "toRoundTripToolCalls",
   ]);
 });
