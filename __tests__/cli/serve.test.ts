@@ -81,7 +81,7 @@ test.each([
   [["serve", "--version", "v3", "--backend", "http://127.0.0.1:1"], "v3"],
   [["serve", "--version", "v1", "--backend", "not-a-url"], "--backend"],
   [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--port", "70000"], "--port"],
-  [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--no-check-backend", "--hf-checkpoint", "/nonexistent-checkpoint-dir"], "tokenizer.json"],
+  [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--no-check-backend", "--hf-checkpoint", "/nonexistent-checkpoint-dir"], "cannot read tokenizer checkpoint /nonexistent-checkpoint-dir: directory not found"],
   [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--no-check-backend", "--sample-picker", "hooks#pick"], "v2 options"],
   [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--message-matcher", "fuzzy"], "--message-matcher"],
 ])("bad arguments exit non-zero with a message naming the problem: %j", async (args, needle) => {

@@ -33,8 +33,17 @@ afterAll(async () => {
   await environment?.stop();
 });
 
-test("the registry carries the scenario, fuzz and snapshot matchers next to toBeBitwiseEqual", () => {
-  expect(Object.keys(sessionParityMatchers).sort()).toEqual(["toBeBitwiseEqual", "toHaveAgenticParity", "toHaveRetryTopology", "toHaveTrainingPayloadParity", "toMatchAgentMetadata", "toMatchBitwiseSnapshot", "toRoundTripToolCalls"]);
+test("the registry carries the scenario, fuzz, well-formedness and snapshot matchers next to toBeBitwiseEqual", () => {
+  expect(Object.keys(sessionParityMatchers).sort()).toEqual([
+    "toBeBitwiseEqual",
+    "toBeWellFormedTrainingSample",
+    "toHaveAgenticParity",
+    "toHaveRetryTopology",
+    "toHaveTrainingPayloadParity",
+    "toMatchAgentMetadata",
+    "toMatchBitwiseSnapshot",
+    "toRoundTripToolCalls",
+  ]);
 });
 
 describe("retry topology", () => {
@@ -187,6 +196,8 @@ describe("training-payload parity", () => {
       "v2 retry topology",
       "v1 agent metadata",
       "v2 agent metadata",
+      "v1 well-formed sample",
+      "v2 well-formed sample",
       "max_trim_tokens",
       "session metadata",
       "training sample",
@@ -205,6 +216,25 @@ describe("training-payload parity", () => {
     const message = thrownMessage(() => expect(left).toHaveTrainingPayloadParity(v2[0]));
     expect(message).toContain("[max_trim_tokens] v1 samples[0].metadata.max_trim_tokens (left) differs from v2 sessionMetadata.max_trim_tokens (right)\n    max_trim_tokens: 1 vs 0");
     expect(message).toMatch(/\[session metadata\] v1 session metadata \(left\) is not bitwise equal to v2's without agent and tree \(right\)\n {4}sessionMetadata\.accumulated_token_ids\[3\]: 0x[0-9a-f]{16} \(\d+\) vs 0x[0-9a-f]{16} \(\d+\)/);
+  });
+
+  test("two sides carrying the same broken sample agree bitwise but fail the named well-formed parts", () => {
+    const left = copyRun(v1[0]);
+    const right = copyRun(v2[0]);
+    for (const run of [left, right]) {
+      run.samples[0].tokens[0] = -5;
+      run.samples[0].loss_mask![0] = 2;
+    }
+    const verdict = checkTrainingPayloadParity(left, right);
+    expect(verdict.failures.map((failure) => failure.part)).toEqual([
+      "v1 well-formed sample: tokens",
+      "v1 well-formed sample: loss_mask",
+      "v2 well-formed sample: tokens",
+      "v2 well-formed sample: loss_mask",
+    ]);
+    expect(verdict.failures[0].message).toBe("tokens[0] = -5 is not a non-negative integer");
+    expect(verdict.failures[1].message).toBe("loss_mask[0] = 2 is not 0 or 1");
+    expect(thrownMessage(() => expect(left).toHaveTrainingPayloadParity(right))).toContain("[v2 well-formed sample: loss_mask] loss_mask[0] = 2 is not 0 or 1");
   });
 
   test("an empty reply, and scenario parts switched off with null", () => {

@@ -107,6 +107,18 @@ describe("checkpoint directories", () => {
     await expect(loadTokenizer({ hfCheckpoint: dir })).rejects.toThrow(`cannot read ${path.join(dir, "tokenizer.json")}`);
   });
 
+  it("names a missing checkpoint directory itself, not whichever file read failed first", async () => {
+    const dir = path.join(checkpointDir("parent-of-missing", {}), "absent");
+    await expect(loadTokenizer({ hfCheckpoint: dir })).rejects.toThrow(`cannot read tokenizer checkpoint ${dir}: directory not found`);
+  });
+
+  it("names tokenizer.json first when both files are missing (fixed order, never the faster failure)", async () => {
+    const dir = checkpointDir("both-missing", {});
+    for (let round = 0; round < 5; round += 1) {
+      await expect(loadTokenizer({ hfCheckpoint: dir })).rejects.toThrow(`cannot read ${path.join(dir, "tokenizer.json")}: file not found`);
+    }
+  });
+
   it("fails naming tokenizer_config.json when only that file is missing", async () => {
     const dir = checkpointDir("no-config", { "tokenizer.json": null });
     await expect(loadTokenizer({ hfCheckpoint: dir })).rejects.toThrow(

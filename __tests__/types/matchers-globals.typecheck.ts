@@ -26,6 +26,7 @@ export function typecheckJestGlobalNamespaceParityMatchers(v1: SessionParityRun,
   expect(v1.preCollect).toRoundTripToolCalls(WEATHER_TOOL_ROUND_TRIPS, { tools: ["get_weather"] });
   expect(v1).not.toRoundTripToolCalls([]);
   expect(v1).toHaveTrainingPayloadParity(v2);
+  expect(v1.samples[0]).toBeWellFormedTrainingSample({ recordCount: 7 });
   expect(v1).not.toHaveTrainingPayloadParity(v2, { agentMetadata: null });
   expect(v1).not.toHaveAgenticParity();
   const matchers: jest.Matchers<void, SessionParityRun> = expect(v1);

@@ -52,4 +52,8 @@ export function typecheckJestGlobalsParityMatchers(v1: SessionParityRun, v2: Ses
   expect(v1.samples[0]).toMatchBitwiseSnapshot({ largeArrays: "digest" });
   // @ts-expect-error largeArrays is "digest" or "safetensors"
   expect(v1.samples[0]).toMatchBitwiseSnapshot("hint", { largeArrays: "full" });
+  expect(v1.samples[0]).toBeWellFormedTrainingSample();
+  expect(v2.samples[0]).not.toBeWellFormedTrainingSample({ recordCount: 7, maxDifferences: 3 });
+  // @ts-expect-error recordCount is a number
+  expect(v1.samples[0]).toBeWellFormedTrainingSample({ recordCount: "7" });
 }

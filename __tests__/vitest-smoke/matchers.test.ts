@@ -56,6 +56,14 @@ describe("parity matchers under Vitest on a real v1/v2 pair", () => {
     expect(v2).toHaveRetryTopology(WEATHER_RETRY_TOPOLOGY);
     expect(v2).toMatchAgentMetadata(WEATHER_AGENT_METADATA);
     expect(v1.samples[0]).toBeBitwiseEqual(v2.samples[0], { metadataProjection: trainingMetadataProjection });
+    expect(v1.samples[0]).toBeWellFormedTrainingSample();
+  });
+
+  test("a sample with a log-prob above 0 fails toBeWellFormedTrainingSample naming the entry", () => {
+    const broken = { ...v2.samples[0], rollout_log_probs: [...(v2.samples[0].rollout_log_probs ?? [])] };
+    broken.rollout_log_probs[0] = 0.5;
+    expect(() => expect(broken).toBeWellFormedTrainingSample()).toThrow("[rollout_log_probs] rollout_log_probs[0] = 0.5 is not a finite number ≤ 0");
+    expect(broken).not.toBeWellFormedTrainingSample();
   });
 
   test("a changed parent fails toHaveRetryTopology with the differing node", () => {

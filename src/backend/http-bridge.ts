@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { getResponse, type RequestHandler } from "msw";
 import { isUtf8 } from "node:buffer";
+import { BodyTooLargeError, checkMaxBodyBytes, DEFAULT_MAX_BODY_BYTES, readBoundedBody } from "../server/bounded-body";
 import { errorResponse } from "./errors";
 import { knownBodyText } from "./response-bodies";
 
@@ -15,6 +16,8 @@ export interface BridgeOptions {
   port?: number;
   /** Answers requests no handler matched (default: a 404 JSON error). */
   onUnhandled?: (request: Request) => Response | Promise<Response>;
+  /** Request body limit in bytes (default 64 MiB); a larger body is answered 413 before it reaches a handler. */
+  maxBodyBytes?: number;
 }
 
 /** A running bridge. */
@@ -29,8 +32,9 @@ export interface HandlerBridge {
 export async function serveHandlers(handlers: RequestHandler[], options: BridgeOptions = {}): Promise<HandlerBridge> {
   const host = options.host ?? "127.0.0.1";
   const onUnhandled = options.onUnhandled ?? ((request: Request) => errorResponse(404, `no route for ${request.method} ${new URL(request.url).pathname}`));
+  const maxBodyBytes = checkMaxBodyBytes(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
   const server = createServer((req, res) => {
-    void answer(req, res, handlers, onUnhandled, host);
+    void answer(req, res, handlers, onUnhandled, host, maxBodyBytes);
   });
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
@@ -65,9 +69,20 @@ async function answer(
   handlers: RequestHandler[],
   onUnhandled: (request: Request) => Response | Promise<Response>,
   host: string,
+  maxBodyBytes: number,
 ): Promise<void> {
   try {
-    const request = await toFetchRequest(req, host);
+    let body: Buffer;
+    try {
+      body = await readBoundedBody(req, maxBodyBytes);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) {
+        await writeResponse(res, errorResponse(413, error.message));
+        return;
+      }
+      throw error;
+    }
+    const request = toFetchRequest(req, host, body);
     const response = (await getResponse(handlers, request)) ?? (await onUnhandled(request));
     await writeResponse(res, response);
   } catch (error) {
@@ -79,25 +94,7 @@ async function answer(
   }
 }
 
-/** The whole request body: one promise per body (not per chunk), and no copy of a single-chunk body. */
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let ended = false;
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.once("end", () => {
-      ended = true;
-      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-    });
-    req.once("error", reject);
-    req.once("close", () => {
-      if (!ended) reject(new Error("request closed before its body was complete"));
-    });
-  });
-}
-
-async function toFetchRequest(req: IncomingMessage, host: string): Promise<Request> {
-  const body = await readBody(req);
+function toFetchRequest(req: IncomingMessage, host: string, body: Buffer): Request {
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i].toLowerCase();

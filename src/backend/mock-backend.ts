@@ -20,6 +20,10 @@ export type MockBackendOptions = Omit<BackendOptions, "tokenizer" | "origin" | "
   host?: string;
   /** Port to bind (default 0: a free port). */
   port?: number;
+  /** Most requests kept in the stats log (default 10000); older ones are dropped and counted in `droppedRequests`. */
+  maxLogEntries?: number;
+  /** Request body limit in bytes (default 64 MiB); larger bodies get 413. */
+  maxBodyBytes?: number;
   /** Also serve `GET /_mock/stats` and `POST /_mock/reset` so another process can read the stats (default false). */
   statsRoutes?: boolean;
   /** Reply plans to answer from (default: a fresh registry, exposed as `plans`). */
@@ -41,7 +45,7 @@ export interface MockBackend extends BackendStats {
 /** Starts the SGLang-compatible mock on a loopback port (the tokenizer is loaded before it listens). */
 export async function startMockBackend(options: MockBackendOptions): Promise<MockBackend> {
   const tokenizer = options.tokenizer ?? (await loadTokenizer({ hfCheckpoint: options.hfCheckpoint }));
-  const stats = options.stats ?? new BackendStatsRecorder();
+  const stats = options.stats ?? new BackendStatsRecorder({ maxLogEntries: options.maxLogEntries });
   const shutdown = new AbortController();
   // Every pending latency wait listens on this signal; there may be far more than the default ten.
   setMaxListeners(0, shutdown.signal);
@@ -55,6 +59,7 @@ export async function startMockBackend(options: MockBackendOptions): Promise<Moc
     host: options.host,
     port: options.port,
     onUnhandled: (request) => unknownPathResponse(stats, request),
+    maxBodyBytes: options.maxBodyBytes,
   });
   const backend = {
     url: bridge.url,

@@ -17,6 +17,8 @@ export interface BackendStatsSnapshot {
   requestLog: Record<string, unknown>[];
   /** Method, path and reply status of the same requests (bodies left out; they are in `requestLog`). */
   requests: { method: string; path: string; status: number | null }[];
+  /** Oldest entries dropped from the bounded log since the last reset. */
+  droppedRequests: number;
   /** Highest number of generation requests in flight at once since the last reset. */
   maxConcurrent: number;
   /** Generation requests in flight when the snapshot was taken. */
@@ -45,6 +47,7 @@ export function snapshotStats(stats: BackendStatsRecorder): BackendStatsSnapshot
   return {
     requestLog: stats.requestLog,
     requests: stats.requests.map((entry) => ({ method: entry.method, path: entry.path, status: entry.status ?? null })),
+    droppedRequests: stats.droppedRequests,
     maxConcurrent: stats.maxConcurrent,
     currentConcurrent: stats.currentConcurrent,
   };

@@ -10,6 +10,11 @@ export interface BackendStats {
   readonly requestLog: Record<string, unknown>[];
   /** Same requests with method, path and reply status. */
   readonly requests: readonly BackendRequestEntry[];
+  /**
+   * How many of the oldest entries were dropped from `requestLog` / `requests` since the last reset because the
+   * log holds at most `maxLogEntries` requests (default {@link DEFAULT_MAX_LOG_ENTRIES}).
+   */
+  readonly droppedRequests: number;
   /** Highest number of generation requests in flight at once since the last reset. */
   readonly maxConcurrent: number;
   /** Generation requests in flight right now. */
@@ -28,12 +33,34 @@ export interface BackendRequestEntry {
   status?: number;
 }
 
+/** Requests the mock keeps in its log by default; older entries are dropped (and counted) beyond it. */
+export const DEFAULT_MAX_LOG_ENTRIES = 10_000;
+
+/** Options of {@link BackendStatsRecorder}. */
+export interface BackendStatsOptions {
+  /** Most requests kept in the log (default {@link DEFAULT_MAX_LOG_ENTRIES}); the oldest go first. */
+  maxLogEntries?: number;
+}
+
 /** The writable side of {@link BackendStats}; pass one to several handler sets to pool their stats. */
 export class BackendStatsRecorder implements BackendStats {
   readonly requestLog: Record<string, unknown>[] = [];
   readonly requests: BackendRequestEntry[] = [];
   private inFlight = 0;
   private peak = 0;
+  private dropped = 0;
+  private readonly maxLogEntries: number;
+
+  constructor(options: BackendStatsOptions = {}) {
+    const limit = options.maxLogEntries ?? DEFAULT_MAX_LOG_ENTRIES;
+    if (!Number.isSafeInteger(limit) || limit < 0) throw new Error(`maxLogEntries must be a non-negative integer, got ${String(limit)}`);
+    this.maxLogEntries = limit;
+  }
+
+  /** Entries dropped from the log since the last reset. */
+  get droppedRequests(): number {
+    return this.dropped;
+  }
 
   /** Highest concurrent count since the last reset. */
   get maxConcurrent(): number {
@@ -49,6 +76,7 @@ export class BackendStatsRecorder implements BackendStats {
   reset(): void {
     this.requestLog.length = 0;
     this.requests.length = 0;
+    this.dropped = 0;
     this.peak = this.inFlight;
   }
 
@@ -57,6 +85,12 @@ export class BackendStatsRecorder implements BackendStats {
     const entry: BackendRequestEntry = { method, path, body };
     this.requestLog.push(body);
     this.requests.push(entry);
+    if (this.requests.length > this.maxLogEntries) {
+      const excess = this.requests.length - this.maxLogEntries;
+      this.requestLog.splice(0, excess);
+      this.requests.splice(0, excess);
+      this.dropped += excess;
+    }
     return entry;
   }
 
@@ -77,6 +111,7 @@ export function exposeStats<T extends object>(target: T, recorder: BackendStatsR
   Object.defineProperties(target, {
     requestLog: { get: () => recorder.requestLog, enumerable: true },
     requests: { get: () => recorder.requests, enumerable: true },
+    droppedRequests: { get: () => recorder.droppedRequests, enumerable: true },
     maxConcurrent: { get: () => recorder.maxConcurrent, enumerable: true },
     currentConcurrent: { get: () => recorder.currentConcurrent, enumerable: true },
     reset: { value: () => recorder.reset(), enumerable: false },

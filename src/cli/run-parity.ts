@@ -1,5 +1,6 @@
 // The work behind `session-parity run`: resolve or start the servers, run the batch through v1 and v2 at once,
 // judge every pair with the matchers' checks, and return the report. Prints nothing; stops all it started.
+import { redactUrlCredentials } from "../server/redaction";
 import { Agent } from "undici";
 import { buildDriverSchedule, QWEN3_APPEND_ROLES } from "../agent";
 import { buildWeatherInputSamples } from "../fixture/input-samples";
@@ -64,7 +65,7 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
       try {
         health[url] = (await probeHealth(url, context.probeTimeoutMs)).body;
       } catch (error) {
-        throw new CliExit(EXIT_USAGE, `cannot reach the ${what} at ${url} (${given.from}): ${describeTransportError(error)}`);
+        throw new CliExit(EXIT_USAGE, `cannot reach the ${what} at ${redactUrlCredentials(url)} (${given.from}): ${describeTransportError(error)}`);
       }
     }
   };
@@ -169,7 +170,7 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
     const passed = trajectories.filter((trajectory) => trajectory.pass).length;
     const problems = summarizeServerProblems(runs);
     const server = (url: string | null, started: boolean): ReportServer => ({
-      url,
+      url: url === null ? null : url.split(",").map(redactUrlCredentials).join(","),
       origin: url === null ? "unused" : started ? "embedded" : "given",
       ...(url !== null ? { health: url.includes(",") ? url.split(",").map((part) => health[part] ?? null) : (health[url] ?? null) } : {}),
     });

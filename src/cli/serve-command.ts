@@ -8,6 +8,7 @@ import { describeTransportError, probeHealth } from "../fixture/health-probe";
 import { closeOnSignals, withCliConventions } from "./command-kit";
 import { CliExit, EXIT_USAGE } from "./exit-codes";
 import { parsePort } from "./mock-command";
+import { redactUrlCredentials } from "../server/redaction";
 
 /** Parsed options of `serve`. */
 export interface ServeCommandOptions {
@@ -28,12 +29,21 @@ export interface ServeCommandOptions {
   numLayers?: number;
   /** Probe `GET <backend>/health` before starting (default true; `--no-check-backend` turns it off). */
   checkBackend?: boolean;
+  maxBodyBytes?: number;
+  maxReplyBytes?: number;
+  upstreamTimeoutMs?: number;
 }
 
 function parsePositiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError("must be a positive integer");
   return n;
+}
+
+function parsePositiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed) || parsed <= 0) throw new InvalidArgumentError("must be a positive integer");
+  return parsed;
 }
 
 function parseUrl(value: string): string {
@@ -53,7 +63,7 @@ export async function runServe(options: ServeCommandOptions, io: { log: (line: s
     } catch (error) {
       throw new CliExit(
         EXIT_USAGE,
-        `cannot reach the backend at ${options.backend} (--backend): ${describeTransportError(error)}; start it first (e.g. session-parity mock), or pass --no-check-backend`,
+        `cannot reach the backend at ${redactUrlCredentials(options.backend)} (--backend): ${describeTransportError(error)}; start it first (e.g. session-parity mock), or pass --no-check-backend`,
       );
     }
   }
@@ -74,12 +84,15 @@ export async function runServe(options: ServeCommandOptions, io: { log: (line: s
     useIndexerReplay: options.useRolloutIndexerReplay,
     useAdditionR3: options.useAdditionR3,
     numLayers: options.numLayers,
-    });
+    maxBodyBytes: options.maxBodyBytes,
+    maxReplyBytes: options.maxReplyBytes,
+    upstreamTimeoutMs: options.upstreamTimeoutMs,
+  });
   } catch (error) {
     throw new CliExit(EXIT_USAGE, `could not start the ${options.version} session server: ${(error as Error).message}`);
   }
   closeOnSignals(() => server.close(), "session server");
-  io.log(`session-parity ${options.version} session server listening on ${server.url} (backend ${options.backend})`);
+  io.log(`session-parity ${options.version} session server listening on ${server.url} (backend ${redactUrlCredentials(options.backend)})`);
   return server;
 }
 
@@ -98,6 +111,9 @@ export function serveCommand(): Command {
     )
     .option("--sample-picker <spec>", 'v2 picker hook, "module/path#exportName"')
     .option("--sample-postprocessor <spec>", 'v2 post-processor hook, "module/path#exportName"')
+    .option("--max-body-bytes <n>", "request body limit in bytes (413 beyond; default 67108864 = 64 MiB)", parsePositiveInteger)
+    .option("--max-reply-bytes <n>", "backend reply cap in bytes after decompression (502 beyond; default 268435456 = 256 MiB)", parsePositiveInteger)
+    .option("--upstream-timeout-ms <n>", "deadline of one backend call: headers and whole body (default 600000)", parsePositiveInteger)
     .option("--quiet", "do not print warnings")
     .option("--use-rollout-routing-replay", "ask the backend for routed experts and carry them as rollout_routed_experts (needs --num-layers)")
     .option("--use-rollout-indexer-replay", "ask the backend for indexer top-k and carry it as rollout_indexer_topk")

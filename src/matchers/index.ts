@@ -11,6 +11,7 @@ export * from "./retry-topology";
 export * from "./agent-metadata";
 export * from "./tool-call-round-trip";
 export * from "./training-payload-parity";
+export * from "./sample-invariants";
 export * from "./parity-matchers";
 export * from "./registry";
 export type { SessionParityMatchers, SessionParityAsymmetricMatchers } from "./typings";

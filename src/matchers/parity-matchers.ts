@@ -1,4 +1,4 @@
-// The four scenario matchers (retry topology, agent metadata, tool-call round trips, training-payload parity), each with `.not`.
+// The scenario matchers (retry topology, agent metadata, tool-call round trips, payload parity, well-formed samples), each with `.not`.
 // Thin wrappers over the pure checks; a value a check cannot read is a usage error, thrown even under `.not`.
 import type { MatcherContext, SyncExpectationResult } from "expect";
 import { checkAgentMetadata } from "./agent-metadata";
@@ -6,6 +6,7 @@ import { formatVerdict, usageFailures, type ParityVerdict } from "./parity-verdi
 import { checkRetryTopology } from "./retry-topology";
 import { checkToolCallRoundTrips, type ToolCallRoundTripOptions } from "./tool-call-round-trip";
 import { checkTrainingPayloadParity, type TrainingPayloadParityOptions } from "./training-payload-parity";
+import { checkTrainingSampleInvariants, type TrainingSampleInvariantOptions } from "./sample-invariants";
 import type { RetryTopology, ToolCallRoundTrip } from "./weather-expectations";
 import { notifyVerdict } from "./verdict-observers";
 
@@ -14,15 +15,24 @@ function observe(context: MatcherContext, matcher: string, received: unknown, ex
   notifyVerdict({ matcher, received, expected, verdict, isNot: context.isNot === true, testPath: context.testPath, testName: context.currentTestName });
 }
 
-function hint(context: MatcherContext, name: string, secondArgument?: string): string {
-  return context.utils.matcherHint(name, undefined, undefined, { isNot: context.isNot, promise: context.promise, secondArgument });
+function hint(context: MatcherContext, name: string, secondArgument?: string, expectedLabel?: string): string {
+  return context.utils.matcherHint(name, undefined, expectedLabel, { isNot: context.isNot, promise: context.promise, secondArgument });
 }
 
-function result(context: MatcherContext, name: string, verdict: ParityVerdict, failedHeadline: string, passedHeadline: string, extra = "", secondArgument?: string): SyncExpectationResult {
+function result(
+  context: MatcherContext,
+  name: string,
+  verdict: ParityVerdict,
+  failedHeadline: string,
+  passedHeadline: string,
+  extra = "",
+  secondArgument?: string,
+  expectedLabel?: string,
+): SyncExpectationResult {
   const usage = usageFailures(verdict);
   // A wrong argument is never "not matching": under .not it would otherwise pass silently.
   if (usage.length > 0) throw new TypeError(`${name}: ${usage.map((failure) => failure.message).join("; ")}`);
-  const head = hint(context, name, secondArgument);
+  const head = hint(context, name, secondArgument, expectedLabel);
   if (verdict.pass) {
     return { pass: true, message: () => `${head}\n\n${passedHeadline}\nChecked: ${verdict.checkedParts.join(", ")}; every part passed, so .not fails.` };
   }
@@ -98,4 +108,13 @@ export function toHaveTrainingPayloadParity(this: MatcherContext, received: unkn
     "",
     options === undefined ? undefined : "options",
   );
+}
+
+/**
+ * `expect(sample).toBeWellFormedTrainingSample(options?)`: the sample satisfies every rule of
+ * {@link checkTrainingSampleInvariants}; the failure names each broken rule and the offending entries.
+ */
+export function toBeWellFormedTrainingSample(this: MatcherContext, received: unknown, options?: TrainingSampleInvariantOptions): SyncExpectationResult {
+  const verdict = checkTrainingSampleInvariants(received, options);
+  return result(this, "toBeWellFormedTrainingSample", verdict, "The sample is not a well-formed training sample", "The sample is a well-formed training sample.", "", undefined, options === undefined ? "" : "options");
 }

@@ -3,9 +3,9 @@
 import { bitwiseEqualTo, notBitwiseEqualTo } from "./bitwise-equal-to";
 import { toBeBitwiseEqual } from "./to-be-bitwise-equal";
 import { toHaveAgenticParity } from "../fuzz/matcher";
-import { toHaveRetryTopology, toHaveTrainingPayloadParity, toMatchAgentMetadata, toRoundTripToolCalls } from "./parity-matchers";
 import { registerBitTreeTextSerializer, type BitTreePlugin } from "../snapshot/snapshot-serializers";
 import { toMatchBitwiseSnapshot } from "../snapshot/to-match-bitwise-snapshot";
+import { toBeWellFormedTrainingSample, toHaveRetryTopology, toHaveTrainingPayloadParity, toMatchAgentMetadata, toRoundTripToolCalls } from "./parity-matchers";
 
 /** The package's matchers, keyed by name, ready for `expect.extend(sessionParityMatchers)`. */
 export const sessionParityMatchers = {
@@ -16,6 +16,7 @@ export const sessionParityMatchers = {
   toHaveTrainingPayloadParity,
   toMatchBitwiseSnapshot,
   toHaveAgenticParity,
+  toBeWellFormedTrainingSample,
 };
 
 /** Type of {@link sessionParityMatchers}. */

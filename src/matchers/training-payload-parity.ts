@@ -5,6 +5,7 @@ import { checkAgentMetadata } from "./agent-metadata";
 import { DEFAULT_PART_DIFFERENCES, VerdictBuilder, type ParityFailure, type ParityVerdict } from "./parity-verdict";
 import { checkRetryTopology } from "./retry-topology";
 import { readRun } from "./run-shapes";
+import { checkTrainingSampleInvariants } from "./sample-invariants";
 import { checkToolCallRoundTrips } from "./tool-call-round-trip";
 import { trainingMetadataProjection } from "./training-metadata-projection";
 import { WEATHER_AGENT_METADATA, WEATHER_RECORD_COUNT, WEATHER_RETRY_TOPOLOGY, WEATHER_TOOL_ROUND_TRIPS, type RetryTopology, type ToolCallRoundTrip } from "./weather-expectations";
@@ -30,7 +31,7 @@ export const V2_ONLY_SESSION_METADATA_KEYS: readonly string[] = ["agent", "tree"
  * Checks that a v1 run and a v2 run of the same input sample carry the same training payload (the Python parity
  * helper's whole check, with every part named): versions; no empty reason; one sample each; the record count of
  * each snapshot; the tool round trips of each snapshot; the v2 retry topology and kept leaf; the agent metadata
- * on both; v1's sample `max_trim_tokens` equal to v2's session one; v1's session metadata bitwise equal to v2's
+ * on both; each side's samples well formed ({@link checkTrainingSampleInvariants}); v1's sample `max_trim_tokens` equal to v2's session one; v1's session metadata bitwise equal to v2's
  * without `agent` and `tree`; and the two samples bitwise equal under `trainingMetadataProjection`.
  * Left is v1, right is v2 in every difference.
  */
@@ -85,6 +86,13 @@ export function checkTrainingPayloadParity(v1Run: unknown, v2Run: unknown, optio
   const agentMetadata = options.agentMetadata === undefined ? WEATHER_AGENT_METADATA : options.agentMetadata;
   if (agentMetadata !== null) {
     for (const [name, run] of both) absorb(builder, `${name} agent metadata`, checkAgentMetadata(run, agentMetadata, { maxDifferences: limit }));
+  }
+
+  // Two servers that emit the same broken sample agree bitwise: each side must also be well formed on its own.
+  for (const [name, run] of both) {
+    run.samples.forEach((sample, index) => {
+      absorb(builder, `${name} well-formed sample${run.samples.length > 1 ? ` ${index}` : ""}`, checkTrainingSampleInvariants(sample, { maxDifferences: limit }));
+    });
   }
 
   if (v1.samples.length > 0) {

@@ -4,6 +4,7 @@ import type { BitwiseEqualTo } from "./bitwise-equal-to";
 import type { BitwiseOptions } from "./bitwise-types";
 import type { ToolCallRoundTripOptions } from "./tool-call-round-trip";
 import type { TrainingPayloadParityOptions } from "./training-payload-parity";
+import type { TrainingSampleInvariantOptions } from "./sample-invariants";
 import type { RetryTopology, ToolCallRoundTrip } from "./weather-expectations";
 import type { SessionParityRun } from "../fixture/types";
 import type { BitwiseSnapshotOptions } from "../snapshot/to-match-bitwise-snapshot";
@@ -49,6 +50,12 @@ export interface SessionParityMatchers<R> {
    * parity. Fails with the shrunk counterexample in words and a ready-to-paste Jest test that replays it.
    */
   toHaveAgenticParity(): R;
+  /**
+   * On a training sample: token ids are non-negative integers, `loss_mask` entries 0 or 1, log-probs finite and
+   * ≤ 0, `loss_mask` / `rollout_log_probs` / `response_length` of one length, `tokens` at least that long,
+   * `weight_versions` one per record (with `recordCount`), replay tensors with `len(tokens) - 1` rows.
+   */
+  toBeWellFormedTrainingSample(options?: TrainingSampleInvariantOptions): R;
 }
 
 /** The session-parity asymmetric matchers as they appear on `expect` and `expect.not`. */

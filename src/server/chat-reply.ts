@@ -3,6 +3,7 @@
 import type { ChatMessage } from "../tokenizer/types";
 import { dumpsPy, parsePyJson, PY_RESPONSE_JSON, pyNumberValue } from "../wire/py-json";
 import { pyRepr } from "./python-repr";
+import { describeJsonDepthExcess, findJsonDepthExcess } from "../wire/json-depth";
 import { SessionHttpError } from "./types";
 
 /** The validated parts of an upstream chat completion. */
@@ -32,8 +33,16 @@ function firstChoice(response: Record<string, unknown>): Record<string, unknown>
   return {};
 }
 
-/** Validates a 200 chat reply (SPEC §6 "Upstream reply"); every failure is SessionHttpError(502). */
-export function extractCompletion(body: Buffer): ExtractedCompletion {
+/**
+ * Validates a 200 chat reply (SPEC §6 "Upstream reply"; miles `core.py::extract_completion` and its
+ * `UpstreamResponseError` → 502); every failure is SessionHttpError(502) and nothing is stored. Beyond miles's
+ * checks (a deviation listed in docs/PROTOCOL.md), the body must nest at most 128 deep, each log-prob must be a
+ * number and each token id an integer in `[0, vocabSize)` (when `vocabSize` is given): an id outside the
+ * vocabulary would be stored in the trajectory and break every later turn of the session at the backend.
+ */
+export function extractCompletion(body: Buffer, vocabSize?: number): ExtractedCompletion {
+  const excess = findJsonDepthExcess(body);
+  if (excess !== null) throw new SessionHttpError(502, `backend reply refused: ${describeJsonDepthExcess(excess)}`);
   let response: unknown;
   try {
     response = parsePyJson(body.toString("utf8"));
@@ -68,7 +77,12 @@ export function extractCompletion(body: Buffer): ExtractedCompletion {
     if (!Array.isArray(pair) || pair.length < 2 || pyNumberValue(pair[0]) === undefined || !Number.isInteger(pair[1])) {
       throw new SessionHttpError(502, `meta_info.output_token_logprobs[${i}] must be a [logprob, token_id] pair`);
     }
-    return pair[1] as number;
+    const id = pair[1] as number;
+    if (id < 0 || (vocabSize !== undefined && id >= vocabSize)) {
+      const range = vocabSize !== undefined ? `0 <= id < ${vocabSize}` : "id >= 0";
+      throw new SessionHttpError(502, `meta_info.output_token_logprobs[${i}][1] = ${id} is not a token id of the tokenizer's vocabulary (${range})`);
+    }
+    return id;
   });
   const finishReason = typeof choice.finish_reason === "string" ? choice.finish_reason : null;
   const responseId = typeof response.id === "string" ? response.id : null;

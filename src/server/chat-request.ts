@@ -1,6 +1,7 @@
 // Turns a client chat body into the body sent upstream (SPEC §6 normalization), before any session logic.
 // Session-independent: the same rules serve v1 and v2; every malformed input is a 400 naming the problem.
 import type { ChatMessage, ChatTemplateKwargs, ToolSpec } from "../tokenizer/types";
+import { describeJsonDepthExcess, findJsonDepthExcess, type MAX_JSON_DEPTH } from "../wire/json-depth";
 import type { JsonObject } from "../wire/sample";
 import { addReplayFlags, type ReplayRequestOptions } from "./replay-request";
 import { parsePyJson, PyFloat, PyBigInt } from "../wire/py-json";
@@ -37,11 +38,35 @@ function describeContent(content: unknown): string {
 }
 
 /**
+ * `tool_calls` must be null/absent or an array of objects whose `function` is an object: anything else is a
+ * client mistake the chat template would otherwise trip over (miles answers 500 there; listed as a deviation).
+ * Arguments that are not JSON are refused by the template step, also as 400.
+ */
+function checkToolCallsShape(toolCalls: unknown, messageIndex: number): void {
+  if (toolCalls === undefined || toolCalls === null) return;
+  const where = `messages[${messageIndex}].tool_calls`;
+  if (!Array.isArray(toolCalls)) throw new SessionHttpError(400, `${where} must be an array of tool calls or null, got ${describeKind(toolCalls)}`);
+  toolCalls.forEach((call, j) => {
+    if (!isObject(call)) throw new SessionHttpError(400, `${where}[${j}] must be a tool call object, got ${describeKind(call)}`);
+    if (!isObject(call.function)) throw new SessionHttpError(400, `${where}[${j}].function must be an object with name and arguments, got ${describeKind(call.function)}`);
+  });
+}
+
+function describeKind(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return `a ${typeof value}`;
+}
+
+/**
  * Parses a JSON request body as Python's `json.loads` does (ints and floats kept apart, big ints exact); an empty
- * body is `{}`. Throws SessionHttpError(400) with Python's decoder message on invalid JSON.
+ * body is `{}`. Throws SessionHttpError(400) with Python's decoder message on invalid JSON, or on nesting deeper
+ * than {@link MAX_JSON_DEPTH} (checked by a scan before the parser runs).
  */
 export function parseJsonBody(body: Buffer): unknown {
-  if (body.length === 0) return {};
+  const excess = findJsonDepthExcess(body);
+  if (excess !== null) throw new SessionHttpError(400, `request body refused: ${describeJsonDepthExcess(excess)}`);
+  if (body.toString("utf8").trim() === "") return {};
   try {
     return parsePyJson(body.toString("utf8"));
   } catch (error) {
@@ -73,6 +98,7 @@ export function normalizeChatRequest(parsed: unknown, defaults: ChatTemplateKwar
           "content parts and objects are not rendered by the chat template",
       );
     }
+    checkToolCallsShape(message.tool_calls, i);
   });
   const tools = body.tools;
   if (tools !== undefined && tools !== null && !(Array.isArray(tools) && tools.every(isObject))) {

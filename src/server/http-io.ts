@@ -1,30 +1,11 @@
-// Small node:http helpers for the session server: read a body, write compact JSON, text, SSE or raw bytes.
+// Small node:http helpers for the session server: write compact JSON, text, SSE or raw bytes.
 // Keeping them here lets the route handlers read as protocol rules instead of stream plumbing.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { dumpsPy, parsePyJson, PY_RESPONSE_JSON, PyJsonWriteError } from "../wire/py-json";
+import { findJsonDepthExcess } from "../wire/json-depth";
 
 /** Upstream response headers the server never echoes (it frames its own body; it emits its own date/server). */
 const DROP_RESPONSE_HEADERS = new Set(["content-length", "transfer-encoding", "content-encoding", "server", "date", "connection", "keep-alive"]);
-
-/**
- * Reads the whole request body. Plain `data`/`end` listeners rather than async iteration: one promise per body
- * instead of one per chunk, and a single-chunk body (the usual case on loopback) is returned without a copy.
- */
-export function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let ended = false;
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.once("end", () => {
-      ended = true;
-      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-    });
-    req.once("error", reject);
-    req.once("close", () => {
-      if (!ended) reject(new Error("request closed before its body was complete"));
-    });
-  });
-}
 
 /** Writes a body with a status and headers (content-length computed here). */
 export function sendBytes(res: ServerResponse, status: number, body: Buffer | string, headers: Record<string, string> = {}): void {
@@ -89,11 +70,16 @@ export function passThroughHeaders(headers: Record<string, string>): Record<stri
 }
 
 /**
- * Re-emits an upstream reply: a JSON body (as Python's json.loads reads it) is re-serialized as {@link sendJson} does, anything else
- * goes through verbatim with the upstream content type.
+ * Re-emits an upstream reply: a JSON body (as Python's json.loads reads it) is re-serialized as {@link sendJson}
+ * does, anything else (including JSON nested deeper than the cap, which is never parsed) goes through verbatim
+ * with the upstream content type.
  */
 export function sendUpstreamReply(res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer): void {
   const kept = passThroughHeaders(headers);
+  if (findJsonDepthExcess(body) !== null) {
+    sendBytes(res, status, body, kept);
+    return;
+  }
   let parsed: unknown;
   try {
     parsed = parsePyJson(body.toString("utf8"));

@@ -8,10 +8,13 @@ import { MessageMatcherName, resolveMessageMatcher } from "./message-matchers";
 import type { AnyTrajectoryPolicy, MessageMatcher, PolicyContext, PolicyLogger } from "./policy";
 import { createPolicy, SamplePickerOption, SamplePostprocessorOption } from "./policy-factory";
 import { resolveReplayOptions, type RoutingReplayServerOptions } from "./replay-options";
-import { SessionShell } from "./session-shell";
+import { SessionShell, type ShellLimits } from "./session-shell";
 import { loadTitoKit } from "./tito-kit";
 import type { SessionServerVersion } from "./types";
-import { UpstreamClient } from "./upstream";
+import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_UPSTREAM_TIMEOUT_MS, UpstreamClient } from "./upstream";
+import { checkMaxBodyBytes, DEFAULT_MAX_BODY_BYTES } from "./bounded-body";
+import { redactAbsolutePaths, redactUrlCredentials } from "./redaction";
+import { allowedHostsFor } from "./request-guard";
 
 /** Options of {@link startSessionServer} (routing replay: see {@link RoutingReplayServerOptions}). */
 export interface SessionServerOptions extends RoutingReplayServerOptions {
@@ -31,8 +34,12 @@ export interface SessionServerOptions extends RoutingReplayServerOptions {
   chatTemplateKwargs?: ChatTemplateKwargs;
   /** History matcher: a built-in name or a custom function (default `"strict"`). */
   messageMatcher?: MessageMatcherName | MessageMatcher;
-  /** Upstream headers/body timeout in ms (default 600000). */
+  /** Upstream deadline in ms: status line, headers and the whole reply body of one call (default 600000). */
   upstreamTimeoutMs?: number;
+  /** Request body limit in bytes, every route (default 64 MiB); a larger body is answered 413. */
+  maxBodyBytes?: number;
+  /** Cap on a backend reply after decompression, in bytes (default 256 MiB); a larger reply is answered 502. */
+  maxReplyBytes?: number;
   /** Where warnings go (default: console.warn with a prefix). Pass `{warn() {}}` to silence. */
   logger?: PolicyLogger;
   /** v2 only: the samples-op picker (function or `"module/path#exportName"`). */
@@ -70,7 +77,7 @@ export async function startSessionServer(options: SessionServerOptions): Promise
     throw new Error(`unknown session server version ${JSON.stringify(options.version)}; use "v1" or "v2"`);
   }
   if (typeof options.backendUrl !== "string" || !/^https?:\/\//.test(options.backendUrl)) {
-    throw new Error(`backendUrl must be an http(s) URL, got ${JSON.stringify(options.backendUrl)}`);
+    throw new Error(`backendUrl must be an http(s) URL, got ${JSON.stringify(typeof options.backendUrl === "string" ? redactUrlCredentials(options.backendUrl) : options.backendUrl)}`);
   }
   const replay = resolveReplayOptions(options);
   const logger = options.logger ?? DEFAULT_LOGGER;
@@ -95,14 +102,17 @@ export async function startSessionServer(options: SessionServerOptions): Promise
     replay: replay.assembly,
   };
   const upstream = new UpstreamClient(options.backendUrl, {
-    timeoutMs: options.upstreamTimeoutMs ?? 600_000,
+    timeoutMs: checkPositiveInteger(options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS, "upstreamTimeoutMs"),
     connections: options.upstreamConnections ?? 1024,
+    maxReplyBytes: checkPositiveInteger(options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES, "maxReplyBytes"),
   });
-  const shell = new SessionShell(policy, ctx, kit, upstream, options.instanceId, logger, replay.request);
+  const limits: ShellLimits = { maxBodyBytes: checkMaxBodyBytes(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES), allowedHosts: null };
+  const shell = new SessionShell(policy, ctx, kit, upstream, options.instanceId, logger, replay.request, limits);
   const server = createServer((req, res) => {
     shell.handle(req, res).catch((error: unknown) => {
-      logger.warn(`unhandled error: ${(error as Error)?.stack ?? String(error)}`);
-      sendError(res, 500, `internal error: ${(error as Error)?.message ?? String(error)}`);
+      // Neither the log line nor the reply carries an absolute path (stack frames name files by their base name).
+      logger.warn(redactAbsolutePaths(`unhandled error: ${(error as Error)?.stack ?? String(error)}`));
+      sendError(res, 500, redactAbsolutePaths(`internal error: ${(error as Error)?.message ?? String(error)}`));
     });
   });
   server.keepAliveTimeout = 30_000;
@@ -115,6 +125,12 @@ export async function startSessionServer(options: SessionServerOptions): Promise
   });
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  limits.allowedHosts = allowedHostsFor(address.address, address.port);
+  if (limits.allowedHosts === null) {
+    logger.warn(
+      `listening on non-loopback address ${host}:${address.port}: the session server has no authentication, so anyone who can reach this address can read and change sessions`,
+    );
+  }
   let closing: Promise<void> | null = null;
   return {
     url: `http://${host}:${address.port}`,
@@ -125,6 +141,11 @@ export async function startSessionServer(options: SessionServerOptions): Promise
       return closing;
     },
   };
+}
+
+function checkPositiveInteger(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got ${String(value)}`);
+  return value;
 }
 
 async function closeServer(server: Server, upstream: UpstreamClient, shell: SessionShell): Promise<void> {

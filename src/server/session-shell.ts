@@ -5,7 +5,8 @@ import { dumpsPy, PY_DEFAULT_JSON } from "../wire/py-json";
 import { encodeSamplesChunks } from "../wire/samples-codec";
 import { normalizeChatRequest, parseJsonBody, parseSamplesBody } from "./chat-request";
 import { extractCompletion, renderFakeStream, stripReplayPayloads } from "./chat-reply";
-import { passThroughHeaders, readBody, sendBytes, sendChunks, sendEmpty, sendError, sendJson, sendText, sendUpstreamReply } from "./http-io";
+import { BodyTooLargeError, readBoundedBody } from "./bounded-body";
+import { passThroughHeaders, sendBytes, sendChunks, sendEmpty, sendError, sendJson, sendText, sendUpstreamReply } from "./http-io";
 import type { AnyTrajectoryPolicy, PolicyContext, PolicyLogger } from "./policy";
 import { packageVersion } from "./package-version";
 import { SampleAssemblyError } from "./samples/assembly-error";
@@ -14,6 +15,17 @@ import { SessionEntry, SessionStore } from "./session-store";
 import type { TitoKit } from "./tito-kit";
 import { CompletedTurn, SessionHttpError, SessionRecord } from "./types";
 import { forwardHeaders, UpstreamClient } from "./upstream";
+import { ChatTemplateError } from "../tokenizer/chat-template";
+import { redactAbsolutePaths } from "./redaction";
+import { guardRequest } from "./request-guard";
+
+/** Per-server limits and browser-facing checks the shell applies before routing. */
+export interface ShellLimits {
+  /** Request body limit in bytes (413 beyond). */
+  maxBodyBytes: number;
+  /** `Host` values answered (DNS-rebinding check), or null for no check (non-loopback bind). Set once listening. */
+  allowedHosts: ReadonlySet<string> | null;
+}
 
 const PROXY_METHODS = new Set(["GET", "POST", "PUT", "DELETE", "PATCH"]);
 
@@ -51,6 +63,7 @@ export class SessionShell {
     private readonly instanceId: string | undefined,
     private readonly logger: PolicyLogger,
     private readonly replay?: ReplayRequestOptions,
+    private readonly limits: ShellLimits = { maxBodyBytes: Number.MAX_SAFE_INTEGER, allowedHosts: null },
   ) {
     this.store = new SessionStore(() => policy.createState());
   }
@@ -69,7 +82,18 @@ export class SessionShell {
     const method = (req.method ?? "GET").toUpperCase();
     const url = new URL(req.url ?? "/", "http://session-server.invalid");
     const query = url.search.startsWith("?") ? url.search.slice(1) : "";
-    const body = await readBody(req);
+    const refusal = guardRequest(method, req.headers, this.limits.allowedHosts);
+    if (refusal !== null) {
+      req.resume();
+      return sendError(res, refusal.status, refusal.message);
+    }
+    let body: Buffer;
+    try {
+      body = await readBoundedBody(req, this.limits.maxBodyBytes);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) return sendError(res, 413, error.message);
+      throw error;
+    }
     try {
       if (url.pathname === "/health") {
         if (method !== "GET") throw new SessionHttpError(405, `method ${method} not allowed on /health`);
@@ -97,6 +121,9 @@ export class SessionShell {
         if (error.plainText) return sendText(res, error.status, error.message);
         return sendError(res, error.status, error.message);
       }
+      // A template that cannot render the client's messages (e.g. tool-call arguments that are not JSON) is the
+      // client's mistake: 400 naming the message and field, never a 500 with an install path.
+      if (error instanceof ChatTemplateError) return sendError(res, 400, redactAbsolutePaths(error.message));
       throw error;
     }
   }
@@ -170,7 +197,7 @@ export class SessionShell {
     headers["content-type"] = "application/json";
     const result = await this.upstream.request("POST", "v1/chat/completions", "", headers, dumpsPy(upstreamBody, PY_DEFAULT_JSON));
     if (result.status !== 200) return sendUpstreamReply(res, result.status, result.headers, result.body);
-    const completion = extractCompletion(result.body);
+    const completion = extractCompletion(result.body, this.ctx.tokenizer.vocabSize);
 
     // Phase 3 (lock): commit unless the session went away meanwhile.
     await entry.lock.runExclusive(() => {

@@ -1,9 +1,17 @@
 // The session server's only way out: one keep-alive undici Pool per backend for every proxied call.
 // Transport failures become a 502 JSON reply shape instead of an exception, as the protocol requires.
-import { Pool } from "undici";
+import { Client, Pool, type Dispatcher } from "undici";
 import type { IncomingHttpHeaders } from "node:http";
-import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from "node:zlib";
 import { dumpsPy, PY_DEFAULT_JSON } from "../wire/py-json";
+import { Transform, Writable, type TransformCallback } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from "node:zlib";
+
+/** Default cap on a backend reply body after decompression: 256 MiB (room for long replies with replay tensors). */
+export const DEFAULT_MAX_REPLY_BYTES = 256 * 1024 * 1024;
+
+/** Default upstream deadline: 600 s for the status line, headers and the whole body of one call. */
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 600_000;
 
 /** A raw upstream reply (or a synthesized 502 for a transport failure). */
 export interface UpstreamResult {
@@ -30,6 +38,9 @@ const DROP_REQUEST_HEADERS = new Set([
   "proxy-authorization",
 ]);
 
+/** Errors of a connection the backend closed or reset; retried once when no reply had started yet. */
+const STALE_CONNECTION_CODES = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET"]);
+
 /** Header used by routers to pin one session's requests to one engine. */
 export const ROUTING_KEY_HEADER = "X-SMG-Routing-Key";
 
@@ -37,87 +48,192 @@ export const ROUTING_KEY_HEADER = "X-SMG-Routing-Key";
 export interface UpstreamClientOptions {
   /** Maximum sockets to the backend (default 1024). */
   connections?: number;
-  /** Timeout for headers and for body inactivity, in ms. */
+  /** Deadline of one call in ms: status line, headers and the whole body (retry included). */
   timeoutMs: number;
+  /** Cap on the decoded reply body in bytes (default {@link DEFAULT_MAX_REPLY_BYTES}). */
+  maxReplyBytes?: number;
 }
+
+/** The reply grew past the cap while it was read or inflated. */
+class ReplyTooLargeError extends Error {
+  constructor(readonly cap: number) {
+    super(`backend reply exceeds the ${cap}-byte reply cap (counted after decompression)`);
+  }
+}
+
+/** The call's deadline passed. */
+class DeadlineError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`backend did not send a complete reply within the ${timeoutMs} ms upstream deadline`);
+  }
+}
+
+type Attempt = { kind: "reply"; result: UpstreamResult } | { kind: "failed"; error: Error; beforeReply: boolean };
 
 /** One pooled HTTP client to a backend origin (plus optional base path). */
 export class UpstreamClient {
   private readonly pool: Pool;
+  private readonly origin: string;
   private readonly basePath: string;
+  private readonly timeoutMs: number;
+  private readonly maxReplyBytes: number;
   private closed = false;
+  private readonly freshClients = new Set<Client>();
 
   constructor(backendUrl: string, options: UpstreamClientOptions) {
     const url = new URL(backendUrl);
+    this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, "");
+    this.timeoutMs = options.timeoutMs;
+    this.maxReplyBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
     this.pool = new Pool(url.origin, {
       connections: options.connections ?? 1024,
       pipelining: 1,
       keepAliveTimeout: 30_000,
+      // The deadline below bounds the whole call; these only stop undici from cutting it shorter.
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
     });
   }
 
-  /** Forwards one request; never throws for transport problems (returns a 502 result instead). */
+  /**
+   * Forwards one request; never throws for transport problems (returns a 502 result instead). A request whose
+   * pooled connection fails with a reset, `EPIPE` or a peer close before any reply arrived (a keep-alive socket
+   * the backend closed while idle) is sent once more on a fresh connection. The deadline covers both attempts.
+   */
   async request(method: string, path: string, query: string, headers: Record<string, string>, body: Buffer | string | null): Promise<UpstreamResult> {
     const fullPath = `${this.basePath}/${path.replace(/^\/+/, "")}${query ? `?${query}` : ""}`;
+    const options: Dispatcher.RequestOptions = {
+      method: method as "GET",
+      path: fullPath,
+      headers,
+      body: body === null || method === "GET" || method === "HEAD" ? undefined : body,
+    };
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new DeadlineError(this.timeoutMs)), this.timeoutMs);
     try {
-      const response = await this.pool.request({
-        method: method as "GET",
-        path: fullPath,
-        headers,
-        body: body === null || (method === "GET" || method === "HEAD") ? undefined : body,
-      });
-      const chunks: Buffer[] = [];
-      for await (const chunk of response.body) chunks.push(chunk as Buffer);
-      const replyHeaders = flattenHeaders(response.headers);
-      const replyBody = decodeContent(Buffer.concat(chunks), replyHeaders["content-encoding"]);
-      delete replyHeaders["content-encoding"];
-      return { status: response.statusCode, headers: replyHeaders, body: replyBody };
-    } catch (error) {
-      const err = error as Error;
-      const name = (err as { code?: string }).code ?? err.name ?? "Error";
-      const message = this.closed ? "session server is closing" : err.message;
-      return {
-        status: 502,
-        headers: { "content-type": "application/json" },
-        body: Buffer.from(dumpsPy({ error: `backend transport error: ${name}: ${message}` }, PY_DEFAULT_JSON)),
-      };
+      let attempt = await this.attempt(this.pool, options, deadline.signal);
+      if (attempt.kind === "failed" && attempt.beforeReply && isStaleConnection(attempt.error) && !deadline.signal.aborted && !this.closed) {
+        const fresh = new Client(this.origin, { pipelining: 1, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
+        this.freshClients.add(fresh);
+        try {
+          attempt = await this.attempt(fresh, options, deadline.signal);
+        } finally {
+          this.freshClients.delete(fresh);
+          void fresh.close().catch(() => undefined);
+        }
+      }
+      if (attempt.kind === "reply") return attempt.result;
+      return transportFailure(this.describeFailure(attempt.error, deadline.signal));
+    } finally {
+      clearTimeout(timer);
     }
+  }
+
+  private async attempt(dispatcher: Dispatcher, options: Dispatcher.RequestOptions, signal: AbortSignal): Promise<Attempt> {
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await dispatcher.request({ ...options, signal });
+    } catch (error) {
+      return { kind: "failed", error: error as Error, beforeReply: true };
+    }
+    try {
+      const replyHeaders = flattenHeaders(response.headers);
+      const replyBody = await readDecodedBody(response.body, replyHeaders["content-encoding"], this.maxReplyBytes, signal);
+      delete replyHeaders["content-encoding"];
+      return { kind: "reply", result: { status: response.statusCode, headers: replyHeaders, body: replyBody } };
+    } catch (error) {
+      response.body.destroy();
+      return { kind: "failed", error: error as Error, beforeReply: false };
+    }
+  }
+
+  private describeFailure(error: Error, signal: AbortSignal): string {
+    if (error instanceof ReplyTooLargeError) return error.message;
+    if (signal.aborted && signal.reason instanceof DeadlineError) return signal.reason.message;
+    const name = (error as { code?: string }).code ?? error.name ?? "Error";
+    const message = this.closed ? "session server is closing" : error.message;
+    return `backend transport error: ${name}: ${message}`;
   }
 
   /** Aborts in-flight calls and closes every socket. */
   async destroy(): Promise<void> {
     this.closed = true;
-    await this.pool.destroy();
+    await Promise.all([this.pool.destroy(), ...[...this.freshClients].map((client) => client.destroy())]);
   }
+}
+
+function isStaleConnection(error: Error): boolean {
+  return STALE_CONNECTION_CODES.has((error as { code?: string }).code ?? "");
+}
+
+function transportFailure(message: string): UpstreamResult {
+  return {
+    status: 502,
+    headers: { "content-type": "application/json" },
+    body: Buffer.from(dumpsPy({ error: message }, PY_DEFAULT_JSON)),
+  };
 }
 
 /**
- * The identity bytes of a reply body sent with `content-encoding` (gzip, deflate, br; comma lists are undone in
- * reverse). The server re-frames every body and never echoes the encoding, so it must hand on plain bytes.
- * @throws Error naming an encoding it cannot undo (reported as a transport error)
+ * Reads a reply body, undoing its `content-encoding` (gzip, deflate, br; a comma list is undone in reverse) as a
+ * stream, and stops as soon as the decoded bytes pass `cap`: a small compressed body that would inflate to
+ * gigabytes costs at most `cap` bytes of memory. The server re-frames every body, so it hands on plain bytes.
+ * @throws ReplyTooLargeError past the cap; Error naming an encoding it cannot undo (reported as a transport error)
  */
-function decodeContent(body: Buffer, encoding: string | undefined): Buffer {
-  if (encoding === undefined) return body;
-  let out = body;
-  for (const coding of encoding.split(",").map((part) => part.trim().toLowerCase()).reverse()) {
+async function readDecodedBody(body: NodeJS.ReadableStream, encoding: string | undefined, cap: number, signal: AbortSignal): Promise<Buffer> {
+  const decoders: NodeJS.ReadWriteStream[] = [];
+  for (const coding of (encoding ?? "").split(",").map((part) => part.trim().toLowerCase()).reverse()) {
     if (coding === "" || coding === "identity") continue;
-    if (coding === "gzip" || coding === "x-gzip") out = gunzipSync(out);
-    else if (coding === "br") out = brotliDecompressSync(out);
-    else if (coding === "deflate") out = inflateDeflate(out);
+    if (coding === "gzip" || coding === "x-gzip") decoders.push(createGunzip());
+    else if (coding === "br") decoders.push(createBrotliDecompress());
+    else if (coding === "deflate") decoders.push(new DeflateDecoder());
     else throw new Error(`unsupported content-encoding ${JSON.stringify(coding)} in the backend reply`);
   }
-  return out;
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      total += chunk.length;
+      if (total > cap) {
+        chunks.length = 0;
+        done(new ReplyTooLargeError(cap));
+        return;
+      }
+      chunks.push(chunk);
+      done();
+    },
+  });
+  await pipeline([body, ...decoders, sink], { signal });
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
 }
 
-/** HTTP "deflate" is meant to be zlib-wrapped, but some servers send raw deflate. */
-function inflateDeflate(body: Buffer): Buffer {
-  try {
-    return inflateSync(body);
-  } catch {
-    return inflateRawSync(body);
+/**
+ * HTTP "deflate" is meant to be zlib-wrapped, but some servers send raw deflate: the first two bytes decide
+ * (a zlib header is a multiple of 31 with compression method 8), then the matching inflater runs.
+ */
+class DeflateDecoder extends Transform {
+  private inner: Transform | null = null;
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    if (this.inner === null) {
+      const zlibWrapped = chunk.length >= 2 && (chunk[0] & 0x0f) === 8 && ((chunk[0] << 8) | chunk[1]) % 31 === 0;
+      this.inner = zlibWrapped ? createInflate() : createInflateRaw();
+      this.inner.on("data", (out: Buffer) => this.push(out));
+      this.inner.on("error", (error) => this.destroy(error));
+    }
+    this.inner.write(chunk, () => done());
+  }
+
+  override _flush(done: TransformCallback): void {
+    if (this.inner === null) return done();
+    this.inner.once("end", () => done());
+    this.inner.end();
+  }
+
+  override _destroy(error: Error | null, done: (error: Error | null) => void): void {
+    this.inner?.destroy();
+    done(error);
   }
 }
 

@@ -97,13 +97,13 @@ export class ChatTemplate {
   constructor(
     /** The Jinja source text. */
     readonly source: string,
-    /** Where the source came from, used in error messages. */
+    /** Where the source came from; error messages name only its last path segment. */
     readonly origin: string,
   ) {
     try {
       this.template = new Template(source);
     } catch (error) {
-      throw new ChatTemplateError(`chat template ${origin} does not parse: ${(error as Error).message}`);
+      throw new ChatTemplateError(`chat template ${path.basename(origin)} does not parse: ${(error as Error).message}`);
     }
   }
 
@@ -132,7 +132,8 @@ export class ChatTemplate {
     try {
       return this.template.render(context);
     } catch (error) {
-      throw new ChatTemplateError(`rendering chat template ${this.origin} failed: ${(error as Error).message}`);
+      // The file name only: this message reaches HTTP clients and logs, which must not learn install paths.
+      throw new ChatTemplateError(`rendering chat template ${path.basename(this.origin)} failed: ${(error as Error).message}`);
     }
   }
 }

@@ -43,10 +43,30 @@ async function readJsonFile(file: string): Promise<Record<string, unknown>> {
   return parsed as Record<string, unknown>;
 }
 
+/** A missing or non-directory checkpoint path is named as such, before any file inside it is tried. */
+async function assertDirectory(directory: string): Promise<void> {
+  let isDirectory: boolean;
+  try {
+    isDirectory = (await fsp.stat(directory)).isDirectory();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "directory not found" : (error as Error).message;
+    throw new TokenizerLoadError(`cannot read tokenizer checkpoint ${directory}: ${why}`);
+  }
+  if (!isDirectory) throw new TokenizerLoadError(`tokenizer checkpoint ${directory} is not a directory`);
+}
+
 async function loadFromDirectory(directory: string): Promise<Qwen3Tokenizer> {
   const tokenizerFile = path.join(directory, "tokenizer.json");
   const configFile = path.join(directory, "tokenizer_config.json");
-  const [tokenizerJson, tokenizerConfig] = await Promise.all([readJsonFile(tokenizerFile), readJsonFile(configFile)]);
+  await assertDirectory(directory);
+  // Both files are read at once, but a failure is reported in a fixed order (tokenizer.json first) so the
+  // message never depends on which read happened to finish first.
+  const [tokenizerRead, configRead] = await Promise.allSettled([readJsonFile(tokenizerFile), readJsonFile(configFile)]);
+  if (tokenizerRead.status === "rejected") throw tokenizerRead.reason;
+  if (configRead.status === "rejected") throw configRead.reason;
+  const tokenizerJson = tokenizerRead.value;
+  const tokenizerConfig = configRead.value;
   try {
     return new Qwen3Tokenizer(tokenizerJson, tokenizerConfig, tokenizerFile);
   } catch (error) {

@@ -37,6 +37,8 @@ export class Qwen3Tokenizer implements Tokenizer {
   /** Table decoder, built on first decode; null when the vocabulary needs decode steps the table does not mirror. */
   private tableDecoder: ByteLevelTableDecoder | null | undefined;
   private readonly tableVocabulary: (() => ByteLevelVocabulary) | null;
+  /** One past the highest token id of tokenizer.json (its model vocabulary and its added tokens). */
+  readonly vocabSize: number;
   /** Piecewise cached encoder; null when these files do not make it provably equal to the library's encode. */
   private readonly segmentCache: SegmentEncodeCache | null;
 
@@ -55,6 +57,7 @@ export class Qwen3Tokenizer implements Tokenizer {
     this.hf = new HfTokenizer(tokenizerJson, tokenizerConfig);
     const added = Array.isArray(tokenizerJson.added_tokens) ? (tokenizerJson.added_tokens as AddedTokenEntry[]) : [];
     this.specialIds = new Set(added.filter((entry) => entry.special === true).map((entry) => entry.id));
+    this.vocabSize = vocabularySize(tokenizerJson, added);
     this.segmentCache =
       segmentEncodingProblem(tokenizerJson) === null ? new SegmentEncodeCache(added, (text) => this.libraryEncode(text)) : null;
     this.imStartId = this.requireId("<|im_start|>");
@@ -132,4 +135,18 @@ export class Qwen3Tokenizer implements Tokenizer {
     Object.assign(copy, this, { chatTemplate });
     return copy;
   }
+}
+
+/** One past the highest id in `model.vocab` (an object of token → id, or BPE/WordPiece style) and `added_tokens`. */
+function vocabularySize(tokenizerJson: Record<string, unknown>, added: readonly AddedTokenEntry[]): number {
+  let highest = -1;
+  const model = tokenizerJson.model;
+  const vocab = model !== null && typeof model === "object" ? (model as Record<string, unknown>).vocab : undefined;
+  if (vocab !== null && typeof vocab === "object" && !Array.isArray(vocab)) {
+    for (const id of Object.values(vocab)) if (typeof id === "number" && id > highest) highest = id;
+  } else if (Array.isArray(vocab)) {
+    highest = vocab.length - 1;
+  }
+  for (const entry of added) if (typeof entry.id === "number" && entry.id > highest) highest = entry.id;
+  return highest + 1;
 }

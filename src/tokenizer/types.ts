@@ -52,6 +52,11 @@ export interface Tokenizer {
   tokenToId(token: string): number | undefined;
   /** Ids of all special (added, special) tokens. */
   readonly specialIds: ReadonlySet<number>;
+  /**
+   * One past the highest id of the vocabulary (model tokens and added tokens). Servers refuse backend token ids
+   * at or above it; when absent, only non-negative integers are required.
+   */
+  readonly vocabSize?: number;
   /** Renders messages with the package's append-safe chat template. */
   renderChatTemplate(messages: readonly ChatMessage[], options?: RenderOptions): string;
 }

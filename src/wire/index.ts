@@ -23,3 +23,4 @@ export {
   type PyDumpsOptions,
   type PyJsonParseOptions,
 } from "./py-json";
+export * from "./json-depth";

@@ -1,6 +1,7 @@
 // Reads and writes safetensors containers (8-byte little-endian header size, JSON header, contiguous tensor data).
 // The samples payload travels in this format so a Python `safetensors` reader opens it unchanged, and vice versa.
 import { SafetensorsFormatError } from "./errors";
+import { describeJsonDepthExcess, findJsonDepthExcess } from "./json-depth";
 import { DTYPE_ARRAY, DTYPE_BYTES, Tensor, isDtype, type Dtype, type TensorData } from "./tensor";
 
 /** Largest header the reader accepts, in bytes (the reference implementation's limit). Checked before any allocation. */
@@ -56,7 +57,8 @@ interface HeaderEntry {
  *
  * Every rule of the format is checked and a violation throws {@link SafetensorsFormatError} naming it:
  * at least 8 bytes; header size within the payload and at most {@link MAX_SAFETENSORS_HEADER_BYTES}
- * (checked before anything is allocated); header valid UTF-8 JSON object; `__metadata__` a string map;
+ * (checked before anything is allocated); header nested at most `MAX_JSON_DEPTH` (128) deep (checked before it
+ * is decoded); header valid UTF-8 JSON object; `__metadata__` a string map;
  * each tensor a known dtype, a shape of non-negative integers and `data_offsets` `[begin, end]` with
  * `begin <= end <= data length` and `end - begin = element size × product(shape)`; tensors (in any header
  * order) tile the data section exactly, without gap, overlap or trailing bytes.
@@ -169,6 +171,10 @@ export function concatChunks(chunks: readonly Uint8Array[]): Uint8Array {
 }
 
 function parseHeader(headerBytes: Uint8Array): Record<string, unknown> {
+  // The nesting cap is checked on the raw bytes first: a header of nested brackets is refused after reading
+  // 129 of them, before the whole header is decoded or parsed.
+  const excess = findJsonDepthExcess(headerBytes);
+  if (excess !== null) throw new SafetensorsFormatError(`safetensors: header ${describeJsonDepthExcess(excess)}`);
   let text: string;
   try {
     text = UTF8_STRICT.decode(headerBytes);

@@ -4,6 +4,7 @@ import { InputSampleDefaultsError, SamplesCodecError, SafetensorsFormatError } f
 import { PrefixCacheInfo, SAMPLE_STATUSES, Sample, SpecInfo, type JsonObject, type JsonValue, type SampleStatus } from "./sample";
 import { deepCopySample } from "./sample-copy";
 import { concatChunks, readSafetensors, writeSafetensorsChunks } from "./safetensors";
+import { describeJsonDepthExcess, findJsonDepthExcess } from "./json-depth";
 import { Tensor, type Dtype } from "./tensor";
 import { float64FromNumbers, int64FromNumbers, numbersFromInt64, numbersFromTyped, uint8FromNumbers } from "./wire-arrays";
 import { parsePyJson } from "./py-json";
@@ -196,6 +197,8 @@ function readMeta(tensors: Map<string, Tensor>): WireMeta {
   if (metaTensor.dtype !== "U8" || metaTensor.shape.length !== 1) {
     throw new SamplesCodecError(`samples reply: ${SAMPLES_META_TENSOR} must be a rank-1 U8 tensor, got ${metaTensor.dtype} of rank ${metaTensor.shape.length}`);
   }
+  const excess = findJsonDepthExcess(metaTensor.data as Uint8Array);
+  if (excess !== null) throw new SamplesCodecError(`samples reply: ${SAMPLES_META_TENSOR} ${describeJsonDepthExcess(excess)}`);
   let parsed: unknown;
   try {
     // Python's reading: NaN/Infinity as miles writes them; numbers handed to the driver as plain JS numbers

@@ -222,6 +222,10 @@ describe("hook loading and running", () => {
   test.each([
     [`${FIXTURES}#asyncPicker`, /is async/],
     [`${FIXTURES}#missing`, /has no export "missing"/],
+    // Inherited members are not exports: `#constructor` would otherwise load Object, `#toString` a builtin.
+    [`${FIXTURES}#constructor`, /has no export "constructor"/],
+    [`${FIXTURES}#toString`, /has no export "toString"/],
+    [`${FIXTURES}#__proto__`, /has no export "__proto__"/],
     [`${FIXTURES}#notAFunction`, /is not a function \(found number\)/],
     ["__tests__/server/v2/support/nowhere.ts#x", /cannot find module/],
     [`${FIXTURES}#`, /malformed/],

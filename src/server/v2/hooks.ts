@@ -61,7 +61,7 @@ export function loadSampleHook<F extends SamplePicker | SamplePostprocessor>(spe
   const loaded = requireFromCwd(modulePath, kind, spec);
   let candidate: unknown;
   if (exportName !== null) {
-    if (loaded === null || (typeof loaded !== "object" && typeof loaded !== "function") || !(exportName in loaded)) {
+    if (loaded === null || (typeof loaded !== "object" && typeof loaded !== "function") || !Object.prototype.hasOwnProperty.call(loaded, exportName)) {
       throw new Error(`sample ${kind} hook ${JSON.stringify(spec)}: module ${JSON.stringify(modulePath)} has no export ${JSON.stringify(exportName)}`);
     }
     candidate = (loaded as Record<string, unknown>)[exportName];
