@@ -17,6 +17,8 @@ export { checkTrainingPayloadParity, type TrainingPayloadParityOptions } from ".
 export { checkRetryTopology, type RetryTopologyOptions, type TopologyVerdict } from "../matchers/retry-topology";
 export { checkAgentMetadata, type AgentMetadataOptions } from "../matchers/agent-metadata";
 export { checkToolCallRoundTrips, type ToolCallRoundTripOptions } from "../matchers/tool-call-round-trip";
+export { checkTrainingSampleInvariants, type TrainingSampleInvariantOptions } from "../matchers/sample-invariants";
+export { bitTreeSerializer, trajectoryPayload, LARGE_ARRAY_THRESHOLD, type BitwiseSnapshotOptions, type PinnedTrajectory } from "../snapshot";
 export {
   WEATHER_AGENT_METADATA,
   WEATHER_RETRY_TOPOLOGY,
