@@ -27,7 +27,10 @@ const heavyOf = (loaded: readonly string[]): string[] => [...new Set(loaded.filt
 test("the fixture run against given servers loads undici only: no msw, no tokenizer, no server code", () => {
   const { before } = modulesLoadedBy("src/fixture/run-trajectories.ts");
   expect(heavyOf(before).filter((name) => !name.startsWith("undici/"))).toEqual([]);
-  expect(before.some((file) => /[\\/]src[\\/](server|backend|tokenizer)[\\/]/.test(file))).toBe(false);
+  // The URL-credential redaction helper is pure string work shared by the fixture's failure texts; nothing else of
+  // the servers, the mock or the tokenizer may load.
+  const componentCode = before.filter((file) => /[\\/]src[\\/](server|backend|tokenizer)[\\/]/.test(file) && !/[\\/]src[\\/]server[\\/]redaction\.ts$/.test(file));
+  expect(componentCode).toEqual([]);
 });
 
 test.each(["src/entries/matchers.ts", "setup/setup.ts"])("requiring %s loads no msw, undici or tokenizer library", (entry) => {
