@@ -88,8 +88,16 @@ describe("an external mock driven over its plan control routes", () => {
     let out = "";
     const io = { out: { write: (chunk: string) => (out += chunk) }, err: { write: () => true }, cwd: dir };
     const flags = { runs: 24, seed: 7, maxSteps: 5, concurrency: 8, backend: mock.url, v1: v1.url, v2: v2.url };
-    expect(await executeFuzz(flags, io)).toBe(1);
+    const html = path.join(dir, "counterexample.html");
+    expect(await executeFuzz({ ...flags, html }, io)).toBe(1);
     const file = path.join(dir, "fuzz-counterexample-7.json");
+    // --html draws the shrunk counterexample like a parity pair: both runs, the failing parts, the v2 tree.
+    const page = readFileSync(html, "utf8");
+    expect(out).toContain(`HTML report written to ${html}`);
+    expect(page.match(/<section class="pair fail"/g)).toHaveLength(1);
+    expect(page).toContain("counterexample (seed 7, path ");
+    expect(page).toMatch(/<pre class="failures">[^<]*the picker kept leaves/);
+    expect(page).toContain(`<svg class="tree"`);
     const saved = JSON.parse(readFileSync(file, "utf8")) as { schedule: AgentSchedule; failures: Array<{ where: string }> };
     expect(saved.schedule.steps.length + 1).toBeLessThanOrEqual(5);
     expect(saved.failures.some((f) => f.where === "v2")).toBe(true);

@@ -18,6 +18,8 @@ export interface FuzzCommandOptions {
   v1?: string;
   v2?: string;
   json?: string;
+  /** Write the self-contained HTML report (the counterexample's runs drawn like a parity pair) to this file. */
+  html?: string;
   replay?: string;
 }
 
@@ -83,6 +85,7 @@ export async function executeFuzz(options: FuzzCommandOptions, io: FuzzCommandIo
     const { schedule, salt } = readReplay(options.replay);
     const verdict = await fuzz.replayAgentSchedule(schedule, { ...environmentOptions, salt }).catch(usage);
     io.out.write(`${verdict.pass ? "PASS" : "FAIL"}: replayed ${options.replay} (${verdict.outcome})\n${fuzz.formatScheduleVerdict(verdict)}\n`);
+    await writeHtml(options.html, null, verdict, io, usage);
     return verdict.pass ? EXIT_PASS : EXIT_FAIL;
   }
   const progress = (done: number, total: number, failures: number): void => {
@@ -93,6 +96,7 @@ export async function executeFuzz(options: FuzzCommandOptions, io: FuzzCommandIo
     .catch(usage);
   if (io.err.isTTY === true) io.err.write("\n");
   io.out.write(`${fuzz.formatFuzzReport(report)}\n`);
+  await writeHtml(options.html, report, null, io, usage);
   const ce = report.counterexample;
   if (ce !== null) {
     const file = options.json ?? path.join(io.cwd ?? process.cwd(), `fuzz-counterexample-${report.seed}.json`);
@@ -106,6 +110,14 @@ export async function executeFuzz(options: FuzzCommandOptions, io: FuzzCommandIo
     io.out.write(`Report written to ${options.json}\n`);
   }
   return EXIT_PASS;
+}
+
+/** Writes `--html` when given: the run's summary and the counterexample (or the replayed schedule) drawn. */
+async function writeHtml(file: string | undefined, report: FuzzReport | null, replayed: ScheduleVerdict | null, io: FuzzCommandIo, usage: (error: unknown) => never): Promise<void> {
+  if (file === undefined) return;
+  const { renderFuzzHtml } = await import("./fuzz-html");
+  await writeFile(file, await renderFuzzHtml(report, replayed)).catch((error: Error) => usage(new Error(`cannot write the --html report to ${file}: ${error.message}`)));
+  io.out.write(`HTML report written to ${file}\n`);
 }
 
 function summary(report: FuzzReport): Omit<FuzzReport, "counterexample"> {
@@ -126,6 +138,7 @@ export function fuzzCommand(io: FuzzCommandIo = DEFAULT_IO): Command {
     .option("--v2 <url>", "v2 session server calling --backend (default embedded)", parseUrl)
     .option("--json <file>", "write the report (and the counterexample) as JSON", parseJsonPath)
     .option("--replay <file>", "replay the counterexample in a file written by a failing run")
+    .option("--html <file>", "also write a self-contained HTML report: the counterexample's v1 and v2 runs, trees and tokens", parseJsonPath)
     .showHelpAfterError("(run `session-parity fuzz --help` for the flags)")
     .addHelpText("after", "\nExit status: 0 no counterexample, 1 counterexample found (written to a file), 2 bad flag or server problem.")
     .exitOverride((error: CommanderError) => {

@@ -6,6 +6,20 @@ import { loadTokenizer } from "../tokenizer/load";
 import { pairVerdicts } from "./judge";
 import type { ParityReport } from "./report";
 
+/** Decodes single token ids with the tokenizer of `hfCheckpoint` (the packaged Qwen3 one when null), memoized. */
+export async function tokenDecoder(hfCheckpoint: string | null | undefined): Promise<(id: number) => string> {
+  const tokenizer = await loadTokenizer(hfCheckpoint === null || hfCheckpoint === undefined ? {} : { hfCheckpoint });
+  const texts = new Map<number, string>();
+  return (id: number): string => {
+    let text = texts.get(id);
+    if (text === undefined) {
+      text = tokenizer.decode([id]);
+      texts.set(id, text);
+    }
+    return text;
+  };
+}
+
 /** The run's summary lines as the page's header table shows them. */
 export function summaryLines(report: ParityReport): [string, string][] {
   const { batch, cycles, latencyMs } = report.options;
@@ -29,16 +43,7 @@ export function summaryLines(report: ParityReport): [string, string][] {
  * could not start shows the report's failure text). Tokens are decoded with the tokenizer of `hfCheckpoint`.
  */
 export async function buildRunHtmlInput(report: ParityReport, pairs: readonly [SessionParityRun | Error, SessionParityRun | Error][]): Promise<HtmlReportInput> {
-  const tokenizer = await loadTokenizer(report.options.hfCheckpoint === null ? {} : { hfCheckpoint: report.options.hfCheckpoint });
-  const texts = new Map<number, string>();
-  const decodeToken = (id: number): string => {
-    let text = texts.get(id);
-    if (text === undefined) {
-      text = tokenizer.decode([id]);
-      texts.set(id, text);
-    }
-    return text;
-  };
+  const decodeToken = await tokenDecoder(report.options.hfCheckpoint);
   const views = pairs.map(([v1, v2], i) => {
     const title = `trajectory ${i}`;
     if (v1 instanceof Error || v2 instanceof Error) {
