@@ -66,6 +66,31 @@ describe("bit-tree text", () => {
     expect(text(Array.from(large))).not.toContain(expected);
   });
 
+  test("a large number array digests its float64 bytes (over several hash chunks, a view's own range only); a non-number anywhere keeps it inline", () => {
+    const length = 40_000; // more than two of the writer's 16384-element hash chunks, not a multiple of them
+    const numbers = Array.from({ length }, (_, i) => (i % 7 === 0 ? -0 : i % 11 === 0 ? nanWithPayload(i) : i * 0.375 - 9));
+    // SHA-256 of the numbers' float64 bytes, computed independently of the writer (one full copy, one update).
+    const sha = (bytes: Uint8Array): string => require("node:crypto").createHash("sha256").update(bytes).digest("hex") as string;
+    const expected = sha(new Uint8Array(Float64Array.from(numbers).buffer));
+    expect(text(numbers)).toBe(`Array(${length}) length ${length} sha256 ${expected}`);
+    // The stored form builds the full float64 copy; its digest is the same.
+    expect(serializeBitTree(numbers, { largeArrays: "safetensors" }).text).toBe(`Array(${length}) length ${length} sha256 ${expected} stored`);
+    // A typed array that is a view into a larger buffer digests only its own bytes.
+    const backing = new Float64Array(length + 10).fill(5);
+    const view = backing.subarray(3, 3 + length);
+    view.set(numbers);
+    expect(text(view)).toBe(`Float64Array(${length}) length ${length} sha256 ${expected}`);
+    // A string past the first hash chunk: not a number array, so every element is written inline.
+    const mixed: unknown[] = numbers.slice(0, LARGE_ARRAY_THRESHOLD + 1);
+    mixed.push("late");
+    const lines = text(mixed).split("\n");
+    expect(lines).toHaveLength(LARGE_ARRAY_THRESHOLD + 4);
+    expect(lines[lines.length - 2]).toBe('  "late"');
+    const lateString = numbers.slice();
+    (lateString as unknown[])[20_000] = "x";
+    expect(text(lateString).split("\n")).toHaveLength(length + 2);
+  });
+
   test("-0, NaN payloads, Float32Array vs Float64Array and undefined vs missing round-trip and are told apart", () => {
     const values = {
       zero: 0,

@@ -52,6 +52,39 @@ export function sha256Hex(tensor: Tensor): string {
   return createHash("sha256").update(tensor.bytes()).digest("hex");
 }
 
+/** Elements of a number array converted to float64 per hash update (128 KiB: stays in cache, no big buffer). */
+const NUMBER_CHUNK = 16_384;
+let numberChunk: Float64Array | null = null;
+
+/**
+ * SHA-256 (hex) of the bytes {@link digestTensor} would give, without building them: typed arrays and tensors are
+ * hashed straight from their memory (no copy).
+ */
+export function viewSha256(value: ArrayBufferView | Tensor): string {
+  if (value instanceof Tensor) return sha256Hex(value);
+  return createHash("sha256").update(new Uint8Array(value.buffer, value.byteOffset, value.byteLength)).digest("hex");
+}
+
+/**
+ * SHA-256 (hex) of a number array's float64 bytes (what {@link digestTensor} would copy out), converted through
+ * one reusable chunk instead of a full copy; null as soon as an element is not a number (no digest applies).
+ */
+export function numberArraySha256(values: readonly unknown[]): string | null {
+  const chunk = (numberChunk ??= new Float64Array(NUMBER_CHUNK));
+  const chunkBytes = new Uint8Array(chunk.buffer);
+  const hash = createHash("sha256");
+  for (let from = 0; from < values.length; from += NUMBER_CHUNK) {
+    const count = Math.min(NUMBER_CHUNK, values.length - from);
+    for (let i = 0; i < count; i++) {
+      const element = values[from + i];
+      if (typeof element !== "number") return null;
+      chunk[i] = element;
+    }
+    hash.update(count === NUMBER_CHUNK ? chunkBytes : chunkBytes.subarray(0, count * 8));
+  }
+  return hash.digest("hex");
+}
+
 /** The safetensors dtype that stores each typed-array kind's bytes unchanged. */
 export const TYPED_ARRAY_DTYPES: Readonly<Record<string, Dtype>> = {
   Int8Array: "I8",

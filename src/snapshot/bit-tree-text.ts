@@ -1,7 +1,7 @@
 // Writes a value's bit tree as snapshot text: one leaf per line, numbers as float64 bits with the value beside them.
 // Pure: large arrays and tensors become one digest line, and their bytes are handed back for optional storage.
 import { bitwiseRootName } from "./root-name";
-import { ArrayDigest, LARGE_ARRAY_THRESHOLD, digestTensor, sha256Hex } from "./array-digest";
+import { ArrayDigest, LARGE_ARRAY_THRESHOLD, digestTensor, numberArraySha256, sha256Hex, viewSha256 } from "./array-digest";
 import { BitwiseUsageError, type MetadataProjection } from "../matchers/bitwise-types";
 import { indexPath, mapKeyPath, propPath, renderPath, rootPath, type PathNode } from "../matchers/bitwise-path";
 import { decodeBfloat16, decodeFloat16, float64Hex, float64HexFromWords, hex16, hex32 } from "../matchers/float-bits";
@@ -86,9 +86,20 @@ class BitTreeWriter {
   }
 
   private array(array: readonly unknown[], path: PathNode, indent: string, prefix: string): void {
-    if (array.length > LARGE_ARRAY_THRESHOLD && isDenseNumberArray(array)) {
-      this.digest(array, "Array", [array.length], indent, prefix);
-      return;
+    if (array.length > LARGE_ARRAY_THRESHOLD) {
+      if (this.options.largeArrays === "safetensors") {
+        if (isDenseNumberArray(array)) {
+          this.digest(array, "Array", [array.length], indent, prefix);
+          return;
+        }
+      } else {
+        // One pass both checks that every element is a number and hashes the float64 bytes.
+        const sha256 = numberArraySha256(array);
+        if (sha256 !== null) {
+          this.lines.push(indent + prefix + digestLine(new ArrayDigest("Array", [array.length], array.length, sha256, false)));
+          return;
+        }
+      }
     }
     if (array.length === 0) {
       this.lines.push(`${indent}${prefix}Array(0) []`);
@@ -226,11 +237,19 @@ class BitTreeWriter {
   }
 
   private digest(value: readonly unknown[] | ArrayBufferView | Tensor, kind: string, shape: readonly number[], indent: string, prefix: string): void {
-    const tensor = digestTensor(value as readonly number[] | ArrayBufferView | Tensor);
-    const sha256 = sha256Hex(tensor);
     const stored = this.options.largeArrays === "safetensors";
-    if (stored) this.largeValues.set(sha256, tensor);
-    this.lines.push(indent + prefix + digestLine(new ArrayDigest(kind, shape, tensor.size, sha256, stored)));
+    if (stored) {
+      // The full bytes are kept, so build them once (a copy only for a number array) and hash those.
+      const tensor = digestTensor(value as readonly number[] | ArrayBufferView | Tensor);
+      const sha256 = sha256Hex(tensor);
+      this.largeValues.set(sha256, tensor);
+      this.lines.push(indent + prefix + digestLine(new ArrayDigest(kind, shape, tensor.size, sha256, true)));
+      return;
+    }
+    // Digest only: hash a typed array or tensor straight from its memory.
+    const view = value as ArrayBufferView | Tensor;
+    const size = view instanceof Tensor ? view.size : (view as unknown as { length: number }).length;
+    this.lines.push(indent + prefix + digestLine(new ArrayDigest(kind, shape, size, viewSha256(view), false)));
   }
 }
 
