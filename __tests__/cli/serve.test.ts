@@ -76,7 +76,28 @@ test("serve --version v2 starts the tree server", async () => {
   }
 }, 60_000);
 
+test("serve --max-body-bytes answers an oversized chat with 413 naming the limit; the session keeps nothing", async () => {
+  const child = spawnCli(["serve", "--version", "v1", "--backend", backend.url, "--max-body-bytes", "2048", "--upstream-timeout-ms", "30000"]);
+  const exited = exitOf(child);
+  try {
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(await firstLine(child))![1];
+    const id = await createSession(url);
+    const refused = await chat(url, id, { messages: [{ role: "user", content: "x".repeat(4096) }] });
+    expect(refused.status).toBe(413);
+    expect(refused.json()).toEqual({ error: expect.stringMatching(/^request body of \d+ bytes exceeds the 2048-byte limit/) });
+    expect((await call("GET", `${url}/sessions/${id}`)).json()).toMatchObject({ records: [] });
+    expect((await chat(url, id, { messages: [{ role: "user", content: "small" }] })).status).toBe(200);
+    child.kill("SIGTERM");
+    expect((await exited).code).toBe(0);
+  } finally {
+    if (child.exitCode === null) child.kill("SIGKILL");
+  }
+}, 60_000);
+
 test.each([
+  [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--max-body-bytes", "0"], "--max-body-bytes"],
+  [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--max-reply-bytes", "lots"], "--max-reply-bytes"],
+  [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--upstream-timeout-ms", "-5"], "--upstream-timeout-ms"],
   [["serve", "--backend", "http://127.0.0.1:1"], "--version"],
   [["serve", "--version", "v3", "--backend", "http://127.0.0.1:1"], "v3"],
   [["serve", "--version", "v1", "--backend", "not-a-url"], "--backend"],
