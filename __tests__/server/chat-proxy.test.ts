@@ -7,6 +7,7 @@ import { createTito, loadTokenizer } from "../../src/tokenizer";
 import type { ChatMessage } from "../../src/tokenizer/types";
 import { gzipSync, brotliCompressSync } from "node:zlib";
 import { call, chat, createSession, getSession, rawChatReply, recordingLogger, startRawBackend, type RawBackend } from "./helpers";
+import { dumpsPy, parsePyJson, PY_RESPONSE_JSON } from "../../src/wire/py-json";
 
 const scripted: ProcessFunction = (prompt, body) => {
   const last = lastUserTurn(prompt);
@@ -112,11 +113,12 @@ describe("request normalization and records", () => {
     expect(backend.requestLog[0].chat_template_kwargs).toEqual({ enable_thinking: true, clear_thinking: false, custom: 1 });
   });
 
-  test("the client reply is the upstream JSON re-emitted compactly", async () => {
+  test("the client reply is the upstream JSON re-emitted compactly, in Python's spelling (-0.0 kept)", async () => {
     const id = await createSession(server.url);
     const reply = await chat(server.url, id, { messages: [user("hi")] });
     expect(reply.headers["content-type"]).toBe("application/json");
-    expect(reply.text).toBe(JSON.stringify(JSON.parse(reply.text)));
+    expect(reply.text).toBe(dumpsPy(parsePyJson(reply.text), PY_RESPONSE_JSON));
+    expect(reply.text).toContain('"output_token_logprobs":[[-0.0,');
   });
 });
 
