@@ -109,7 +109,9 @@ describe("Tensors", () => {
     const summary = compareBitwiseSummary(sampleLeft, sampleRight);
     expect(summary.total).toBe(2);
     expect(summary.differences.map((d) => d.path)).toEqual(["sample.rollout_routed_experts[1, 1, 2]", "sample.rollout_routed_experts[3, 1, 2]"]);
-    expect(() => expect(sampleLeft).toBeBitwiseEqual(sampleRight)).toThrow(/sample\.rollout_routed_experts\[1, 1, 2\]: 11 vs -1\n.*\[3, 1, 2\]: 23 vs 99\n2 differences in total/);
+    expect(() => expect(sampleLeft).toBeBitwiseEqual(sampleRight)).toThrow(
+      /sample\.rollout_routed_experts\[1, 1, 2\]: 11 vs -1 \(rollout_routed_experts: token row 1, layer 1, top-k slot 2\)\n.*\[3, 1, 2\]: 23 vs 99 \(rollout_routed_experts: token row 3, layer 1, top-k slot 2\)\n2 differences in total/,
+    );
   });
 
   test("a sliced view compares by its own bytes only", () => {

@@ -24,7 +24,8 @@ test("registers every matcher and installs expect.bitwiseEqualTo / expect.not.bi
   expect(positive.asymmetricMatch([0.5, 0])).toBe(false);
   expect(negative.asymmetricMatch([0.5, 0])).toBe(true);
   expect(negative.asymmetricMatch([0.5, -0])).toBe(false);
-  expect(positive.toAsymmetricMatcher()).toBe("BitwiseEqualTo<Array(2)>");
+  // After a failed match the description names the first differing leaf (shown inside toEqual's diff).
+  expect(positive.toAsymmetricMatcher()).toBe("BitwiseEqualTo<Array(2)> (received vs expected: value[1]: +0 vs -0)");
   expect(negative.toString()).toBe("NotBitwiseEqualTo");
 });
 

@@ -66,7 +66,8 @@ function describeKind(value: unknown): string {
 export function parseJsonBody(body: Buffer): unknown {
   const excess = findJsonDepthExcess(body);
   if (excess !== null) throw new SessionHttpError(400, `request body refused: ${describeJsonDepthExcess(excess)}`);
-  if (body.toString("utf8").trim() === "") return {};
+  // miles: `json.loads(body) if body else {}` — only a body of zero bytes is `{}`; whitespace is invalid JSON.
+  if (body.length === 0) return {};
   try {
     return parsePyJson(body.toString("utf8"));
   } catch (error) {
