@@ -1,5 +1,8 @@
 // Reads JSON the way Python's json.loads does and writes it back the way json.dumps(ensure_ascii=False) does.
 // SGLang re-serializes tool-call arguments in Python, so the mock must reproduce its key order, spacing and numbers.
+import { pythonFloatRepr } from "../wire/py-json";
+
+export { pythonFloatRepr };
 
 /** A parsed JSON value that keeps what Python would keep: key order, exact integers, float-ness. */
 export type PyJsonValue =
@@ -181,22 +184,3 @@ export function isPyTruthy(value: PyJsonValue | undefined): boolean {
   }
 }
 
-/** Python's `repr(float)` as json.dumps prints it (shortest round-trip digits, `.0` on integral values). */
-export function pythonFloatRepr(value: number): string {
-  if (Number.isNaN(value)) return "NaN";
-  if (value === Number.POSITIVE_INFINITY) return "Infinity";
-  if (value === Number.NEGATIVE_INFINITY) return "-Infinity";
-  if (value === 0) return Object.is(value, -0) ? "-0.0" : "0.0";
-  const sign = value < 0 ? "-" : "";
-  const [mantissa, exponentText] = Math.abs(value).toExponential().split("e");
-  const exponent = Number(exponentText);
-  const digits = mantissa.replace(".", "");
-  if (exponent < -4 || exponent >= 16) {
-    const head = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    const magnitude = String(Math.abs(exponent)).padStart(2, "0");
-    return `${sign}${head}e${exponent < 0 ? "-" : "+"}${magnitude}`;
-  }
-  if (exponent < 0) return `${sign}0.${"0".repeat(-exponent - 1)}${digits}`;
-  if (digits.length <= exponent + 1) return `${sign}${digits}${"0".repeat(exponent + 1 - digits.length)}.0`;
-  return `${sign}${digits.slice(0, exponent + 1)}.${digits.slice(exponent + 1)}`;
-}

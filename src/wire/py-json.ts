@@ -330,7 +330,7 @@ function dumpsNumber(value: number, options: PyDumpsOptions): string {
 }
 
 /** True when every element is a number `JSON.stringify` spells exactly as Python would (safe ints, floats ≥ 1e-4). */
-function isNativeSpelledNumberArray(array: readonly unknown[]): boolean {
+export function isNativeSpelledNumberArray(array: readonly unknown[]): boolean {
   for (let i = 0; i < array.length; i++) {
     const x = array[i];
     if (typeof x !== "number") return false;

@@ -1,7 +1,7 @@
 // Exact JSON for the samples metadata, spelled as miles' codec writes it (json.dumps, compact, non-ASCII kept).
 // JSON.stringify silently drops undefined, turns NaN into null and -0 into 0; the wire must not change values.
 import { PY_KEY_ORDER, PyBigInt, PyFloat, pyObjectKeys } from "./py-json-values";
-import { pythonFloatRepr } from "./py-json";
+import { isNativeSpelledNumberArray, pythonFloatRepr } from "./py-json";
 
 /** Objects nested deeper than this are refused (guards the recursive writer's stack). */
 export const MAX_WIRE_JSON_DEPTH = 512;
@@ -47,7 +47,7 @@ export function stringifyExactJson(value: unknown, path: string, fail: (path: st
     if (ancestors.has(node)) return fail(here(), "circular reference");
     ancestors.add(node);
     let text: string;
-    if (Array.isArray(node) && (node as { toJSON?: unknown }).toJSON === undefined && isPlainNumberArray(node)) {
+    if (Array.isArray(node) && (node as { toJSON?: unknown }).toJSON === undefined && isNativeSpelledNumberArray(node)) {
       text = JSON.stringify(node); // token ids, log-probs: the same text the element-wise writer would produce
     } else if (Array.isArray(node)) {
       text = "[";
@@ -79,21 +79,6 @@ export function stringifyExactJson(value: unknown, path: string, fail: (path: st
   return write(value);
 }
 
-/**
- * True for a dense array of numbers that `JSON.stringify` spells exactly as Python does (safe ints other than `-0`, non-integral floats of magnitude 1e-4 or more), so such an array is written in one native call.
- */
-function isPlainNumberArray(array: unknown[]): boolean {
-  for (let i = 0; i < array.length; i++) {
-    const x = array[i];
-    if (typeof x !== "number") return false;
-    if (Number.isInteger(x)) {
-      if (x === 0 ? 1 / x < 0 : !Number.isSafeInteger(x)) return false;
-    } else if (!(Math.abs(x) >= 1e-4) || !Number.isFinite(x)) {
-      return false;
-    }
-  }
-  return true;
-}
 
 /**
  * True for a plain object: prototype `null` or the `Object.prototype` of this realm or of another one. Objects
