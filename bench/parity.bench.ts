@@ -1,8 +1,10 @@
-// Benchmark of the end-to-end parity run: wall time of N concurrent weather trajectories per version over the floor
-// set by the backend latency (9 sequential calls x 50 ms), CPU per chat call and peak RSS, in two layouts side by side.
+// Benchmark of the end-to-end parity run against its floor: N concurrent weather trajectories per version, wall time
+// over the latency floor (9 sequential calls x 50 ms) and CPU per chat call per party, beside a bare node:http chain.
+import { channel } from "node:diagnostics_channel";
 import { PerformanceObserver } from "node:perf_hooks";
+import { request } from "undici";
 import { buildWeatherInputSamples, checkTrainingPayloadParity, runAgenticRetryTrajectories, startParityEnvironment, type SessionParityRun } from "../src";
-import { startChildEnvironment } from "./child-environment";
+import { startPartyProcess, type PartyProcess } from "./party-process";
 import { peakRssTracker } from "./peak-rss";
 
 const LATENCY_MS = 50;
@@ -12,49 +14,140 @@ const WARMUP_ROUNDS = 3;
 const WARMUP_TRAJECTORIES = 32;
 const SIZES = [
   { n: 16, repeats: 5, goal: 1.15 },
-  { n: 256, repeats: 2, goal: 1.3 },
+  { n: 256, repeats: 2, goal: 1.5 },
 ] as const;
+/** Goal for our CPU per chat call over the bare chain's, per version. */
+const CPU_GOAL = 3;
+/** Goal for the peak RSS of the 256-trajectory run, all processes together. */
+const RSS_GOAL_MB = 600;
 const VERSIONS = ["v1", "v2"] as const;
 type Version = (typeof VERSIONS)[number];
 
 /**
- * The two layouts. "two processes" is how the package runs under Jest: the global setup starts the backend and both
- * servers in Jest's parent process, the fixture runs in a test worker. "one process" puts everything in this one.
- * The two-process layout is measured first, while this process has never loaded the servers (or their tokenizer),
- * so its heap and RSS are the fixture's alone, as in a Jest worker.
+ * "three processes": the fixture here, the session servers and the mock backend each in a child, so every party's
+ * CPU is its own process's; the bare chain runs in the same layout (client here, proxy and backend in children).
+ * "one process": everything here, as `session-parity run` does.
  */
-const LAYOUTS = ["two processes", "one process"] as const;
+const LAYOUTS = ["three processes", "one process"] as const;
 type Layout = (typeof LAYOUTS)[number];
 
-/** What a layout offers the measuring loop. */
+/** One chat call of a recorded trajectory: the agent's request body and the byte length of our server's reply. */
+interface RecordedCall {
+  body: Buffer;
+  replyBytes: number;
+}
+
+/** The parties' CPU (ms) and peak RSS (MB) over one timed run; `client` is this process. */
+interface PartyFigures {
+  client: number;
+  server: number;
+  backend: number;
+  rssMb: number;
+}
+
 interface RunningLayout {
   urls: Record<Version, string>;
   resetBackend(): Promise<void>;
-  /** CPU microseconds and peak RSS (since the previous call) of the server process, or null when it is this one. */
-  serverStats(): Promise<{ cpuUs: number; peakRssBytes: number } | null>;
+  /** CPU microseconds and peak RSS bytes of the server and backend processes (null when they are this process). */
+  childStats(): Promise<{ server: { cpuUs: number; rssBytes: number }; backend: { cpuUs: number; rssBytes: number } } | null>;
   stop(): Promise<void>;
 }
 
+interface BareChain {
+  url: string;
+  childStats(): Promise<{ server: { cpuUs: number; rssBytes: number }; backend: { cpuUs: number; rssBytes: number } }>;
+  stop(): Promise<void>;
+}
+
+async function pairStats(server: PartyProcess, backend: PartyProcess) {
+  const [s, b] = await Promise.all([server.stats(), backend.stats()]);
+  return {
+    server: { cpuUs: s.cpuUserUs + s.cpuSystemUs, rssBytes: s.peakRssBytes },
+    backend: { cpuUs: b.cpuUserUs + b.cpuSystemUs, rssBytes: b.peakRssBytes },
+  };
+}
+
 async function startLayout(layout: Layout): Promise<RunningLayout> {
-  if (layout === "two processes") {
-    const child = await startChildEnvironment(LATENCY_MS);
+  if (layout === "three processes") {
+    const mock = await startPartyProcess("mock", String(LATENCY_MS));
+    const servers = await startPartyProcess("servers", mock.urls.url as string).catch(async (error: unknown) => {
+      await mock.stop();
+      throw error;
+    });
     return {
-      urls: { v1: child.v1Url, v2: child.v2Url },
-      resetBackend: () => child.resetBackend(),
-      serverStats: async () => {
-        const stats = await child.stats();
-        return { cpuUs: stats.cpuUserUs + stats.cpuSystemUs, peakRssBytes: stats.peakRssBytes };
+      urls: { v1: servers.urls.v1Url as string, v2: servers.urls.v2Url as string },
+      resetBackend: () => mock.reset(),
+      childStats: () => pairStats(servers, mock),
+      stop: async () => {
+        await servers.stop();
+        await mock.stop();
       },
-      stop: () => child.stop(),
     };
   }
   const environment = await startParityEnvironment({ env: {}, latencyMs: LATENCY_MS, logger: { warn: () => {} } });
   return {
     urls: { v1: environment.v1Url, v2: environment.v2Url },
     resetBackend: async () => environment.backend?.reset(),
-    serverStats: async () => null,
+    childStats: async () => null,
     stop: () => environment.stop(),
   };
+}
+
+async function startBareChain(): Promise<BareChain> {
+  const backend = await startPartyProcess("bare-backend", String(LATENCY_MS));
+  const proxy = await startPartyProcess("bare-proxy", backend.urls.url as string).catch(async (error: unknown) => {
+    await backend.stop();
+    throw error;
+  });
+  return {
+    url: proxy.urls.url as string,
+    childStats: () => pairStats(proxy, backend),
+    stop: async () => {
+      await proxy.stop();
+      await backend.stop();
+    },
+  };
+}
+
+/**
+ * Runs one trajectory through our fixture and records what its agent sent (undici's request-create channel), then
+ * replays those bodies in a fresh session with the same client library to learn each reply's size.
+ */
+async function recordTrajectory(serverUrl: string, version: Version): Promise<RecordedCall[]> {
+  const bodies: Buffer[] = [];
+  const created = channel("undici:request:create");
+  const onCreate = (message: unknown): void => {
+    const { request: created } = message as { request: { path: string; method: string; body: unknown } };
+    if (created.method === "POST" && created.path.endsWith("/v1/chat/completions") && Buffer.isBuffer(created.body)) bodies.push(created.body);
+  };
+  created.subscribe(onCreate);
+  try {
+    await runAgenticRetryTrajectories({ version, inputSamples: buildWeatherInputSamples(1), sessionServerUrls: [serverUrl] });
+  } finally {
+    created.unsubscribe(onCreate);
+  }
+  if (bodies.length !== CALLS) throw new Error(`recorded ${bodies.length} chat calls, expected ${CALLS}`);
+  const session = (await (await request(`${serverUrl}/sessions`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } })).body.json()) as { session_id: string };
+  const calls: RecordedCall[] = [];
+  for (const body of bodies) {
+    const reply = await request(`${serverUrl}/sessions/${session.session_id}/v1/chat/completions`, { method: "POST", body, headers: { "content-type": "application/json" } });
+    calls.push({ body, replyBytes: (await reply.body.arrayBuffer()).byteLength });
+  }
+  await (await request(`${serverUrl}/sessions/${session.session_id}`, { method: "DELETE" })).body.dump();
+  return calls;
+}
+
+/** The bare chain's trajectory: the recorded bodies, one after another, each reply read whole. */
+async function bareTrajectory(url: string, calls: readonly RecordedCall[]): Promise<void> {
+  for (const call of calls) {
+    const reply = await request(`${url}/v1/chat/completions`, {
+      method: "POST",
+      body: call.body,
+      headers: { "content-type": "application/json", "x-reply-bytes": String(call.replyBytes) },
+    });
+    if (reply.statusCode !== 200) throw new Error(`bare chain answered ${reply.statusCode}`);
+    await reply.body.text();
+  }
 }
 
 function nowMs(): number {
@@ -74,85 +167,102 @@ const gcObserver = new PerformanceObserver((list) => {
 gcObserver.observe({ entryTypes: ["gc"] });
 const ownPeak = peakRssTracker();
 
-interface Timed {
+interface Timed extends PartyFigures {
   ms: number;
-  /** CPU of this process (the fixture, plus servers and backend in the one-process layout). */
-  cpuMs: number;
-  /** CPU of the server process (0 in the one-process layout). */
-  serverCpuMs: number;
   gcMs: number;
-  peakRssMb: number;
-  serverPeakRssMb: number;
   runs: SessionParityRun[];
 }
 
-async function timedRun(layout: RunningLayout, version: Version, n: number): Promise<Timed> {
-  // The backend's request log keeps every body it saw (input_ids included); earlier runs' bodies would only add heap
-  // for the collector to trace, so each timed run starts from an empty log. No forced gc() here: it shrinks the young
-  // generation and ages compiled code, which made the following run spend ~1.5 ms more CPU per chat call.
-  await layout.resetBackend();
-  const inputSamples = buildWeatherInputSamples(n);
-  const serverBefore = await layout.serverStats();
+async function measured(
+  childStats: () => Promise<{ server: { cpuUs: number; rssBytes: number }; backend: { cpuUs: number; rssBytes: number } } | null>,
+  work: () => Promise<SessionParityRun[]>,
+): Promise<Timed> {
+  const before = await childStats();
   ownPeak.takePeak();
   const gcStart = gcMs;
   const cpuStart = process.cpuUsage();
   const start = nowMs();
-  const runs = await runAgenticRetryTrajectories({ version, inputSamples, sessionServerUrls: [layout.urls[version]] });
+  const runs = await work();
   const ms = nowMs() - start;
   const cpu = process.cpuUsage(cpuStart);
-  const peakRssMb = ownPeak.takePeak() / 2 ** 20;
-  const serverAfter = await layout.serverStats();
+  const ownRss = ownPeak.takePeak();
+  const after = await childStats();
   await new Promise((resolve) => setImmediate(resolve)); // let the gc observer deliver this run's entries
-  const failed = runs.filter((run) => run.failure !== undefined || run.samples.length !== 1);
-  if (failed.length > 0) throw new Error(`${version} x${n}: ${failed.length} runs failed, first: ${failed[0].failure ?? `${failed[0].samples.length} samples`}`);
   return {
     ms,
-    cpuMs: (cpu.user + cpu.system) / 1000,
-    serverCpuMs: serverBefore && serverAfter ? (serverAfter.cpuUs - serverBefore.cpuUs) / 1000 : 0,
+    client: (cpu.user + cpu.system) / 1000,
+    server: before && after ? (after.server.cpuUs - before.server.cpuUs) / 1000 : 0,
+    backend: before && after ? (after.backend.cpuUs - before.backend.cpuUs) / 1000 : 0,
+    rssMb: (ownRss + (after ? after.server.rssBytes + after.backend.rssBytes : 0)) / 2 ** 20,
     gcMs: gcMs - gcStart,
-    peakRssMb,
-    serverPeakRssMb: serverAfter ? serverAfter.peakRssBytes / 2 ** 20 : 0,
     runs,
   };
 }
 
-/** Medians (maxima for RSS) of one layout, size and version. */
-interface Figures {
+async function timedRun(layout: RunningLayout, version: Version, n: number): Promise<Timed> {
+  // Each timed run starts from an empty backend request log (earlier bodies would only add heap to trace).
+  await layout.resetBackend();
+  const inputSamples = buildWeatherInputSamples(n);
+  const timed = await measured(
+    () => layout.childStats(),
+    () => runAgenticRetryTrajectories({ version, inputSamples, sessionServerUrls: [layout.urls[version]] }),
+  );
+  const failed = timed.runs.filter((run) => run.failure !== undefined || run.samples.length !== 1);
+  if (failed.length > 0) throw new Error(`${version} x${n}: ${failed.length} runs failed, first: ${failed[0].failure ?? `${failed[0].samples.length} samples`}`);
+  return timed;
+}
+
+async function timedBareRun(chain: BareChain, calls: readonly RecordedCall[], n: number): Promise<Timed> {
+  return measured(
+    () => chain.childStats(),
+    async () => {
+      await Promise.all(Array.from({ length: n }, () => bareTrajectory(chain.url, calls)));
+      return [];
+    },
+  );
+}
+
+/** Medians of one layout, size and version (maxima for RSS). */
+interface Figures extends PartyFigures {
   all: number[];
   ms: number;
-  cpuMs: number;
-  serverCpuMs: number;
   gcMs: number;
-  peakRssMb: number;
-  serverPeakRssMb: number;
 }
 
 function summarize(timed: Timed[]): Figures {
   return {
     all: timed.map((t) => t.ms),
     ms: median(timed.map((t) => t.ms)),
-    cpuMs: median(timed.map((t) => t.cpuMs)),
-    serverCpuMs: median(timed.map((t) => t.serverCpuMs)),
+    client: median(timed.map((t) => t.client)),
+    server: median(timed.map((t) => t.server)),
+    backend: median(timed.map((t) => t.backend)),
     gcMs: median(timed.map((t) => t.gcMs)),
-    peakRssMb: Math.max(...timed.map((t) => t.peakRssMb)),
-    serverPeakRssMb: Math.max(...timed.map((t) => t.serverPeakRssMb)),
+    rssMb: Math.max(...timed.map((t) => t.rssMb)),
   };
 }
 
-async function measureLayout(name: Layout): Promise<Map<string, Figures>> {
+type Key = `${number} ${Version | "bare"}`;
+
+async function measureLayout(name: Layout): Promise<Map<Key, Figures>> {
   const layout = await startLayout(name);
-  const results = new Map<string, Figures>();
+  const bare = name === "three processes" ? await startBareChain() : null;
+  const results = new Map<Key, Figures>();
   try {
+    const recorded = bare ? await recordTrajectory(layout.urls.v1, "v1") : [];
     // Warm-up, excluded from every figure: tokenizer caches, JIT (the first rounds run ~15% slower), pools.
     for (let round = 0; round < WARMUP_ROUNDS; round++) {
       for (const version of VERSIONS) await timedRun(layout, version, WARMUP_TRAJECTORIES);
+      if (bare) await timedBareRun(bare, recorded, WARMUP_TRAJECTORIES);
     }
     for (const { n, repeats } of SIZES) {
-      const timed: Record<Version, Timed[]> = { v1: [], v2: [] };
+      const timed: Record<Version | "bare", Timed[]> = { v1: [], v2: [], bare: [] };
+      // Interleaved, so a drift of the machine touches ours and the floor alike.
       for (let r = 0; r < repeats; r++) {
         for (const version of VERSIONS) timed[version].push(await timedRun(layout, version, n));
+        if (bare) timed.bare.push(await timedBareRun(bare, recorded, n));
       }
       for (const version of VERSIONS) results.set(`${n} ${version}`, summarize(timed[version]));
+      if (bare) results.set(`${n} bare`, summarize(timed.bare));
       const v1Runs = timed.v1[timed.v1.length - 1].runs;
       const v2Runs = timed.v2[timed.v2.length - 1].runs;
       const broken = v1Runs.filter((run, i) => !checkTrainingPayloadParity(run, v2Runs[i]).pass).length;
@@ -160,53 +270,65 @@ async function measureLayout(name: Layout): Promise<Map<string, Figures>> {
       console.log(`${name}, ${String(n).padStart(3)} concurrent: ${v1Runs.length}/${v1Runs.length} pairs in training-payload parity`);
     }
   } finally {
+    await bare?.stop();
     await layout.stop();
   }
   return results;
 }
 
-function report(layout: Layout, n: number, version: Version, goal: number, figures: Figures, repeats: number): void {
-  const ratio = figures.ms / FLOOR_MS;
-  const calls = n * CALLS;
-  const label = `${String(n).padStart(3)} ${version} ${layout.padEnd(13)}`;
-  console.log(
-    `${label} wall ${figures.ms.toFixed(0).padStart(5)} ms / floor = ${ratio.toFixed(3)}  goal <= ${goal} ${ratio <= goal ? "ok    " : "MISSED"}` +
-      `  (median of ${repeats}; all ${figures.all.map((t) => t.toFixed(0)).join(", ")})`,
-  );
-  const pad = " ".repeat(label.length);
-  if (layout === "one process") {
+const fmt = (value: number, digits = 2): string => value.toFixed(digits);
+
+function report(results: Map<Layout, Map<Key, Figures>>): void {
+  const three = results.get("three processes") as Map<Key, Figures>;
+  const one = results.get("one process") as Map<Key, Figures>;
+  for (const { n, repeats, goal } of SIZES) {
+    const calls = n * CALLS;
+    const bare = three.get(`${n} bare`) as Figures;
+    const bareTotal = bare.client + bare.server + bare.backend;
     console.log(
-      `${pad} CPU ${(figures.cpuMs / calls).toFixed(2)} ms per chat call (one process: fixture + servers + backend), ` +
-        `CPU/wall ${(figures.cpuMs / figures.ms).toFixed(2)}, GC ${figures.gcMs.toFixed(0)} ms; peak RSS ${figures.peakRssMb.toFixed(0)} MB`,
+      `\n${n} trajectories (median of ${repeats}), floor ${FLOOR_MS} ms. Bare chain: wall ${fmt(bare.ms / FLOOR_MS, 3)} x floor, CPU ` +
+        `${fmt(bareTotal / calls, 3)} ms per chat call = client ${fmt(bare.client / calls, 3)} + proxy ${fmt(bare.server / calls, 3)} + ` +
+        `backend ${fmt(bare.backend / calls, 3)}; peak RSS ${fmt(bare.rssMb, 0)} MB`,
     );
-  } else {
-    const total = figures.cpuMs + figures.serverCpuMs;
-    console.log(
-      `${pad} CPU ${(total / calls).toFixed(2)} ms per chat call = fixture ${(figures.cpuMs / calls).toFixed(2)} + servers/backend ` +
-        `${(figures.serverCpuMs / calls).toFixed(2)}, fixture GC ${figures.gcMs.toFixed(0)} ms; peak RSS fixture ` +
-        `${figures.peakRssMb.toFixed(0)} MB + servers/backend ${figures.serverPeakRssMb.toFixed(0)} MB = ` +
-        `${(figures.peakRssMb + figures.serverPeakRssMb).toFixed(0)} MB`,
-    );
+    for (const version of VERSIONS) {
+      const f = three.get(`${n} ${version}`) as Figures;
+      const o = one.get(`${n} ${version}`) as Figures;
+      const total = f.client + f.server + f.backend;
+      const cpuRatio = total / bareTotal;
+      const wall = f.ms / FLOOR_MS;
+      const wallOne = o.ms / FLOOR_MS;
+      const best = Math.min(wall, wallOne);
+      console.log(
+        `  ${version} three processes: wall ${fmt(wall, 3)} x floor (all ${f.all.map((t) => t.toFixed(0)).join(", ")} ms); CPU ${fmt(total / calls)} ms ` +
+          `per chat call = ${fmt(cpuRatio)} x bare [goal <= ${CPU_GOAL}: ${cpuRatio <= CPU_GOAL ? "ok" : "MISSED"}]; per party: fixture ` +
+          `${fmt(f.client / calls)} ms = ${fmt(f.client / bare.client)} x client, session server ${fmt(f.server / calls)} ms = ` +
+          `${fmt(f.server / bare.server)} x proxy, mock ${fmt(f.backend / calls)} ms = ${fmt(f.backend / bare.backend)} x backend; ` +
+          `fixture GC ${fmt(f.gcMs, 0)} ms; peak RSS all processes ${fmt(f.rssMb, 0)} MB`,
+      );
+      console.log(
+        `  ${version} one process:     wall ${fmt(wallOne, 3)} x floor (all ${o.all.map((t) => t.toFixed(0)).join(", ")} ms); CPU ${fmt(o.client / calls)} ms ` +
+          `per chat call, CPU/wall ${fmt(o.client / o.ms)}, GC ${fmt(o.gcMs, 0)} ms; peak RSS ${fmt(o.rssMb, 0)} MB`,
+      );
+      const rss = n === 256 ? `; peak RSS goal < ${RSS_GOAL_MB} MB: ${Math.min(f.rssMb, o.rssMb) < RSS_GOAL_MB ? "ok" : "MISSED"}` : "";
+      console.log(`  ${version} best layout wall ${fmt(best, 3)} x floor [goal <= ${goal}: ${best <= goal ? "ok" : "MISSED"}]${rss}`);
+    }
   }
 }
 
 async function main(): Promise<void> {
   console.log(
-    `backend latency ${LATENCY_MS} ms, ${CALLS} calls per trajectory: floor ${FLOOR_MS} ms. Layouts: "two processes" = ` +
-      `backend and servers in a child process, fixture here (as under Jest); "one process" = everything here. ` +
-      `Peak RSS per timed run (${ownPeak.exact ? "kernel high-water mark" : "5 ms samples"}), the maximum over repeats.`,
+    `backend latency ${LATENCY_MS} ms, ${CALLS} calls per trajectory: floor ${FLOOR_MS} ms. Layouts: "three processes" = fixture ` +
+      `here, session servers and mock backend each in a child (the bare chain alike: client here, node:http proxy and ` +
+      `backend in children); "one process" = everything here. Peak RSS per timed run ` +
+      `(${ownPeak.exact ? "kernel high-water mark" : "5 ms samples"}), the maximum over repeats.`,
   );
-  const results = new Map<Layout, Map<string, Figures>>();
+  const results = new Map<Layout, Map<Key, Figures>>();
   try {
     for (const layout of LAYOUTS) results.set(layout, await measureLayout(layout));
   } finally {
     gcObserver.disconnect();
   }
-  for (const { n, repeats, goal } of SIZES) {
-    for (const version of VERSIONS) {
-      for (const layout of LAYOUTS) report(layout, n, version, goal, results.get(layout)?.get(`${n} ${version}`) as Figures, repeats);
-    }
-  }
+  report(results);
 }
 
 main().catch((error: unknown) => {

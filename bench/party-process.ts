@@ -1,37 +1,32 @@
-// The parity benchmark's handle on its environment child process (bench/parity-environment-process.ts): start it,
-// ask it for CPU and peak RSS, reset its backend log, stop it. The child is killed whenever this process ends.
+// The parity benchmark's handle on one party child process (bench/parity-party-process.ts): start it, ask it for CPU
+// and peak RSS, reset its backend log, stop it. The child is killed whenever this process ends.
 import { spawn, type ChildProcess } from "node:child_process";
 import * as path from "node:path";
-import type { ChildStats } from "./parity-environment-process";
+import type { ChildStats, PartyRole, PartyUrls } from "./parity-party-process";
 
 /** How long the child may take to load the tokenizer and start listening. */
 const START_TIMEOUT_MS = 120_000;
-/** How long the child may take to stop before it is killed. */
+/** How long the child may take to answer or to stop before it is killed. */
 const STOP_TIMEOUT_MS = 10_000;
 
-/** A running environment child process. */
-export interface ChildEnvironment {
+/** A running party child. */
+export interface PartyProcess {
   /** Process id of the child. */
   readonly pid: number;
-  /** URL of the mock backend in the child. */
-  readonly backendUrl: string;
-  /** URL of the v1 session server in the child. */
-  readonly v1Url: string;
-  /** URL of the v2 session server in the child. */
-  readonly v2Url: string;
+  /** What the party serves (its URL, or the v1/v2 URLs of the servers party). */
+  readonly urls: PartyUrls;
   /** The child's CPU time so far and its peak RSS since the previous call. */
   stats(): Promise<ChildStats>;
-  /** Clears the mock backend's request log (earlier bodies would only add heap to trace). */
-  resetBackend(): Promise<void>;
+  /** Clears a mock backend's request log (earlier bodies would only add heap to trace); no-op for other parties. */
+  reset(): Promise<void>;
   /** Stops the child (SIGTERM, then SIGKILL after a grace period). Idempotent. */
   stop(): Promise<void>;
 }
 
-/** Starts the backend and the v1/v2 servers in a child process with the given backend latency. */
-export async function startChildEnvironment(latencyMs: number): Promise<ChildEnvironment> {
-  const script = path.join(__dirname, "parity-environment-process.ts");
-  // Same runtime flags as this process (ts-node, --expose-gc, heap size), so both layouts run the same code alike.
-  const child = spawn(process.execPath, [...process.execArgv, script, String(latencyMs)], {
+/** Starts one party (see {@link PartyRole}) in a child process with the same runtime flags as this one. */
+export async function startPartyProcess(role: PartyRole, argument: string): Promise<PartyProcess> {
+  const script = path.join(__dirname, "parity-party-process.ts");
+  const child = spawn(process.execPath, [...process.execArgv, script, role, argument], {
     stdio: ["pipe", "pipe", "inherit"],
     env: process.env,
   });
@@ -45,25 +40,23 @@ export async function startChildEnvironment(latencyMs: number): Promise<ChildEnv
   const lines = readLines(child);
   let first: string;
   try {
-    first = await withTimeout(lines.next(), START_TIMEOUT_MS, "the environment child did not print its URLs");
+    first = await withTimeout(lines.next(), START_TIMEOUT_MS, `the ${role} child did not print its URL`);
   } catch (error) {
     child.kill("SIGKILL");
     throw error;
   }
-  const urls = JSON.parse(first) as { backendUrl: string; v1Url: string; v2Url: string };
+  const urls = JSON.parse(first) as PartyUrls;
 
   const ask = async <T>(command: string): Promise<T> => {
     child.stdin?.write(`${command}\n`);
-    return JSON.parse(await withTimeout(lines.next(), STOP_TIMEOUT_MS, `the environment child did not answer ${command}`)) as T;
+    return JSON.parse(await withTimeout(lines.next(), STOP_TIMEOUT_MS, `the ${role} child did not answer ${command}`)) as T;
   };
   let stopping: Promise<void> | undefined;
   return {
     pid: child.pid as number,
-    backendUrl: urls.backendUrl,
-    v1Url: urls.v1Url,
-    v2Url: urls.v2Url,
+    urls,
     stats: () => ask<ChildStats>("stats"),
-    resetBackend: async () => {
+    reset: async () => {
       await ask<{ ok: boolean }>("reset");
     },
     stop: () => {
@@ -98,7 +91,7 @@ function readLines(child: ChildProcess): { next(): Promise<string> } {
     }
   });
   child.once("exit", (code, signal) => {
-    ended = new Error(`the environment child exited (code ${String(code)}, signal ${String(signal)})`);
+    ended = new Error(`the party child exited (code ${String(code)}, signal ${String(signal)})`);
     for (const waiter of waiting.splice(0)) waiter.reject(ended);
   });
   return {
