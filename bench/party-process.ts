@@ -26,7 +26,10 @@ export interface PartyProcess {
 /** Starts one party (see {@link PartyRole}) in a child process with the same runtime flags as this one. */
 export async function startPartyProcess(role: PartyRole, argument: string): Promise<PartyProcess> {
   const script = path.join(__dirname, "parity-party-process.ts");
-  const child = spawn(process.execPath, [...process.execArgv, script, role, argument], {
+  // BENCH_CPU_PROF_DIR=<dir>: each party writes a V8 CPU profile into <dir>/<role> when it stops.
+  const profileDir = process.env.BENCH_CPU_PROF_DIR;
+  const profile = profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${path.join(profileDir, role)}`];
+  const child = spawn(process.execPath, [...process.execArgv, ...profile, script, role, argument], {
     stdio: ["pipe", "pipe", "inherit"],
     env: process.env,
   });

@@ -17,6 +17,7 @@ import {
   pyObjectKeys,
   rememberKeyOrder,
 } from "../../src/wire/py-json";
+import { isLossyForNativeParse } from "../../src/wire/py-json";
 import { stringifyExactJson } from "../../src/wire/wire-json";
 import { pythonMissing, runPythonScript } from "../python/python3";
 
@@ -27,6 +28,8 @@ const testWithPython = missing === null ? test : test.skip;
 const ATOMS = [
   "1.0", "1", "-0", "-0.0", "0.0", "1e16", "1E+16", "1e-7", "1e-05", "0.0001", "0.1", "0.10000000000000001", "2.50", "100.000",
   "12345678901234567890", "-9007199254740993", "9007199254740991", "1.5e300", "1e400", "-1e400", "NaN", "Infinity", "-Infinity",
+  "0.99999999999999999", "1796075262.0039878", "1796075261.9999999999", "4503599627370496.5", "123456789012.99999", "-0.00",
+  "1.0000000000000002", "99999999999.000001", "-1796075262.000000001", "0.000000000000001",
   "true", "false", "null", '"\u00e9\\u00e9\\ud83d\\ude00"', '"\\u2028 \\t \\" \\\\ /"', '""', '"\u007f"',
 ];
 
@@ -126,5 +129,17 @@ describe("the JS form of Python values", () => {
     expect(parsePyJson("[-0]")).toEqual([0]);
     expect(Object.is((parsePyJson("[-0]") as number[])[0], 0)).toBe(true);
     expect(parsePyJson("[0.0]")).toEqual([new PyFloat(0)]);
+  });
+
+  test("the native-parse check skips strings and knows which fractions a double can round away", () => {
+    // ids, digits and exponents inside strings never force the exact reader
+    expect(isLossyForNativeParse('{"id": "chatcmpl-617090e7", "t": "1.0 and 1e5", "q": "a\\"1.0"}')).toBe(false);
+    // -0.0 stays a negative zero in JS: the mock's first log-prob takes the native parser
+    expect(isLossyForNativeParse('[[-0.0, 10061], [-0.0078125, 752]]')).toBe(false);
+    // a seconds timestamp whose fraction starts with two zeros cannot round to an integer
+    expect(isLossyForNativeParse('{"timestamp": 1796075262.0039878}')).toBe(false);
+    for (const lossy of ["[1.0]", "[0.0]", "[-0]", "[1e5]", "[1.5E-3]", "[9007199254740993]", "[0.99999999999999999]", "[1796075262.0000000001]", '{"10": 1}', "{\"a\": 1, \"7\" : 2}"]) {
+      expect([lossy, isLossyForNativeParse(lossy)]).toEqual([lossy, true]);
+    }
   });
 });

@@ -29,11 +29,87 @@ function describePosition(text: string, position: number): string {
 }
 
 /**
- * Number or key spellings whose JS parse would lose what Python keeps: an exponent, a fraction of zeros (`1.0`), 16 or
- * more digits in a row (big ints, long fractions that may round to an integer), `-0` as an int, integer-like keys.
- * Matches inside strings only cost the slower exact parse.
+ * True when the native parser would lose something Python keeps in `text` (a JSON text; anything it cannot parse
+ * falls to the exact reader anyway): an exponent, a fraction of zeros (`1.0`; not `-0.0`, which the native parser
+ * keeps as a negative zero, our float -0.0), an int of 16+ digits (possibly past 2^53), a float with an integer part
+ * of 13+ digits or a fraction the nearest double may round away (below), `-0` as an int, an integer-like key (JS
+ * objects move those first). Strings are skipped, so ids such as `"chatcmpl-617090e7"` do not count.
  */
-const LOSSY_FOR_NATIVE_PARSE = /\d[eE]|\d\.0*(?![0-9])|[0-9.]{16,}|-0(?![.0-9eE])|"(?:0|[1-9][0-9]{0,9})"\s*:/;
+export function isLossyForNativeParse(text: string): boolean {
+  const length = text.length;
+  let i = 0;
+  while (i < length) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      const start = i + 1;
+      let end = text.indexOf('"', start);
+      while (end !== -1 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
+      if (end === -1) return true;
+      i = end + 1;
+      if (end - start <= 10 && isIntegerLikeKey(text, start, end) && nextNonSpace(text, i) === 58) return true;
+    } else if (c === 45 || (c >= 48 && c <= 57)) {
+      const end = numberEnd(text, i);
+      if (isLossyNumber(text, i, end)) return true;
+      i = end;
+    } else {
+      i += 1;
+    }
+  }
+  return false;
+}
+
+function isEscaped(text: string, quote: number): boolean {
+  let backslashes = 0;
+  for (let j = quote - 1; text.charCodeAt(j) === 92; j--) backslashes += 1;
+  return backslashes % 2 === 1;
+}
+
+function isIntegerLikeKey(text: string, start: number, end: number): boolean {
+  if (end === start) return false;
+  if (text.charCodeAt(start) === 48) return end === start + 1;
+  for (let j = start; j < end; j++) {
+    const d = text.charCodeAt(j);
+    if (d < 48 || d > 57) return false;
+  }
+  return true;
+}
+
+function nextNonSpace(text: string, from: number): number {
+  let j = from;
+  for (let c = text.charCodeAt(j); c === 32 || c === 9 || c === 10 || c === 13; c = text.charCodeAt(++j));
+  return text.charCodeAt(j);
+}
+
+function numberEnd(text: string, from: number): number {
+  let j = from + 1;
+  for (let c = text.charCodeAt(j); (c >= 48 && c <= 57) || c === 46 || c === 101 || c === 69 || c === 43 || c === 45; c = text.charCodeAt(++j));
+  return j;
+}
+
+/**
+ * A number token the native parser would read differently from Python. With an integer part of `k` digits (below
+ * 1e13) the nearest double is an integer only when the fraction starts with at least `13 - k` zeros or nines (doubles
+ * there are less than 1.2e(k-16) apart), so a timestamp such as `1796075262.0039878` is safe.
+ */
+function isLossyNumber(text: string, start: number, end: number): boolean {
+  const negative = text.charCodeAt(start) === 45;
+  const intStart = negative ? start + 1 : start;
+  let j = intStart;
+  while (j < end && text.charCodeAt(j) >= 48 && text.charCodeAt(j) <= 57) j++;
+  const intDigits = j - intStart;
+  if (j === end) return intDigits >= 16 || (negative && intDigits === 1 && text.charCodeAt(intStart) === 48);
+  if (text.charCodeAt(j) !== 46) return true; // an exponent
+  const fractionStart = j + 1;
+  let k = fractionStart;
+  while (k < end && text.charCodeAt(k) >= 48 && text.charCodeAt(k) <= 57) k++;
+  if (k !== end) return true; // an exponent after the fraction
+  if (intDigits >= 13) return true;
+  const first = text.charCodeAt(fractionStart);
+  let run = 0;
+  while (fractionStart + run < end && text.charCodeAt(fractionStart + run) === first) run++;
+  if (first === 48 && run === end - fractionStart) return !(negative && intDigits === 1 && text.charCodeAt(intStart) === 48);
+  return (first === 48 || first === 57) && run >= 13 - intDigits;
+}
 
 /** How {@link parsePyJson} hands numbers back. */
 export interface PyJsonParseOptions {
@@ -64,7 +140,7 @@ export function parsePyJson(text: string, options: PyJsonParseOptions = {}): PyJ
     if (reader.position !== text.length) throw new PyJsonError("Extra data", reader.position, text);
     return value;
   }
-  if (!lossless || !LOSSY_FOR_NATIVE_PARSE.test(text)) {
+  if (!lossless || !isLossyForNativeParse(text)) {
     try {
       return JSON.parse(text) as PyJson;
     } catch {
@@ -237,27 +313,31 @@ class PyJsonReader {
       return object;
     }
     for (;;) {
-      if (this.text[this.position] !== '"') return this.fail("Expecting property name enclosed in double quotes", this.position);
+      if (this.text.charCodeAt(this.position) !== 34) return this.fail("Expecting property name enclosed in double quotes", this.position);
       const key = this.readString();
       this.skipWhitespace();
-      if (this.text[this.position] !== ":") return this.fail("Expecting ':' delimiter", this.position);
+      if (this.text.charCodeAt(this.position) !== 58) return this.fail("Expecting ':' delimiter", this.position);
       this.position += 1;
       this.skipWhitespace();
       const value = this.readValue();
-      if (this.exact && Object.prototype.hasOwnProperty.call(object, key)) return this.fail(`duplicate JSON object key: ${JSON.stringify(key)}`, this.position);
-      if (!Object.prototype.hasOwnProperty.call(object, key)) {
+      // A repeated key keeps its first position and takes the last value, as a Python dict does.
+      const repeated = Object.prototype.hasOwnProperty.call(object, key);
+      if (this.exact && repeated) return this.fail(`duplicate JSON object key: ${JSON.stringify(key)}`, this.position);
+      if (!repeated) {
         keys.push(key);
         if (isArrayIndexKey(key)) reorder = true;
       }
-      Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+      // Plain assignment keeps the object fast; only `__proto__` needs a definition to stay data.
+      if (key === "__proto__") Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+      else object[key] = value;
       this.skipWhitespace();
-      const c = this.text[this.position];
-      if (c === "}") {
+      const c = this.text.charCodeAt(this.position);
+      if (c === 125) {
         this.position += 1;
         if (reorder && this.lossless) rememberKeyOrder(object, keys);
         return object;
       }
-      if (c !== ",") return this.fail("Expecting ',' delimiter", this.position);
+      if (c !== 44) return this.fail("Expecting ',' delimiter", this.position);
       this.position += 1;
       this.skipWhitespace();
     }
@@ -321,6 +401,9 @@ export function pythonFloatRepr(value: number): string {
 
 /** A JS number as Python sees it in our model: an int when integral (and not -0), else a float. */
 function dumpsNumber(value: number, options: PyDumpsOptions): string {
+  // Fractional floats in [1e-4, 1e16): JS and Python both print the shortest round-trip digits, without exponent.
+  const magnitude = value < 0 ? -value : value;
+  if (magnitude >= 1e-4 && magnitude < 1e16 && !Number.isInteger(value)) return String(value);
   if (!Number.isFinite(value)) {
     if (!options.allowNan) throw new PyJsonWriteError("Out of range float values are not JSON compliant");
     return pythonFloatRepr(value);
@@ -352,6 +435,16 @@ export function isNativeSpelledNumberArray(array: readonly unknown[]): boolean {
 export function dumpsPy(value: unknown, options: PyDumpsOptions): string {
   const itemSep = options.compact ? "," : ", ";
   const keySep = options.compact ? ":" : ": ";
+  // Keys repeat across records (`token`, `logprob`, ...): each is spelled once per call.
+  const spelledKeys = new Map<string, string>();
+  const spellKey = (key: string): string => {
+    let spelled = spelledKeys.get(key);
+    if (spelled === undefined) {
+      spelled = dumpsPyString(key, options.ensureAscii) + keySep;
+      spelledKeys.set(key, spelled);
+    }
+    return spelled;
+  };
   const write = (node: unknown, depth: number): string => {
     switch (typeof node) {
       case "string":
@@ -368,24 +461,30 @@ export function dumpsPy(value: unknown, options: PyDumpsOptions): string {
         throw new PyJsonWriteError(`Object of type ${typeof node} is not JSON serializable`);
     }
     if (node === null) return "null";
-    if (node instanceof PyFloat) return node.value === 0 || Number.isFinite(node.value) ? pythonFloatRepr(node.value) : dumpsNumber(node.value, options);
-    if (node instanceof PyBigInt) return node.value.toString();
     if (depth > 1000) throw new PyJsonWriteError("maximum recursion depth exceeded while encoding a JSON object");
     if (Array.isArray(node)) {
       if (node.length === 0) return "[]";
       if (isNativeSpelledNumberArray(node)) return options.compact ? JSON.stringify(node) : `[${node.join(", ")}]`;
       let text = "[";
-      for (let i = 0; i < node.length; i++) text += (i === 0 ? "" : itemSep) + write(node[i] === undefined ? null : node[i], depth + 1);
+      for (let i = 0; i < node.length; i++) {
+        if (i > 0) text += itemSep;
+        const item: unknown = node[i];
+        text += write(item === undefined ? null : item, depth + 1);
+      }
       return `${text}]`;
     }
+    if (node instanceof PyFloat) return node.value === 0 || Number.isFinite(node.value) ? pythonFloatRepr(node.value) : dumpsNumber(node.value, options);
+    if (node instanceof PyBigInt) return node.value.toString();
     const record = node as Record<string | typeof PY_KEY_ORDER, unknown>;
     const keys = record[PY_KEY_ORDER] === undefined ? Object.keys(node) : pyObjectKeys(node);
     let text = "{";
     let first = true;
-    for (const key of keys) {
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
       const item = record[key];
       if (item === undefined) continue;
-      text += `${first ? "" : itemSep}${dumpsPyString(key, options.ensureAscii)}${keySep}${write(item, depth + 1)}`;
+      if (!first) text += itemSep;
+      text += spellKey(key) + write(item, depth + 1);
       first = false;
     }
     return `${text}}`;
