@@ -5,6 +5,9 @@ import { loadTokenizer } from "../../src/tokenizer/load";
 import type { Tokenizer } from "../../src/tokenizer/types";
 import { buildInitialMessages, WEATHER_TOOLS } from "../../src/agent/texts";
 import { TestClient } from "./http-client";
+import { buildBackendHandlers, unknownPathResponse } from "../../src/backend/handlers";
+import { serveHandlers } from "../../src/backend/http-bridge";
+import { request as undiciRequest } from "undici";
 
 const fixedIds = (): (() => string) => {
   let next = 0;
@@ -115,6 +118,30 @@ describe("useMockBackend", () => {
     } finally {
       lazy.close();
       inProcess.listen();
+    }
+  });
+});
+
+describe("the loopback bridge's direct route", () => {
+  /** Status, every header but the per-connection ones, and the body bytes of one POST. */
+  const raw = async (url: string, path: string, body: string) => {
+    const reply = await undiciRequest(`${url}${path}`, { method: "POST", body, headers: { "content-type": "application/json" } });
+    const headers = Object.entries(reply.headers).filter(([name]) => !["date", "connection", "keep-alive"].includes(name));
+    return { status: reply.statusCode, headers, body: Buffer.from(await reply.body.arrayBuffer()).toString("hex") };
+  };
+
+  test.each(CASES)("%s: same status, headers in order and bytes as msw's handlers on the same bridge", async (_name, path, body) => {
+    const direct = await startMockBackend({ tokenizer, process, clock, idSource: fixedIds() });
+    const { handlers, directRoute, stats } = buildBackendHandlers({ tokenizer, process, clock, idSource: fixedIds() });
+    expect(directRoute).toBeDefined();
+    // no direct route: every request becomes a Fetch Request and goes through msw
+    const viaMsw = await serveHandlers(handlers, { onUnhandled: (unmatched) => unknownPathResponse(stats, unmatched) });
+    try {
+      const [a, b] = [await raw(direct.url, path, body), await raw(viaMsw.url, path, body)];
+      expect(a).toEqual(b);
+    } finally {
+      await direct.close();
+      await viaMsw.close();
     }
   });
 });

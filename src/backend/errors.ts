@@ -15,9 +15,36 @@ export function errorBody(status: number, message: string): Record<string, unkno
   return { object: "error", message, type: ERROR_TYPES[status] ?? "Error", param: null, code: status };
 }
 
+/**
+ * A reply before any transport carries it: msw turns it into a Fetch `Response` ({@link toResponse}), the loopback
+ * bridge writes it to the socket as it is. Either way the bytes and headers are these.
+ */
+export interface MockReply {
+  status: number;
+  headers: Record<string, string>;
+  /** The body (UTF-8 on the wire). */
+  text: string;
+}
+
+/** An error reply with `status` and SGLang's error body. */
+export function errorReply(status: number, message: string): MockReply {
+  return jsonReply(status, errorBody(status, message));
+}
+
+/** A JSON reply with an explicit content length. */
+export function jsonReply(status: number, body: unknown): MockReply {
+  const text = stringifyReplyJson(body);
+  return { status, text, headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(text, "utf8")) } };
+}
+
+/** The Fetch `Response` of a reply, whose text the loopback bridge can take back without reading the stream. */
+export function toResponse(reply: MockReply): Response {
+  return textResponse(reply.text, { status: reply.status, headers: reply.headers });
+}
+
 /** An error reply as a Fetch `Response`. */
 export function errorResponse(status: number, message: string): Response {
-  return jsonResponse(status, errorBody(status, message));
+  return toResponse(errorReply(status, message));
 }
 
 /**
@@ -25,11 +52,7 @@ export function errorResponse(status: number, message: string): Response {
  * text, which the loopback bridge writes directly ({@link knownBodyText}) instead of reading the body stream back.
  */
 export function jsonResponse(status: number, body: unknown): Response {
-  const text = stringifyReplyJson(body);
-  return textResponse(text, {
-    status,
-    headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(text, "utf8")) },
-  });
+  return toResponse(jsonReply(status, body));
 }
 
 /** Message of the 404 reply for a path the backend does not serve. */

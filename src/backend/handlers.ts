@@ -7,8 +7,8 @@ import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolSpec } from "../to
 import type { FinishReason, ProcessFunction, ProcessResult } from "./types";
 import { planLookupKeys, type ReplyPlanRegistry } from "./reply-plans";
 import { BackendStatsRecorder, type BackendRequestEntry } from "./stats";
-import { errorResponse, jsonResponse, notFoundMessage } from "./errors";
-import { textResponse } from "./response-bodies";
+import type { DirectRoute } from "./http-bridge";
+import { errorReply, errorResponse, jsonReply, jsonResponse, notFoundMessage, toResponse, type MockReply } from "./errors";
 import { checkRoutingOptions, readRoutingRequest, type MockRoutingOptions, type RoutingRequest } from "./routing-buffers";
 import { buildChatCompletion, buildGenerateReply, chatCompletionToSse, type PromptView, type ReplyContext } from "./replies";
 
@@ -70,7 +70,7 @@ export function createBackendHandlers(options: BackendOptions): RequestHandler[]
  * Handlers plus the recorder they write to; accepts a lazily loaded tokenizer. All routes share one msw
  * handler that dispatches on method and path, so a request is matched (and cloned by msw) only once.
  */
-export function buildBackendHandlers(options: LazyBackendOptions): { handlers: RequestHandler[]; stats: BackendStatsRecorder } {
+export function buildBackendHandlers(options: LazyBackendOptions): { handlers: RequestHandler[]; stats: BackendStatsRecorder; directRoute?: DirectRoute } {
   const stats = options.stats ?? new BackendStatsRecorder();
   const engine = new MockEngine(options, stats);
   const origin = options.origin === undefined ? undefined : new URL(options.origin).origin;
@@ -86,7 +86,15 @@ export function buildBackendHandlers(options: LazyBackendOptions): { handlers: R
     ({ request }) => served(request),
     ({ request }) => (routes.get(routeKey(request)) ?? ((unmatched: Request) => unknownPathResponse(stats, unmatched)))(request),
   );
-  return { handlers: [handler], stats };
+  // The loopback bridge's shortcut for the generation routes: the same engine call the handler makes, without msw's
+  // Request/Response objects (only for handlers that match any origin, as the bridge's are).
+  const decoder = new TextDecoder();
+  const directRoute: DirectRoute | undefined =
+    origin !== undefined
+      ? undefined
+      : (method, path, body, headers) =>
+          method === "POST" && (path === "/generate" || path === "/v1/chat/completions") ? engine.answerGeneration(path, method, decoder.decode(body), headers) : undefined;
+  return { handlers: [handler], stats, directRoute };
 }
 
 /** Logs a request to a path the backend does not serve and answers 404 (shared with the bridge). */
@@ -150,28 +158,33 @@ class MockEngine {
   }
 
   async handleGeneration(path: GenerationPath, request: Request): Promise<Response> {
-    const { logged, parsed, problem } = bodyForLog(await request.text());
-    const entry = this.stats.record(request.method, path, logged);
-    const reply = await this.reply(path, parsed, problem, request.headers);
+    return toResponse(await this.answerGeneration(path, request.method, await request.text(), request.headers));
+  }
+
+  /** The reply to a generation request, whichever transport brought it (msw's Request or the bridge's socket). */
+  async answerGeneration(path: GenerationPath, method: string, bodyText: string, headers: Headers): Promise<MockReply> {
+    const { logged, parsed, problem } = bodyForLog(bodyText);
+    const entry = this.stats.record(method, path, logged);
+    const reply = await this.reply(path, parsed, problem, headers);
     entry.status = reply.status;
     return reply;
   }
 
-  private async reply(path: GenerationPath, body: Record<string, unknown> | undefined, problem: string | undefined, headers: Headers): Promise<Response> {
-    if (body === undefined) return errorResponse(400, problem ?? "request body must be a JSON object");
+  private async reply(path: GenerationPath, body: Record<string, unknown> | undefined, problem: string | undefined, headers: Headers): Promise<MockReply> {
+    if (body === undefined) return errorReply(400, problem ?? "request body must be a JSON object");
     let tokenizer: Tokenizer;
     let prompt: PromptView;
     let routing: RoutingRequest;
     try {
       tokenizer = await this.tokenizer();
     } catch (error) {
-      return errorResponse(500, `mock backend could not load its tokenizer: ${(error as Error).message}`);
+      return errorReply(500, `mock backend could not load its tokenizer: ${(error as Error).message}`);
     }
     try {
       prompt = path === "/generate" ? generatePrompt(body, tokenizer) : chatPrompt(body, tokenizer);
       routing = readRoutingRequest(body, prompt.ids.length, this.options);
     } catch (error) {
-      return errorResponse(400, (error as Error).message);
+      return errorReply(400, (error as Error).message);
     }
     const signal = this.options.signal;
     this.stats.enter();
@@ -183,18 +196,15 @@ class MockEngine {
       const result = planned ?? (await this.options.process(prompt.text, body, { headers }));
       checkProcessResult(result);
       const context = this.replyContext(tokenizer, routing);
-      if (path === "/generate") return jsonResponse(200, buildGenerateReply(prompt, result, context));
+      if (path === "/generate") return jsonReply(200, buildGenerateReply(prompt, result, context));
       const completion = buildChatCompletion(body, prompt, result, context);
       if (body["stream"] === true) {
-        return textResponse(chatCompletionToSse(completion), {
-          status: 200,
-          headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
-        });
+        return { status: 200, text: chatCompletionToSse(completion), headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } };
       }
-      return jsonResponse(200, completion);
+      return jsonReply(200, completion);
     } catch (error) {
-      if (signal?.aborted) return errorResponse(503, "mock backend is shutting down");
-      return errorResponse(500, error instanceof Error ? error.message : String(error));
+      if (signal?.aborted) return errorReply(503, "mock backend is shutting down");
+      return errorReply(500, error instanceof Error ? error.message : String(error));
     } finally {
       this.stats.exit();
     }

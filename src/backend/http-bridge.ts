@@ -1,11 +1,12 @@
 // Serves msw request handlers on a real loopback port through node:http (msw alone only patches fetch/http clients).
-// Each node request becomes a Fetch Request, goes through msw's getResponse, and the Response is written back.
+// Each node request becomes a Fetch Request, goes through msw's getResponse, and the Response is written back; the
+// hot generation routes may skip the Fetch objects through a direct route that asks the same engine for the reply.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getResponse, type RequestHandler } from "msw";
 import { isUtf8 } from "node:buffer";
 import { BodyTooLargeError, checkMaxBodyBytes, DEFAULT_MAX_BODY_BYTES, readBoundedBody } from "../server/bounded-body";
-import { errorResponse } from "./errors";
+import { errorResponse, type MockReply } from "./errors";
 import { knownBodyText } from "./response-bodies";
 
 /** Options of {@link serveHandlers}. */
@@ -18,7 +19,15 @@ export interface BridgeOptions {
   onUnhandled?: (request: Request) => Response | Promise<Response>;
   /** Request body limit in bytes (default 64 MiB); a larger body is answered 413 before it reaches a handler. */
   maxBodyBytes?: number;
+  /**
+   * Answers the requests it knows without building a Fetch Request and Response (undefined: not served, msw's
+   * handlers answer). It must decide exactly as the handlers would, i.e. call what they call.
+   */
+  directRoute?: DirectRoute;
 }
+
+/** A route the bridge may take before msw: the reply, or undefined when the request is not one it serves. */
+export type DirectRoute = (method: string, path: string, body: Buffer, headers: Headers) => Promise<MockReply> | undefined;
 
 /** A running bridge. */
 export interface HandlerBridge {
@@ -34,7 +43,7 @@ export async function serveHandlers(handlers: RequestHandler[], options: BridgeO
   const onUnhandled = options.onUnhandled ?? ((request: Request) => errorResponse(404, `no route for ${request.method} ${new URL(request.url).pathname}`));
   const maxBodyBytes = checkMaxBodyBytes(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
   const server = createServer((req, res) => {
-    void answer(req, res, handlers, onUnhandled, host, maxBodyBytes);
+    void answer(req, res, handlers, onUnhandled, host, maxBodyBytes, options.directRoute);
   });
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
@@ -70,6 +79,7 @@ async function answer(
   onUnhandled: (request: Request) => Response | Promise<Response>,
   host: string,
   maxBodyBytes: number,
+  directRoute: DirectRoute | undefined,
 ): Promise<void> {
   try {
     let body: Buffer;
@@ -81,6 +91,12 @@ async function answer(
         return;
       }
       throw error;
+    }
+    // Only a plain path (no query, nothing URL parsing would normalize) may take the direct route.
+    const direct = directRoute !== undefined && req.url !== undefined && /^\/[a-z0-9_/]*$/.test(req.url) ? directRoute(req.method ?? "GET", req.url, body, fetchHeaders(req)) : undefined;
+    if (direct !== undefined) {
+      writeReply(res, await direct);
+      return;
     }
     const request = toFetchRequest(req, host, body);
     const response = (await getResponse(handlers, request)) ?? (await onUnhandled(request));
@@ -94,13 +110,19 @@ async function answer(
   }
 }
 
-function toFetchRequest(req: IncomingMessage, host: string, body: Buffer): Request {
+/** The request's headers as a Fetch Headers, without the hop-by-hop ones. */
+function fetchHeaders(req: IncomingMessage): Headers {
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i].toLowerCase();
     if (name === "connection" || name === "keep-alive" || name === "transfer-encoding") continue;
     headers.append(name, req.rawHeaders[i + 1]);
   }
+  return headers;
+}
+
+function toFetchRequest(req: IncomingMessage, host: string, body: Buffer): Request {
+  const headers = fetchHeaders(req);
   const method = req.method ?? "GET";
   const origin = `http://${req.headers.host ?? formatHost(host)}`;
   const hasBody = method !== "GET" && method !== "HEAD";
@@ -118,6 +140,20 @@ function toFetchRequest(req: IncomingMessage, host: string, body: Buffer): Reque
  */
 function fetchBody(body: Buffer, headers: Headers): Buffer | string {
   return headers.has("content-type") && isUtf8(body) ? body.toString("utf8") : body;
+}
+
+/** Writes a reply as {@link writeResponse} writes the Response made from it (same status, headers and bytes). */
+function writeReply(res: ServerResponse, reply: MockReply): void {
+  if (res.destroyed) return;
+  const body = Buffer.from(reply.text, "utf8");
+  // Fetch Headers iterate in sorted lowercase order, then writeResponse sets content-length: the same steps here keep
+  // the header lines on the wire the same.
+  const headers: Record<string, string> = {};
+  const entries = Object.keys(reply.headers).map((name) => [name.toLowerCase(), reply.headers[name]] as const);
+  for (const [name, value] of entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) headers[name] = value;
+  headers["content-length"] = String(body.length);
+  res.writeHead(reply.status, headers);
+  res.end(body);
 }
 
 async function writeResponse(res: ServerResponse, response: Response): Promise<void> {

@@ -50,7 +50,7 @@ export async function startMockBackend(options: MockBackendOptions): Promise<Moc
   // Every pending latency wait listens on this signal; there may be far more than the default ten.
   setMaxListeners(0, shutdown.signal);
   const plans = options.plans ?? new ReplyPlanRegistry();
-  const { handlers } = buildBackendHandlers({ ...options, tokenizer, stats, plans, signal: shutdown.signal });
+  const { handlers, directRoute } = buildBackendHandlers({ ...options, tokenizer, stats, plans, signal: shutdown.signal });
   // After the dispatch handler: it declines every path it does not serve, so generation requests (the hot path)
   // are matched by the first handler instead of paying msw's per-handler parse for the stats routes first.
   if (options.statsRoutes === true) handlers.push(...statsRouteHandlers(stats));
@@ -60,6 +60,7 @@ export async function startMockBackend(options: MockBackendOptions): Promise<Moc
     port: options.port,
     onUnhandled: (request) => unknownPathResponse(stats, request),
     maxBodyBytes: options.maxBodyBytes,
+    directRoute,
   });
   const backend = {
     url: bridge.url,
