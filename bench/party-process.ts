@@ -25,7 +25,8 @@ export interface PartyProcess {
 
 /** Starts one party (see {@link PartyRole}) in a child process with the same runtime flags as this one. */
 export async function startPartyProcess(role: PartyRole, argument: string): Promise<PartyProcess> {
-  const script = path.join(__dirname, "parity-party-process.ts");
+  // The same kind of file as this one: .ts under ts-node, .js when the benchmarks run compiled.
+  const script = path.join(__dirname, `parity-party-process${path.extname(__filename)}`);
   // BENCH_CPU_PROF_DIR=<dir>: each party writes a V8 CPU profile into <dir>/<role> when it stops.
   const profileDir = process.env.BENCH_CPU_PROF_DIR;
   const profile = profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${path.join(profileDir, role)}`];

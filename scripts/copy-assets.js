@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Copies non-TypeScript assets (chat templates, golden files used at run time) from src/ into dist/src/.
+// Copies non-TypeScript assets (chat templates, golden files used at run time) from src/ into dist/src/ (or, for
+// the compiled benchmarks, into another build directory).
 // tsc only emits .js/.d.ts, so anything read with fs at run time must be copied here.
 "use strict";
 const fs = require("node:fs");
@@ -21,4 +22,6 @@ function copyAssets(from, to) {
   }
 }
 
-copyAssets(path.join(root, "src"), path.join(root, "dist", "src"));
+module.exports = { copyAssets };
+
+if (require.main === module) copyAssets(path.join(root, "src"), path.join(root, "dist", "src"));
