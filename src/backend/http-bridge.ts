@@ -19,11 +19,6 @@ export interface BridgeOptions {
   onUnhandled?: (request: Request) => Response | Promise<Response>;
   /** Request body limit in bytes (default 64 MiB); a larger body is answered 413 before it reaches a handler. */
   maxBodyBytes?: number;
-  /**
-   * Answers the requests it knows without building a Fetch Request and Response (undefined: not served, msw's
-   * handlers answer). It must decide exactly as the handlers would, i.e. call what they call.
-   */
-  directRoute?: DirectRoute;
 }
 
 /** A route the bridge may take before msw: the reply, or undefined when the request is not one it serves. */
@@ -38,12 +33,20 @@ export interface HandlerBridge {
 }
 
 /** Starts a node:http server that answers every request with the given msw handlers. */
-export async function serveHandlers(handlers: RequestHandler[], options: BridgeOptions = {}): Promise<HandlerBridge> {
+export function serveHandlers(handlers: RequestHandler[], options: BridgeOptions = {}): Promise<HandlerBridge> {
+  return serveHandlersWithDirectRoute(handlers, options, undefined);
+}
+
+/**
+ * {@link serveHandlers} with a direct route tried first: it answers the requests it knows without a Fetch Request
+ * and Response (undefined: msw's handlers answer), and must decide exactly as the handlers would (call what they call).
+ */
+export async function serveHandlersWithDirectRoute(handlers: RequestHandler[], options: BridgeOptions, directRoute: DirectRoute | undefined): Promise<HandlerBridge> {
   const host = options.host ?? "127.0.0.1";
   const onUnhandled = options.onUnhandled ?? ((request: Request) => errorResponse(404, `no route for ${request.method} ${new URL(request.url).pathname}`));
   const maxBodyBytes = checkMaxBodyBytes(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
   const server = createServer((req, res) => {
-    void answer(req, res, handlers, onUnhandled, host, maxBodyBytes, options.directRoute);
+    void answer(req, res, handlers, onUnhandled, host, maxBodyBytes, directRoute);
   });
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {

@@ -4,7 +4,7 @@ import { setMaxListeners } from "node:events";
 import type { Tokenizer } from "../tokenizer/types";
 import { loadTokenizer } from "../tokenizer/load";
 import { buildBackendHandlers, unknownPathResponse, type BackendOptions } from "./handlers";
-import { serveHandlers } from "./http-bridge";
+import { serveHandlersWithDirectRoute } from "./http-bridge";
 import { BackendStatsRecorder, exposeStats, type BackendStats } from "./stats";
 import { statsRouteHandlers } from "./stats-routes";
 import { ReplyPlanRegistry } from "./reply-plans";
@@ -55,13 +55,12 @@ export async function startMockBackend(options: MockBackendOptions): Promise<Moc
   // are matched by the first handler instead of paying msw's per-handler parse for the stats routes first.
   if (options.statsRoutes === true) handlers.push(...statsRouteHandlers(stats));
   if (options.planRoutes ?? options.statsRoutes === true) handlers.push(...planRouteHandlers(plans));
-  const bridge = await serveHandlers(handlers, {
+  const bridge = await serveHandlersWithDirectRoute(handlers, {
     host: options.host,
     port: options.port,
     onUnhandled: (request) => unknownPathResponse(stats, request),
     maxBodyBytes: options.maxBodyBytes,
-    directRoute,
-  });
+  }, directRoute);
   const backend = {
     url: bridge.url,
     plans,

@@ -35,6 +35,11 @@ export interface RunCommandOptions {
   indexerReplay?: boolean;
   /** Additional R3: only new rows per request (with `routingReplay`). */
   additionR3?: boolean;
+  /**
+   * Run the embedded parts (mock, servers) on a worker thread so they use a second core (default true); false keeps
+   * them on the main thread with the agents.
+   */
+  serversThread?: boolean;
 }
 
 /** `--num-layers` / `--topk`: an integer from 1 to 1024. */

@@ -5,6 +5,7 @@ import { Agent } from "undici";
 import { buildDriverSchedule, QWEN3_APPEND_ROLES } from "../agent";
 import { buildWeatherInputSamples } from "../fixture/input-samples";
 import { startParityEnvironment, type ParityEnvironment } from "../fixture/parity-environment";
+import { startParityEnvironmentInWorker } from "../fixture/environment-thread";
 import { routingReplayFromEnv, type RoutingReplaySettings } from "../fixture/routing-replay";
 import { runAgenticRetryTrajectories } from "../fixture/run-trajectories";
 import { BACKEND_URL_ENV, HF_CHECKPOINT_ENV, sessionServerEnvName } from "../fixture/server-resolution";
@@ -95,7 +96,11 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
   const warnings = new Map<string, number>();
   let environment: ParityEnvironment;
   try {
-    environment = await startParityEnvironment({
+    // Something to start and a second core to give it: the embedded parts run on a worker thread (the parity
+    // benchmark measures both layouts).
+    const startsSomething = backendGiven === undefined || v1Given === undefined || v2Given === undefined;
+    const start = options.serversThread !== false && startsSomething ? startParityEnvironmentInWorker : startParityEnvironment;
+    environment = await start({
       backendUrl: backendGiven?.url,
       v1Url: v1Given?.url,
       v2Url: v2Given?.url,
