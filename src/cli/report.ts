@@ -42,6 +42,8 @@ export interface ReportRun {
   version: SessionServerVersion;
   /** Session id the run used (null when no session could be created). */
   sessionId: string | null;
+  /** The session server instance the run's chat requests went to (null when none was sent). */
+  server: string | null;
   /** Records on the session's active path right before the collect. */
   records: number;
   /** Chat requests the agent sent to the session. */

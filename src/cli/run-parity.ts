@@ -155,13 +155,15 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
       pair.map(({ run, startedMs, wallMs }, k): ReportRun => {
         const version = VERSIONS[k];
         if (run instanceof Error) {
-          return { trajectory: i, version, sessionId: null, records: 0, requests: 0, samples: 0, emptyReason: null, failure: run.message, startedMs, wallMs };
+          return { trajectory: i, version, sessionId: null, server: null, records: 0, requests: 0, samples: 0, emptyReason: null, failure: run.message, startedMs, wallMs };
         }
         const sessionId = run.preCollect.session_id;
+        const instance = counter.server(sessionId);
         return {
           trajectory: i,
           version,
           sessionId,
+          server: instance === null ? null : redactUrlCredentials(instance),
           records: run.preCollect.records.length,
           requests: counter.count(sessionId),
           samples: run.failure === undefined && run.emptyReason === null ? run.samples.length : 0,

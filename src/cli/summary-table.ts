@@ -30,7 +30,7 @@ export function renderHeader(report: ParityReport): string {
   const origin = (what: "backend" | "v1" | "v2"): string => {
     const server = report.servers[what];
     if (server.origin === "unused") return "not needed (both session servers given)";
-    if (server.origin === "given") return `${server.url}`;
+    if (server.origin === "given") return what === "backend" ? `${server.url}` : instancesWithLoad(report, what, `${server.url}`);
     return what === "backend" ? `${server.url} (embedded mock, weather script, ${latencyMs} ms latency)` : `${server.url} (embedded)`;
   };
   return [
@@ -39,6 +39,14 @@ export function renderHeader(report: ParityReport): string {
     `  v1       ${origin("v1")}`,
     `  v2       ${origin("v2")}`,
   ].join("\n");
+}
+
+/** A given server list with the trajectories each instance served, e.g. `http://a (4 trajectories), http://b (4 trajectories)`. */
+function instancesWithLoad(report: ParityReport, version: "v1" | "v2", list: string): string {
+  const urls = list.split(",");
+  if (urls.length === 1) return list;
+  const served = (url: string): number => report.runs.filter((run) => run.version === version && run.server === url).length;
+  return urls.map((url) => `${url} (${served(url)} ${served(url) === 1 ? "trajectory" : "trajectories"})`).join(", ");
 }
 
 /** One row per trajectory: parity, topology, records, requests and wall time (v1/v2). */
