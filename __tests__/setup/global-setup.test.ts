@@ -70,4 +70,22 @@ describe("global setup and teardown", () => {
     expect(process.env.SESSION_PARITY_V1_URL).toBeUndefined();
     expect((globalThis as { [PARITY_ENVIRONMENT_KEY]?: GlobalParityState })[PARITY_ENVIRONMENT_KEY]).toBeUndefined();
   });
+
+  test("the started parts run on a worker thread by default, on Jest's thread with SESSION_PARITY_SERVERS_THREAD=0", async () => {
+    const state = () => (globalThis as { [PARITY_ENVIRONMENT_KEY]?: GlobalParityState })[PARITY_ENVIRONMENT_KEY];
+    const previous = process.env.SESSION_PARITY_SERVERS_THREAD;
+    try {
+      delete process.env.SESSION_PARITY_SERVERS_THREAD;
+      await globalSetup();
+      expect(state()?.environment.backend).toBeNull(); // the mock lives on the other thread: no handle here
+      expect((await probeHealth(process.env.SESSION_PARITY_V1_URL as string)).status).toBe(200);
+      await globalTeardown();
+      process.env.SESSION_PARITY_SERVERS_THREAD = "0";
+      await globalSetup();
+      expect(state()?.environment.backend?.url).toBe(process.env.SESSION_PARITY_BACKEND_URL);
+    } finally {
+      if (previous === undefined) delete process.env.SESSION_PARITY_SERVERS_THREAD;
+      else process.env.SESSION_PARITY_SERVERS_THREAD = previous;
+    }
+  });
 });
