@@ -178,7 +178,7 @@ function snapshotOnce(file: string, mode: "all" | "none", value: unknown, option
 
 /** toMatchBitwiseSnapshot (write, then check) against toBeBitwiseEqual's comparison of the same pair. */
 function snapshotFigures(left: Sample, right: Sample): void {
-  registerBitTreeTextSerializer({ addSnapshotSerializer: (plugin: BitTreePlugin) => addSerializer(plugin as never) });
+  registerBitTreeTextSerializer({ addSnapshotSerializer: (plugin: BitTreePlugin) => addSerializer(plugin) });
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), "bitwise-snapshot-bench-"));
   const file = path.join(directory, "__snapshots__", "bench.test.ts.snap");
   try {

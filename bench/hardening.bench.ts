@@ -31,7 +31,7 @@ function sendLargeBody(url: string, head: string, total: number, chunked: boolea
     });
     socket.on("error", (error) => (status === "" ? reject(error) : resolve(status)));
     socket.on("close", () => resolve(status));
-    socket.on("connect", async () => {
+    const pump = async (): Promise<void> => {
       socket.write(head);
       for (let sent = 0; sent < total && !socket.destroyed; sent += piece.length) {
         const framed = chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from("\r\n")]) : piece;
@@ -40,6 +40,9 @@ function sendLargeBody(url: string, head: string, total: number, chunked: boolea
       if (chunked && !socket.destroyed) socket.write("0\r\n\r\n");
       // Give the server the chance to finish its reply, then hang up.
       setTimeout(() => socket.end(), 50);
+    };
+    socket.on("connect", () => {
+      pump().catch(reject);
     });
   });
 }

@@ -17,16 +17,22 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-async function json(pool: Pool, path: string, body?: unknown): Promise<{ status: number; value: any }> {
+/** The parts of the session server's replies this bench reads (a created session, a chat completion). */
+interface ServerReply {
+  session_id: string;
+  choices: { message: Record<string, unknown> }[];
+}
+
+async function json(pool: Pool, path: string, body?: unknown): Promise<{ status: number; value: ServerReply }> {
   const reply = await pool.request({ path, method: "POST", body: body === undefined ? undefined : JSON.stringify(body), headers: { "content-type": "application/json" } });
   const text = await reply.body.text();
-  return { status: reply.statusCode, value: text ? JSON.parse(text) : null };
+  return { status: reply.statusCode, value: (text ? JSON.parse(text) : null) as ServerReply };
 }
 
 /** One 9-turn session through the session server; each turn appends the reply and a new user message. */
 async function serverSession(pool: Pool, tag: string, latencies: number[] | null): Promise<string> {
   const { value } = await json(pool, "/sessions");
-  const id: string = value.session_id;
+  const id = value.session_id;
   const messages: Record<string, unknown>[] = [
     { role: "system", content: "You are a terse assistant." },
     { role: "user", content: `${tag} question 0` },

@@ -29,16 +29,16 @@ function buildSession(tokenizer: Qwen3Tokenizer, tito: Qwen3Tito, targetTokens: 
   const messages: ChatMessage[] = buildInitialMessages();
   const kwargs = tito.mergeKwargs({});
   let turn = 0;
-  let text = "";
+  let text: string;
   const render = () => tokenizer.renderChatTemplate(messages, { tools: WEATHER_TOOLS, kwargs });
   for (;;) {
-    const city = CITIES[turn % CITIES.length]!;
+    const city = CITIES[turn % CITIES.length];
     messages.push({
       role: "assistant",
       content: "",
       tool_calls: [{ id: `call${turn}`, type: "function", function: { name: "get_weather", arguments: JSON.stringify({ location: city }) } }],
     });
-    messages.push({ role: "tool", content: MOCK_TOOL_RESULTS[turn % MOCK_TOOL_RESULTS.length]!, tool_call_id: `call${turn}` });
+    messages.push({ role: "tool", content: MOCK_TOOL_RESULTS[turn % MOCK_TOOL_RESULTS.length], tool_call_id: `call${turn}` });
     messages.push({
       role: "assistant",
       content: `Turn ${turn}: the weather in ${city} is ${MOCK_TOOL_RESULTS[turn % 4]}. Ask me about another city (#${turn * 7919 % 1000}).`,
@@ -51,7 +51,7 @@ function buildSession(tokenizer: Qwen3Tokenizer, tito: Qwen3Tito, targetTokens: 
   }
   const ids = tokenizer.encode(text);
   const storedIds = ids.slice(0, ids[ids.length - 1] === 198 ? -1 : undefined);
-  const next = [...messages, { role: "tool", content: MOCK_TOOL_RESULTS[1]!, tool_call_id: `call${turn - 1}` }];
+  const next = [...messages, { role: "tool", content: MOCK_TOOL_RESULTS[1], tool_call_id: `call${turn - 1}` }];
   return { messages, storedIds, next };
 }
 
@@ -61,7 +61,7 @@ function nowMs(): number {
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
+  return sorted[Math.floor(sorted.length / 2)];
 }
 
 /** Median time of each task, running the tasks interleaved so machine noise hits all of them alike. */
@@ -69,13 +69,13 @@ function measure(tasks: Record<string, () => unknown>, rounds: number): Record<s
   const samples: Record<string, number[]> = {};
   for (const name of Object.keys(tasks)) {
     samples[name] = [];
-    tasks[name]!(); // warm-up
+    tasks[name](); // warm-up
   }
   for (let round = 0; round < rounds; round += 1) {
     for (const [name, task] of Object.entries(tasks)) {
       const start = nowMs();
       task();
-      samples[name]!.push(nowMs() - start);
+      samples[name].push(nowMs() - start);
     }
   }
   return Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)]));
@@ -112,24 +112,24 @@ async function main(): Promise<void> {
   const encodeTokens = tokenizer.encode(largeText).length;
   const encode = measure({ encode: () => tokenizer.encode(largeText) }, 9);
 
-  const growth = merge.mergeLarge! / merge.mergeSmall!;
-  const speedUp = full.scratchLarge! / full.mergeLarge!;
-  const throughput = encodeTokens / (encode.encode! / 1000);
+  const growth = merge.mergeLarge / merge.mergeSmall;
+  const speedUp = full.scratchLarge / full.mergeLarge;
+  const throughput = encodeTokens / (encode.encode / 1000);
   console.log(
-    `prompt construction, one appended tool message: ${merge.mergeLarge!.toFixed(3)} ms at ${large.storedIds.length} ` +
-      `stored tokens / ${merge.mergeSmall!.toFixed(3)} ms at ${small.storedIds.length} = ${growth.toFixed(2)} ` +
+    `prompt construction, one appended tool message: ${merge.mergeLarge.toFixed(3)} ms at ${large.storedIds.length} ` +
+      `stored tokens / ${merge.mergeSmall.toFixed(3)} ms at ${small.storedIds.length} = ${growth.toFixed(2)} ` +
       `(goal <= 1.5: ${growth <= 1.5 ? "met" : "NOT met"})`,
   );
   console.log(
-    `  of which the appended-suffix tokenization: ${suffix.suffixLarge!.toFixed(3)} ms / ${suffix.suffixSmall!.toFixed(3)} ms = ` +
-      `${(suffix.suffixLarge! / suffix.suffixSmall!).toFixed(2)}; copying the stored ids into the returned array: ` +
-      `${suffix.copyLarge!.toFixed(3)} ms at ${large.storedIds.length} tokens`,
+    `  of which the appended-suffix tokenization: ${suffix.suffixLarge.toFixed(3)} ms / ${suffix.suffixSmall.toFixed(3)} ms = ` +
+      `${(suffix.suffixLarge / suffix.suffixSmall).toFixed(2)}; copying the stored ids into the returned array: ` +
+      `${suffix.copyLarge.toFixed(3)} ms at ${large.storedIds.length} tokens`,
   );
   console.log(
-    `full render+encode of the ${large.storedIds.length}-token history / TITO merge: ${full.scratchLarge!.toFixed(1)} ms / ` +
-      `${full.mergeLarge!.toFixed(3)} ms = ${speedUp.toFixed(0)}x speed-up`,
+    `full render+encode of the ${large.storedIds.length}-token history / TITO merge: ${full.scratchLarge.toFixed(1)} ms / ` +
+      `${full.mergeLarge.toFixed(3)} ms = ${speedUp.toFixed(0)}x speed-up`,
   );
-  console.log(`encode throughput (wrapper, warm piece cache): ${encodeTokens} tokens in ${encode.encode!.toFixed(1)} ms = ${Math.round(throughput)} tokens/s`);
+  console.log(`encode throughput (wrapper, warm piece cache): ${encodeTokens} tokens in ${encode.encode.toFixed(1)} ms = ${Math.round(throughput)} tokens/s`);
 
   benchEncodeCache(tokenizer, tito);
   benchFreshArrayFloor(tito, small, large);
@@ -157,14 +157,14 @@ function benchFreshArrayFloor(tito: Qwen3Tito, small: Session, large: Session): 
   );
   console.log(
     `mergeTokens (fresh array) ${large.storedIds.length} / ${small.storedIds.length} stored tokens: ` +
-      `${t.mergeLarge!.toFixed(3)} / ${t.mergeSmall!.toFixed(3)} ms = ${(t.mergeLarge! / t.mergeSmall!).toFixed(2)}; ` +
-      `its history-independent tail (mergedTailIds): ${t.tailLarge!.toFixed(3)} / ${t.tailSmall!.toFixed(3)} ms = ` +
-      `${(t.tailLarge! / t.tailSmall!).toFixed(2)}`,
+      `${t.mergeLarge.toFixed(3)} / ${t.mergeSmall.toFixed(3)} ms = ${(t.mergeLarge / t.mergeSmall).toFixed(2)}; ` +
+      `its history-independent tail (mergedTailIds): ${t.tailLarge.toFixed(3)} / ${t.tailSmall.toFixed(3)} ms = ` +
+      `${(t.tailLarge / t.tailSmall).toFixed(2)}`,
   );
   console.log(
-    `  the history-sized part: concat of the stored ids ${t.concatLarge!.toFixed(3)} ms vs allocating and filling a ` +
-      `fresh ${n}-element array ${t.allocLarge!.toFixed(3)} ms (ratio ${(t.concatLarge! / t.allocLarge!).toFixed(2)}) vs ten ` +
-      `arrays of a tenth that size ${t.tenAllocsOfTenth!.toFixed(3)} ms: one array above ~16k elements is a V8 ` +
+    `  the history-sized part: concat of the stored ids ${t.concatLarge.toFixed(3)} ms vs allocating and filling a ` +
+      `fresh ${n}-element array ${t.allocLarge.toFixed(3)} ms (ratio ${(t.concatLarge / t.allocLarge).toFixed(2)}) vs ten ` +
+      `arrays of a tenth that size ${t.tenAllocsOfTenth.toFixed(3)} ms: one array above ~16k elements is a V8 ` +
       `large object (own mapped pages), so the copy sits at the allocation floor`,
   );
 }
@@ -199,10 +199,10 @@ function benchMismatch(tokenizer: Qwen3Tokenizer, tito: Qwen3Tito): void {
       rounds,
     );
     console.log(
-      `mismatch comparison at ${ids.length} tokens: clean ${(t.compareClean! * 1000).toFixed(1)} us ` +
-        `(${(t.compareClean! / t.encode!).toFixed(4)} of one encode, ${t.encode!.toFixed(3)} ms), one assistant_text ` +
-        `difference ${(t.compareEdited! * 1000).toFixed(1)} us (${(t.compareEdited! / t.encode!).toFixed(4)} of one encode); ` +
-        `whole report incl. render+encode ${t.fullReport!.toFixed(3)} ms`,
+      `mismatch comparison at ${ids.length} tokens: clean ${(t.compareClean * 1000).toFixed(1)} us ` +
+        `(${(t.compareClean / t.encode).toFixed(4)} of one encode, ${t.encode.toFixed(3)} ms), one assistant_text ` +
+        `difference ${(t.compareEdited * 1000).toFixed(1)} us (${(t.compareEdited / t.encode).toFixed(4)} of one encode); ` +
+        `whole report incl. render+encode ${t.fullReport.toFixed(3)} ms`,
     );
   }
 }
@@ -236,9 +236,9 @@ function benchEncodeCache(tokenizer: Qwen3Tokenizer, tito: Qwen3Tito): void {
       target > 1000 ? 41 : 401,
     );
     console.log(
-      `encode of a ${ids.length}-token prompt: piece cache (warm) ${t.cached!.toFixed(3)} ms vs library ${t.library!.toFixed(3)} ms ` +
-        `= ${(t.library! / t.cached!).toFixed(1)}x faster; cache started empty ${t.coldCache!.toFixed(3)} ms ` +
-        `(${(t.coldCache! / t.library!).toFixed(2)} of the library's time)`,
+      `encode of a ${ids.length}-token prompt: piece cache (warm) ${t.cached.toFixed(3)} ms vs library ${t.library.toFixed(3)} ms ` +
+        `= ${(t.library / t.cached).toFixed(1)}x faster; cache started empty ${t.coldCache.toFixed(3)} ms ` +
+        `(${(t.coldCache / t.library).toFixed(2)} of the library's time)`,
     );
   }
 }
@@ -263,9 +263,9 @@ function benchDecode(tokenizer: Qwen3Tokenizer, ids: readonly number[]): void {
   );
   const rate = (ms: number) => Math.round(ids.length / (ms / 1000));
   console.log(
-    `decode throughput (${ids.length} ids): wrapper ${rate(t.wrapper!)} tokens/s vs library ${rate(t.library!)} tokens/s ` +
-      `= ${(t.library! / t.wrapper!).toFixed(1)}x; skipping specials: ${rate(t.wrapperSkip!)} vs ${rate(t.librarySkip!)} ` +
-      `tokens/s = ${(t.librarySkip! / t.wrapperSkip!).toFixed(1)}x`,
+    `decode throughput (${ids.length} ids): wrapper ${rate(t.wrapper)} tokens/s vs library ${rate(t.library)} tokens/s ` +
+      `= ${(t.library / t.wrapper).toFixed(1)}x; skipping specials: ${rate(t.wrapperSkip)} vs ${rate(t.librarySkip)} ` +
+      `tokens/s = ${(t.librarySkip / t.wrapperSkip).toFixed(1)}x`,
   );
 }
 

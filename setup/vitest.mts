@@ -43,8 +43,7 @@ if (reportDirectory !== undefined && reportDirectory !== "") {
 
 declare module "vitest" {
   // The type parameter must repeat Vitest's own declaration (`T = any`) for the augmentation to merge.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unused-vars
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-unused-vars
   interface Matchers<T = any> extends SessionParityMatchers<void> {}
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   interface AsymmetricMatchersContaining extends SessionParityAsymmetricMatchers {}
 }

@@ -44,7 +44,7 @@ export async function startFakeSessionEndpoint(script: Script): Promise<FakeSess
     requests.push(body);
     const turn = script(body, requests.length - 1);
     if ("status" in turn || "omitDone" in turn || "contentType" in turn) {
-      const failure = turn as ScriptedFailure;
+      const failure = turn;
       if (failure.omitDone) {
         res.writeHead(200, { "content-type": "text/event-stream" });
         res.end(`data: ${JSON.stringify(chunk({ role: "assistant", content: "cut" }, null))}\n\n`);

@@ -74,7 +74,9 @@ describe("executeRun", () => {
     });
     expect(exitCode).toBe(0);
     expect(report.summary).toEqual({ trajectories: 2, passed: 2, failed: 0, pass: true, serverProblems: 0, firstServerProblem: null });
+    // eslint-disable-next-line no-control-regex -- the progress line's terminal escape is under test
     expect(err[0]).toMatch(/^\r\x1b\[2K\[-+\] 0\/4 trajectories {2}\d+\.\d s$/);
+    // eslint-disable-next-line no-control-regex -- the progress line's terminal escape is under test
     expect(err).toContainEqual(expect.stringMatching(/^\r\x1b\[2K\[#+\] 4\/4 trajectories {2}\d+\.\d s$/));
     expect(err[err.length - 1]).toBe("\r\x1b[2K");
     expect(out.join("")).toMatch(/^PASS: 2\/2 trajectories/m);

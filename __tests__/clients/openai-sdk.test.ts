@@ -67,7 +67,7 @@ const streamHelper: Style = async (baseURL) => {
   stream.on("content.done", () => events.push("content.done"));
   const message = await stream.finalMessage();
   const call = message.tool_calls![0] as { id: string; function: { arguments: string } };
-  messages.push(message as ChatCompletionMessageParam, { role: "tool", tool_call_id: call.id, content: MOCK_TOOL_RESULTS[0] });
+  messages.push(message, { role: "tool", tool_call_id: call.id, content: MOCK_TOOL_RESULTS[0] });
   const second = await openai.chat.completions.stream({ model: "mock", messages, tools: TOOLS }).finalMessage();
   return { finalText: second.content ?? "", toolArguments: [call.function.arguments], streamEvents: events };
 };

@@ -32,7 +32,7 @@ export function shallowAttachPolicy(): AnyTrajectoryPolicy {
       return base.prepare(state, request, { ...ctx, messagesMatch: (stored, incoming) => stored !== skipped && ctx.messagesMatch(stored, incoming) });
     },
   };
-  return planted as unknown as AnyTrajectoryPolicy;
+  return planted;
 }
 
 /** v1 policy that accepts rewinds of two (or more) generated turns by dropping turns until the rollback fits. */
@@ -51,7 +51,7 @@ export function deepRollbackV1Policy(): AnyTrajectoryPolicy {
       }
     },
   };
-  return planted as unknown as AnyTrajectoryPolicy;
+  return planted;
 }
 
 const IM_START = 151644;

@@ -11,6 +11,7 @@ export function thrownMessage(run: () => unknown): string {
   try {
     run();
   } catch (error) {
+    // eslint-disable-next-line no-control-regex -- the escape character is what is removed
     return (error as Error).message.replace(/\u001b\[[0-9;]*m/g, "");
   }
   throw new Error("expected the assertion to throw, but it passed");

@@ -76,7 +76,7 @@ describe("metadataProjection option", () => {
 
   test("still sees a difference in a training-relevant key or a turn number", () => {
     const v2 = v2Metadata();
-    ((v2.lifecycle as JsonObject[])[1] as JsonObject).turn = 3;
+    ((v2.lifecycle as JsonObject[])[1]).turn = 3;
     expect(() => expect(sampleWith(v1Metadata())).toBeBitwiseEqual(sampleWith(v2), { metadataProjection: trainingMetadataProjection })).toThrow(
       /sample\.metadata\.lifecycle\[1\]\.turn: 0x4000000000000000 \(2\) vs 0x4008000000000000 \(3\)\n1 difference in total/,
     );
@@ -84,7 +84,7 @@ describe("metadataProjection option", () => {
 
   test("fails on a non-finite lifecycle time, naming the side and the key", () => {
     const broken = v1Metadata();
-    ((broken.lifecycle as JsonObject[])[1] as JsonObject).t1 = Infinity;
+    ((broken.lifecycle as JsonObject[])[1]).t1 = Infinity;
     const left = sampleWith(broken);
     const right = sampleWith(v2Metadata());
     const differences = compareBitwise(left, right, { metadataProjection: trainingMetadataProjection });

@@ -12,6 +12,7 @@ function failureOf(assertion: () => void): string {
   try {
     assertion();
   } catch (error) {
+    // eslint-disable-next-line no-control-regex -- the escape character is what is removed
     return (error as Error).message.replace(/\u001b\[[0-9;]*m/g, "");
   }
   throw new Error("the expectation passed, but it had to fail");

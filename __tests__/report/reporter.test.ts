@@ -43,6 +43,7 @@ test("two workers' verdicts land in one page; the failing test is named and its 
       testMatch: ["**/*.parity.ts"],
       testEnvironment: "node",
       transform: { "^.+\\.(t|j|mj)s$": ["ts-jest", { tsconfig: { allowJs: true, esModuleInterop: true, isolatedModules: true }, diagnostics: false }] },
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- the preset is plain CommonJS without typings
       transformIgnorePatterns: (require("../../jest-preset.js") as { transformIgnorePatterns: string[] }).transformIgnorePatterns,
       moduleFileExtensions: ["ts", "js", "mjs", "cjs", "json"],
       setupFilesAfterEnv: [path.join(ROOT, "setup/setup.ts")],

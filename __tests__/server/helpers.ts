@@ -1,6 +1,6 @@
 // Shared helpers for the session server tests: loopback backends, a raw scripted backend, JSON calls.
 // Everything is real HTTP on 127.0.0.1; every server started here is closed by the caller's afterAll.
-import { createServer, IncomingHttpHeaders, Server } from "node:http";
+import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { request } from "undici";
 import type { ChatMessage } from "../../src/tokenizer/types";
@@ -82,7 +82,7 @@ export async function startRawBackend(
   respond: (req: RawRequest) => RawResponse | Promise<RawResponse>,
 ): Promise<RawBackend> {
   const requests: RawRequest[] = [];
-  const server: Server = createServer(async (req, res) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const raw: RawRequest = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
@@ -90,6 +90,10 @@ export async function startRawBackend(
     const reply = await respond(raw);
     res.writeHead(reply.status, reply.headers ?? { "content-type": "application/json" });
     res.end(reply.body);
+  };
+  // A script that throws drops the connection, so the caller sees a transport error rather than a hang.
+  const server: Server = createServer((req, res) => {
+    answer(req, res).catch((error: unknown) => res.destroy(error instanceof Error ? error : new Error(String(error))));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

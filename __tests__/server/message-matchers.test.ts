@@ -153,9 +153,9 @@ describe("loose_tool_call with Python's exact JSON semantics", () => {
 
   // mirrors miles/utils/chat_template_utils/message_matcher_hub/funcs.py::strict_message_matches (Python ==)
   test("strict matching uses Python equality: 1 == 1.0 == True", () => {
-    const a: ChatMessage = { role: "assistant", content: "", tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: { v: 1 } } }] } as ChatMessage;
+    const a: ChatMessage = { role: "assistant", content: "", tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: { v: 1 } } }] };
     const b: ChatMessage = { role: "assistant", content: "", tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: { v: new PyFloat(1) } } }] } as unknown as ChatMessage;
-    const c: ChatMessage = { role: "assistant", content: "", tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: { v: true } } }] } as ChatMessage;
+    const c: ChatMessage = { role: "assistant", content: "", tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: { v: true } } }] };
     expect(strictMessageMatches(a, b)).toBe(true);
     expect(strictMessageMatches(a, c)).toBe(true);
   });

@@ -1,5 +1,6 @@
 // The bit-tree snapshot text: exact lines for each kind of leaf, the large-array threshold, the edge cases that must
 // round-trip and be told apart, usage errors naming the path, and unreadable text naming the line.
+import { createHash } from "node:crypto";
 import { compareBitwise, formatDifferences } from "../../src/matchers";
 import {
   ArrayDigest,
@@ -41,6 +42,7 @@ describe("bit-tree text", () => {
     );
     expect(text(new Float32Array([0.5, -0]))).toBe("Float32Array(2) [\n  0x3f000000 (0.5)\n  0x80000000 (-0)\n]");
     expect(text(new Tensor("BF16", [1, 2], new Uint16Array([0x3f80, 0xc000])))).toBe("Tensor BF16 [1, 2] [\n  0x3f80 (1)\n  0xc000 (-2)\n]");
+    // eslint-disable-next-line no-sparse-arrays -- the hole is the value under test
     expect(text(new Map<unknown, unknown>([["k", [1, , 2]]]))).toBe(
       ["Map(1) {", '  "k" => Array(3) [', "    0x3ff0000000000000 (1)", "    <hole>", "    0x4000000000000000 (2)", "  ]", "}"].join("\n"),
     );
@@ -56,7 +58,7 @@ describe("bit-tree text", () => {
     expect(text(new Array(LARGE_ARRAY_THRESHOLD).fill(1)).split("\n")).toHaveLength(LARGE_ARRAY_THRESHOLD + 2);
     const large = new Int32Array(LARGE_ARRAY_THRESHOLD + 1).fill(3);
     // SHA-256 of 4097 little-endian int32 3s, computed independently of the writer.
-    const expected = require("node:crypto").createHash("sha256").update(Buffer.from(large.buffer)).digest("hex") as string;
+    const expected = createHash("sha256").update(Buffer.from(large.buffer)).digest("hex");
     expect(text(large)).toBe(`Int32Array(4097) length 4097 sha256 ${expected}`);
     const tensor = new Tensor("I32", [4097, 1], large);
     expect(text(tensor)).toBe(`Tensor I32 [4097, 1] length 4097 sha256 ${expected}`);
@@ -70,7 +72,7 @@ describe("bit-tree text", () => {
     const length = 40_000; // more than two of the writer's 16384-element hash chunks, not a multiple of them
     const numbers = Array.from({ length }, (_, i) => (i % 7 === 0 ? -0 : i % 11 === 0 ? nanWithPayload(i) : i * 0.375 - 9));
     // SHA-256 of the numbers' float64 bytes, computed independently of the writer (one full copy, one update).
-    const sha = (bytes: Uint8Array): string => require("node:crypto").createHash("sha256").update(bytes).digest("hex") as string;
+    const sha = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
     const expected = sha(new Uint8Array(Float64Array.from(numbers).buffer));
     expect(text(numbers)).toBe(`Array(${length}) length ${length} sha256 ${expected}`);
     // The stored form builds the full float64 copy; its digest is the same.

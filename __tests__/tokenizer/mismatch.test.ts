@@ -37,7 +37,7 @@ function segmentIndexAt(ids: number[], position: number): number {
   let end = 0;
   const segments = segmentBySpecialIds(ids, tokenizer.specialIds);
   for (let index = 0; index < segments.length; index += 1) {
-    end += segments[index]!.ids.length;
+    end += segments[index].ids.length;
     if (position < end) return index;
   }
   throw new Error(`position ${position} is past the last segment`);
@@ -73,8 +73,8 @@ describe("compareWithCanonical", () => {
     const report = tito.compareWithCanonical(clean.messages, ids, WEATHER_TOOLS, {});
     expect(report).toHaveLength(1);
     expect(report[0]).toMatchObject({ type: "special_token_count", segment_index: -1 });
-    expect(report[0]!.detail).toMatch(/^segment count differs: expected \d+, got \d+$/);
-    expect(report[0]!.expected_text).toContain("[<|im_start|>]");
+    expect(report[0].detail).toMatch(/^segment count differs: expected \d+, got \d+$/);
+    expect(report[0].expected_text).toContain("[<|im_start|>]");
   });
 
   it("reports special_token_type when a special token is swapped for another", () => {
@@ -85,8 +85,8 @@ describe("compareWithCanonical", () => {
     expect(report).toEqual([
       expect.objectContaining({ type: "special_token_type", expected_text: "<|im_end|>", actual_text: "<|endoftext|>" }),
     ]);
-    expect(report[0]!.segment_index).toBe(segmentIndexAt(clean.ids, userEnd));
-    expect(report[0]!.segment_index).toBe(6); // [im_start] system [im_end] "\n" [im_start] user [im_end]
+    expect(report[0].segment_index).toBe(segmentIndexAt(clean.ids, userEnd));
+    expect(report[0].segment_index).toBe(6); // [im_start] system [im_end] "\n" [im_start] user [im_end]
   });
 
   it("reports assistant_text when an assistant turn's content differs", () => {
@@ -94,9 +94,9 @@ describe("compareWithCanonical", () => {
     const report = tito.compareWithCanonical(clean.messages, ids, WEATHER_TOOLS, {});
     expect(report).toHaveLength(1);
     expect(report[0]).toMatchObject({ type: "assistant_text", segment_index: segmentIndexAt(clean.ids, clean.ids.length - 2) });
-    expect(report[0]!.expected_text).toContain("Beijing is 22 degrees and sunny.");
-    expect(report[0]!.actual_text).toContain("Beijing is 22 degrees and rainy.");
-    expect(report[0]!.actual_text.startsWith("assistant\n")).toBe(true);
+    expect(report[0].expected_text).toContain("Beijing is 22 degrees and sunny.");
+    expect(report[0].actual_text).toContain("Beijing is 22 degrees and rainy.");
+    expect(report[0].actual_text.startsWith("assistant\n")).toBe(true);
   });
 
   it("reports non_assistant_text when a user or tool turn's content differs", () => {
@@ -104,15 +104,15 @@ describe("compareWithCanonical", () => {
     const report = tito.compareWithCanonical(clean.messages, ids, WEATHER_TOOLS, {});
     expect(report).toHaveLength(1);
     expect(report[0]).toMatchObject({ type: "non_assistant_text", segment_index: 5 }); // the user turn's content
-    expect(report[0]!.expected_text).toBe("user\nWhat's the weather in Beijing?");
-    expect(report[0]!.actual_text).toBe("user\nWhat's the weather in Shanghai?");
-    expect(Object.keys(report[0]!).sort()).toEqual(["actual_text", "detail", "expected_text", "segment_index", "type"]);
+    expect(report[0].expected_text).toBe("user\nWhat's the weather in Beijing?");
+    expect(report[0].actual_text).toBe("user\nWhat's the weather in Shanghai?");
+    expect(Object.keys(report[0]).sort()).toEqual(["actual_text", "detail", "expected_text", "segment_index", "type"]);
     // mirrors tests/fast/utils/chat_template_utils/test_token_seq_comparator.py::test_non_assistant_content_diff and
     // token_seq_comparator.py Mismatch.to_dict (detail defaults to ""; only the
     // structural special_token_count entry fills it), so a report from us and from miles is the same payload.
-    expect(report[0]!.detail).toBe("");
+    expect(report[0].detail).toBe("");
     expect(JSON.stringify(report[0])).toBe(
-      JSON.stringify({ type: "non_assistant_text", segment_index: 5, expected_text: report[0]!.expected_text, actual_text: report[0]!.actual_text, detail: "" }),
+      JSON.stringify({ type: "non_assistant_text", segment_index: 5, expected_text: report[0].expected_text, actual_text: report[0].actual_text, detail: "" }),
     );
   });
 });
@@ -169,13 +169,13 @@ function referenceReport(expectedIds: readonly number[], actualIds: readonly num
     { type: "special_token_count", segment_index: -1, expected_text: describeSegments(expected), actual_text: describeSegments(actual), detail },
   ];
   if (expected.length !== actual.length) return structural(`segment count differs: expected ${expected.length}, got ${actual.length}`);
-  if (expected.some((s, i) => s.special !== actual[i]!.special)) return structural("segment structure (special/content pattern) differs");
+  if (expected.some((s, i) => s.special !== actual[i].special)) return structural("segment structure (special/content pattern) differs");
   const isAssistant = (segments: TokenSegment[], i: number) =>
-    i > 0 && !segments[i]!.special && segments[i - 1]!.special &&
-    (decode(segments[i - 1]!.ids) + decode(segments[i]!.ids.slice(0, 20))).startsWith("<|im_start|>assistant");
+    i > 0 && !segments[i].special && segments[i - 1].special &&
+    (decode(segments[i - 1].ids) + decode(segments[i].ids.slice(0, 20))).startsWith("<|im_start|>assistant");
   const entries: TitoMismatchEntry[] = [];
   expected.forEach((exp, i) => {
-    const act = actual[i]!;
+    const act = actual[i];
     if (JSON.stringify(exp.ids) === JSON.stringify(act.ids)) return;
     const [expectedText, actualText] = [decode(exp.ids), decode(act.ids)];
     if (exp.special) {

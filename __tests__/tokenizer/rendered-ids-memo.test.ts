@@ -111,7 +111,7 @@ describe("Qwen3Tito with memoizeRenders", () => {
         content: "",
         tool_calls: [{ id: `call${turn}`, type: "function", function: { name: "get_weather", arguments: JSON.stringify({ location: city }) } }],
       });
-      messages.push({ role: "tool", content: MOCK_TOOL_RESULTS[turn % 4]!, tool_call_id: `call${turn}` });
+      messages.push({ role: "tool", content: MOCK_TOOL_RESULTS[turn % 4], tool_call_id: `call${turn}` });
     }
     messages.push({ role: "assistant", content: `It is ${MOCK_TOOL_RESULTS[turns % 4]} in ${city}.` });
     return messages;
@@ -154,7 +154,7 @@ describe("Qwen3Tito with memoizeRenders", () => {
     const appended = [...messages, { role: "user", content: "And tomorrow?" } as ChatMessage];
     tito.tokenizeAppended(messages, appended, WEATHER_TOOLS);
     const afterFirst = renders(); // prefix + full render
-    expect(tito.tokenizeAppended(history(3, "Beijing"), [...history(3, "Beijing"), appended[appended.length - 1]!], WEATHER_TOOLS)).toEqual(
+    expect(tito.tokenizeAppended(history(3, "Beijing"), [...history(3, "Beijing"), appended[appended.length - 1]], WEATHER_TOOLS)).toEqual(
       new Qwen3Tito(tokenizer, { enable_thinking: false }).tokenizeAppended(messages, appended, WEATHER_TOOLS),
     );
     expect(renders()).toBe(afterFirst); // same appended message after the same stored tool calls (none): no render

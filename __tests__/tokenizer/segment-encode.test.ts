@@ -222,7 +222,7 @@ describe("the LRU bound", () => {
 describe("files where piecewise encoding is not provably exact", () => {
   it("are named with the reason", () => {
     const withToken = (patch: Record<string, unknown>) =>
-      editedJson((json) => Object.assign((json.added_tokens as Record<string, unknown>[])[1]!, patch));
+      editedJson((json) => Object.assign((json.added_tokens as Record<string, unknown>[])[1], patch));
     expect(segmentEncodingProblem(withToken({ lstrip: true }))).toBe('added token "<|im_start|>" strips its neighbours');
     expect(segmentEncodingProblem(withToken({ rstrip: true }))).toBe('added token "<|im_start|>" strips its neighbours');
     expect(segmentEncodingProblem(withToken({ normalized: true }))).toBe('added token "<|im_start|>" is normalized before matching');
@@ -248,7 +248,7 @@ describe("files where piecewise encoding is not provably exact", () => {
 
   it("fall back to the library, where a piecewise cache would have been wrong", () => {
     // <|im_end|> with lstrip: the library trims the whitespace before it, which a piecewise encode cannot see.
-    const json = editedJson((copy) => Object.assign((copy.added_tokens as Record<string, unknown>[])[2]!, { lstrip: true }));
+    const json = editedJson((copy) => Object.assign((copy.added_tokens as Record<string, unknown>[])[2], { lstrip: true }));
     const stripping = new HfTokenizer(json, tokenizerConfig);
     const wrapper = new Qwen3Tokenizer(json, tokenizerConfig, "edited tokenizer.json");
     expect(wrapper.encodeCacheEnabled).toBe(false);

@@ -77,10 +77,10 @@ describe("exactDataKey", () => {
     cycle.self = cycle;
     let deep: unknown = 1;
     for (let i = 0; i < 70; i += 1) deep = [deep];
-    // eslint-disable-next-line no-sparse-arrays
     class Point {
       x = 1;
     }
+    // eslint-disable-next-line no-sparse-arrays -- a holey array is one of the values under test
     const odd = [() => 1, Symbol("s"), 1n, new Map(), new Date(0), new Uint8Array(2), new Point(), [1, , 3], cycle, deep, { f: () => 1 }];
     for (const value of odd) {
       expect(exactDataKey(value)).toBeUndefined();
@@ -180,11 +180,11 @@ describe("tokenizeAppended with the cached prefix", () => {
         const stored: ChatMessage = { role: "assistant", content: "ok", tool_calls: toolCallsOf(callPick) };
         const old: ChatMessage[] = [{ role: "user", content: "What's the weather?" }, stored];
         const appended: ChatMessage[] = [
-          [{ role: "tool", content: MOCK_TOOL_RESULTS[0]!, tool_call_id: "call3" }],
+          [{ role: "tool", content: MOCK_TOOL_RESULTS[0], tool_call_id: "call3" }],
           [{ role: "user", content: text }],
           [{ role: "tool", content: text }, { role: "system", content: "reminder" }],
           [],
-        ][appendPick]!;
+        ][appendPick];
         const tools = toolsOf(toolPick);
         const kwargs = kwargsOf(kwargPick);
         const fresh = new Qwen3Tito(tokenizer, { enable_thinking: false });

@@ -100,7 +100,7 @@ describe("TITO invariant: merged prompt = encode(render(all messages, generation
       role: "assistant",
       content: "",
       reasoning_content: "Two cities, two calls.",
-      tool_calls: [weatherCall("Beijing", 0).tool_calls![0]!, weatherCall("Shanghai", 1).tool_calls![0]!],
+      tool_calls: [weatherCall("Beijing", 0).tool_calls![0], weatherCall("Shanghai", 1).tool_calls![0]],
     };
     let state = firstTurn(tito, tokenizer, buildInitialMessages(), reply, WEATHER_TOOLS, kwargs);
     state = step(
@@ -199,7 +199,7 @@ describe("appended roles", () => {
   it("rejects a new list shorter than the stored one, and a changed prefix when given a matcher", () => {
     expect(() => tito.assertAppendable(old, old.slice(0, 2))).toThrow("new messages (2) are fewer than stored messages (3)");
     const sameRoleAndContent = (a: ChatMessage, b: ChatMessage) => a.role === b.role && a.content === b.content;
-    const edited = [old[0]!, { role: "user", content: "What's the weather in Paris?" }, old[2]!, { role: "user", content: "x" }];
+    const edited = [old[0], { role: "user", content: "What's the weather in Paris?" }, old[2], { role: "user", content: "x" }];
     expect(() => tito.assertAppendable(old, edited, sameRoleAndContent)).toThrow(/message 1 \(role "user"\) does not match/);
     expect(() => tito.assertAppendable(old, [...old, { role: "user", content: "x" }], sameRoleAndContent)).not.toThrow();
   });

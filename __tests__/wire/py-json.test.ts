@@ -80,7 +80,7 @@ describe("parsePyJson + dumpsPy agree with Python's json module", () => {
     expect(reference).toHaveLength(texts.length);
     let invalid = 0;
     texts.forEach((text, i) => {
-      const expected = reference[i]!;
+      const expected = reference[i];
       if ("error" in expected) {
         invalid += 1;
         let message = "(parsed)";

@@ -18,7 +18,7 @@ function sampleTensor(dtype: Dtype, shape: number[], seed: number): Tensor {
     else if (dtype === "BOOL") data[i] = raw % 2;
     else data[i] = raw;
   }
-  return new Tensor(dtype, shape, data as never);
+  return new Tensor(dtype, shape, data);
 }
 
 function headerOf(bytes: Uint8Array): string {

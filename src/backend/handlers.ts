@@ -260,7 +260,7 @@ function chatPrompt(body: Record<string, unknown>, tokenizer: Tokenizer): Prompt
   if (messages === undefined || messages === null) {
     throw new BadRequest("request needs `messages` or `input_ids`");
   }
-  if (!Array.isArray(messages) || !messages.every((m) => m !== null && typeof m === "object" && typeof m.role === "string")) {
+  if (!Array.isArray(messages) || !messages.every((m: unknown) => m !== null && typeof m === "object" && typeof (m as { role?: unknown }).role === "string")) {
     throw new BadRequest("`messages` must be an array of objects with a string `role`");
   }
   const kwargs = body["chat_template_kwargs"];

@@ -72,6 +72,6 @@ export function stringifyReplyJson(value: unknown): string {
 
 function stringifyWithReplacer(value: unknown): string {
   const text: string | undefined = JSON.stringify(value, markNegativeZero);
-  if (text === undefined) return text as unknown as string; // JSON.stringify(undefined), as the native writer answers
+  if (text === undefined) return text; // JSON.stringify(undefined), as the native writer answers
   return text.includes(QUOTED_MARK) ? text.split(QUOTED_MARK).join("-0.0") : text;
 }

@@ -14,7 +14,7 @@ export interface DetectedVersion {
 async function callJson(method: "POST" | "GET" | "DELETE", url: string, timeoutMs: number): Promise<{ status: number; body: unknown; text: string }> {
   const reply = await request(url, { method, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   const text = await reply.body.text();
-  let body: unknown = null;
+  let body: unknown;
   try {
     body = text === "" ? null : JSON.parse(text);
   } catch {
@@ -39,7 +39,7 @@ export async function detectSessionServerVersion(url: string, health: unknown, t
   try {
     created = await callJson("POST", `${base}/sessions`, timeoutMs);
   } catch (error) {
-    throw new Error(`POST /sessions failed: ${describeTransportError(error)}`);
+    throw new Error(`POST /sessions failed: ${describeTransportError(error)}`, { cause: error });
   }
   const id = field(created.body, "session_id");
   if (created.status !== 200 || typeof id !== "string") {

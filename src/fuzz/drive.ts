@@ -10,7 +10,6 @@ import { abortedCopy, decodeCollectedReply } from "../fixture/reply-decoding";
 import { SessionClient } from "../fixture/session-client";
 import type { SessionParityRun, SessionSnapshot } from "../fixture/types";
 import type { SessionServerVersion } from "../server/types";
-import type { ChatMessage } from "../tokenizer/types";
 import { Sample, type JsonObject } from "../wire/sample";
 import { applyAction, historyMessages, initialHistory, type HistoryEntry } from "./conversation";
 import { schedulePlan } from "./plan";
@@ -94,14 +93,14 @@ export async function driveSchedule(context: DriveContext, schedule: AgentSchedu
       try {
         const reply = await postChatCompletion({
           url: `${client.sessionUrl(sessionId)}/v1/chat/completions`,
-          body: body as never,
+          body: body,
           stream: spec.stream,
           dispatcher: context.dispatcher,
           step: `call ${index}`,
           headers: { [PLAN_CALL_HEADER]: String(index) },
         });
         calls.push({ call: index, status: 200, finishReason: reply.finishReason });
-        history = [...history, { message: reply.message as ChatMessage, generatedBy: index }];
+        history = [...history, { message: reply.message, generatedBy: index }];
       } catch (error) {
         if (!(error instanceof AgentChatError)) throw error;
         calls.push({ call: index, status: error.status, error: error.body });

@@ -78,7 +78,7 @@ export async function openFuzzEnvironment(options: FuzzEnvironmentOptions = {}):
     }
     const { startSessionServer } = await import("../server/session-server");
     const start = async (version: "v1" | "v2", extra: EmbeddedServerOptions | undefined): Promise<string> => {
-      const server = await startSessionServer({ logger: SILENT, hfCheckpoint: options.hfCheckpoint, ...extra, version, backendUrl: backendUrl as string });
+      const server = await startSessionServer({ logger: SILENT, hfCheckpoint: options.hfCheckpoint, ...extra, version, backendUrl: backendUrl });
       closers.push(() => server.close());
       return server.url;
     };

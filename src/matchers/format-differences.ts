@@ -127,7 +127,7 @@ export function describeValue(value: unknown): string {
   const proto: unknown = Object.getPrototypeOf(value);
   const ctorName = (proto as { constructor?: { name?: string } } | null)?.constructor?.name;
   if (proto === null || ctorName === "Object") {
-    const keys = Object.keys(value as object);
+    const keys = Object.keys(value);
     const shown = keys.slice(0, 5).join(", ");
     return keys.length === 0 ? "Object {}" : `Object {${shown}${keys.length > 5 ? `, … ${keys.length - 5} more` : ""}}`;
   }

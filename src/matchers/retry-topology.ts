@@ -47,9 +47,7 @@ export function checkRetryTopology(received: unknown, expected: RetryTopology, o
   const leaves: TopologyLeaf[] = tree.leaves.map((row) => ({ node_id: row.node_id, path_node_ids: row.path_node_ids }));
   const keptLeaves = run === null ? (read.selectedLeaf !== undefined ? [read.selectedLeaf] : []) : run.samples.map((sample) => (isPlainRecord(sample.metadata.leaf) ? sample.metadata.leaf.node_id : null));
 
-  let firstDifference: string | null = null;
-  const nodeDiffs = compareTables(builder, "tree.nodes", nodes, expectedNodes, (message) => `node table differs (${nodes.length} received vs ${expectedNodes.length} expected nodes); ${message}`, describeNode);
-  firstDifference = nodeDiffs;
+  let firstDifference: string | null = compareTables(builder, "tree.nodes", nodes, expectedNodes, (message) => `node table differs (${nodes.length} received vs ${expectedNodes.length} expected nodes); ${message}`, describeNode);
   const leafDiffs = compareTables(builder, "tree.leaves", leaves, expectedLeaves, (message) => `leaf table differs (${leaves.length} received vs ${expectedLeaves.length} expected leaves); ${message}`, describeLeaf);
   firstDifference ??= leafDiffs;
 

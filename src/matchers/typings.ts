@@ -65,20 +65,18 @@ export interface SessionParityAsymmetricMatchers {
 }
 
 declare module "expect" {
-  // eslint-disable-next-line @typescript-eslint/no-empty-interface, @typescript-eslint/no-unused-vars
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
   interface Matchers<R extends void | Promise<void>, T = unknown> extends SessionParityMatchers<R> {}
-  // eslint-disable-next-line @typescript-eslint/no-empty-interface
   interface AsymmetricMatchers extends SessionParityAsymmetricMatchers {}
 }
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace jest {
-    // eslint-disable-next-line @typescript-eslint/no-empty-interface, @typescript-eslint/no-unused-vars
+    // T's default must repeat @types/jest's own declaration (`{}`) for the two declarations to merge
+    // eslint-disable-next-line @typescript-eslint/no-unused-vars, @typescript-eslint/no-empty-object-type
     interface Matchers<R, T = {}> extends SessionParityMatchers<R> {}
-    // eslint-disable-next-line @typescript-eslint/no-empty-interface
     interface Expect extends SessionParityAsymmetricMatchers {}
-    // eslint-disable-next-line @typescript-eslint/no-empty-interface
     interface InverseAsymmetricMatchers extends SessionParityAsymmetricMatchers {}
   }
 }

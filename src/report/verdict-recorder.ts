@@ -32,7 +32,7 @@ function looksLikeRun(value: unknown): value is SessionParityRun {
 export function recordedVerdict(observed: ObservedVerdict): RecordedVerdict | null {
   const title = observed.testName ?? observed.matcher;
   let v1: SessionParityRun | null = null;
-  let v2: SessionParityRun | null = null;
+  let v2: SessionParityRun | null;
   if (observed.matcher === "toHaveTrainingPayloadParity") {
     v1 = looksLikeRun(observed.received) ? observed.received : null;
     v2 = looksLikeRun(observed.expected) ? observed.expected : null;

@@ -94,7 +94,7 @@ export function stripReplayPayloads(response: Record<string, unknown>): Record<s
   const choices = response.choices;
   if (!Array.isArray(choices)) return response;
   let changed = false;
-  const stripped = choices.map((choice) => {
+  const stripped = choices.map((choice: unknown) => {
     if (!isObject(choice) || !isObject(choice.meta_info)) return choice;
     const meta = choice.meta_info;
     if (!CLIENT_STRIPPED_META_KEYS.some((key) => key in meta)) return choice;
@@ -115,7 +115,7 @@ export function toStreamChunk(response: Record<string, unknown>): Record<string,
   const delta: Record<string, unknown> = { role: message.role ?? "assistant", content: message.content ?? null };
   if (message.reasoning_content !== null && message.reasoning_content !== undefined) delta.reasoning_content = message.reasoning_content;
   if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
-    delta.tool_calls = message.tool_calls.map((call, index) => (isObject(call) ? { ...call, index } : call));
+    delta.tool_calls = message.tool_calls.map((call: unknown, index) => (isObject(call) ? { ...call, index } : call));
   }
   const chunk: Record<string, unknown> = {
     id: response.id ?? null,

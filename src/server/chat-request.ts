@@ -1,6 +1,7 @@
 // Turns a client chat body into the body sent upstream (SPEC §6 normalization), before any session logic.
 // Session-independent: the same rules serve v1 and v2; every malformed input is a 400 naming the problem.
-import type { ChatMessage, ChatTemplateKwargs, ToolSpec } from "../tokenizer/types";
+import type { ChatMessage, ChatTemplateKwargs } from "../tokenizer/types";
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- MAX_JSON_DEPTH is named by a TSDoc {@link} below
 import { describeJsonDepthExcess, findJsonDepthExcess, type MAX_JSON_DEPTH } from "../wire/json-depth";
 import type { JsonObject } from "../wire/sample";
 import { addReplayFlags, type ReplayRequestOptions } from "./replay-request";
@@ -131,7 +132,7 @@ export function normalizeChatRequest(parsed: unknown, defaults: ChatTemplateKwar
 
   return {
     messages: messages as ChatMessage[],
-    tools: Array.isArray(tools) ? (tools as ToolSpec[]) : null,
+    tools: Array.isArray(tools) ? (tools) : null,
     chatTemplateKwargs: kwargs,
     upstreamBody: body,
     clientStream,

@@ -1,6 +1,6 @@
 // Small node:http helpers for the session server: write compact JSON, text, SSE or raw bytes.
 // Keeping them here lets the route handlers read as protocol rules instead of stream plumbing.
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import { dumpsPy, parsePyJson, PY_RESPONSE_JSON, PyJsonWriteError } from "../wire/py-json";
 import { findJsonDepthExcess } from "../wire/json-depth";
 

@@ -24,7 +24,7 @@ export function normalizeEmpty(value: unknown): unknown {
 /** Drops the wire-only `index` key from each tool call (streaming clients renumber or omit it). */
 function projectToolCalls(value: unknown): unknown {
   if (!Array.isArray(value)) return value;
-  return value.map((call) => {
+  return value.map((call: unknown) => {
     if (call === null || typeof call !== "object" || Array.isArray(call)) return call;
     const { index: _index, ...rest } = call as Record<string, unknown>;
     return rest;

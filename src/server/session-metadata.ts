@@ -1,7 +1,7 @@
 // The metadata GET /sessions/{id} and the samples op share: accumulated ids, max_trim_tokens, mismatch report.
 // The mismatch report is best effort (a failed render is logged and left out) and memoized per trajectory state.
 import type { ChatMessage, ToolSpec } from "../tokenizer/types";
-import type { JsonObject, JsonValue } from "../wire/sample";
+import type { JsonObject } from "../wire/sample";
 import type { PolicyContext } from "./policy";
 import type { SessionRecord } from "./types";
 
@@ -64,7 +64,7 @@ export class MismatchMemo<Key extends object> {
 /** `{tito_session_mismatch?, accumulated_token_ids, max_trim_tokens}` in that key order (a null report is left out). */
 export function trajectoryMetadataWithReport(ctx: PolicyContext, mismatch: JsonObject[] | null, tokenIds: readonly number[]): JsonObject {
   const metadata: JsonObject = {};
-  if (mismatch !== null) metadata.tito_session_mismatch = mismatch as JsonValue;
+  if (mismatch !== null) metadata.tito_session_mismatch = mismatch;
   metadata.accumulated_token_ids = [...tokenIds];
   metadata.max_trim_tokens = ctx.tito.maxTrimTokens;
   return metadata;

@@ -104,7 +104,7 @@ export class UpstreamClient {
   async request(method: string, path: string, query: string, headers: Record<string, string>, body: Buffer | string | null): Promise<UpstreamResult> {
     const fullPath = `${this.basePath}/${path.replace(/^\/+/, "")}${query ? `?${query}` : ""}`;
     const options: Dispatcher.RequestOptions = {
-      method: method as "GET",
+      method: method,
       path: fullPath,
       headers,
       body: body === null || method === "GET" || method === "HEAD" ? undefined : body,

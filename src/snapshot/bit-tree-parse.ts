@@ -151,7 +151,7 @@ class BitTreeReader {
     } else {
       this.elements(at, indent, dtype, dtype === "F16" || dtype === "BF16" ? dtype : Object.prototype.toString.call(data).slice(8, -1), data, size);
     }
-    return new Tensor(dtype, shape, data as never);
+    return new Tensor(dtype, shape, data);
   }
 
   private elements(at: number, indent: string, dtype: Dtype, kind: string, target: ArrayBufferView, count: number): void {

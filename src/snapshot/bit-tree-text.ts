@@ -65,7 +65,7 @@ class BitTreeWriter {
       return;
     }
     if (object instanceof Tensor) {
-      this.tensor(object, path, indent, prefix);
+      this.tensor(object as Tensor, path, indent, prefix);
       return;
     }
     if (object instanceof ArrayDigest) {

@@ -233,7 +233,7 @@ function checkOptions(options: unknown): BitwiseSnapshotOptions {
   if (metadataProjection !== undefined && metadataProjection !== null && typeof metadataProjection !== "function") throw new BitwiseUsageError("", `option metadataProjection must be a function or null, got ${typeof metadataProjection}`);
   if (largeArrays !== undefined && largeArrays !== "digest" && largeArrays !== "safetensors") throw new BitwiseUsageError("", `option largeArrays must be "digest" or "safetensors", got ${JSON.stringify(largeArrays)}`);
   if (maxDifferences !== undefined && !(maxDifferences === Infinity || (Number.isInteger(maxDifferences) && maxDifferences >= 0))) throw new BitwiseUsageError("", `option maxDifferences must be a non-negative integer or Infinity, got ${String(maxDifferences)}`);
-  return options as BitwiseSnapshotOptions;
+  return options;
 }
 
 /** `toMatchBitwiseSnapshot` on Jest's snapshot state (registered by `registerSessionParityMatchers`). */

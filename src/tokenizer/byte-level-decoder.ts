@@ -88,7 +88,7 @@ export function byteLevelCharToByte(): Map<number, number> {
 function inAlphabet(token: string, byteOf: Int16Array): boolean {
   for (let unit = 0; unit < token.length; unit += 1) {
     const code = token.charCodeAt(unit);
-    if (code >= byteOf.length || byteOf[code]! < 0) return false;
+    if (code >= byteOf.length || byteOf[code] < 0) return false;
   }
   return true;
 }
@@ -160,14 +160,14 @@ export class ByteLevelTableDecoder {
     let length = 0;
     let text = "";
     for (let index = 0; index < count; index += 1) {
-      const id = ids[index]!;
+      const id = ids[index];
       if (typeof id !== "number") return this.fallback(ids, skipSpecialTokens);
       const kind = kinds[id];
       if (kind === undefined || kind === KIND_UNKNOWN) return this.fallback(ids, skipSpecialTokens);
       if (skipSpecialTokens && skipped[id] === 1) continue;
       if (kind === KIND_BYTES) {
-        const start = offsets[id]!;
-        const end = offsets[id + 1]!;
+        const start = offsets[id];
+        const end = offsets[id + 1];
         if (length + end - start > scratch.length) {
           const grown = new Uint8Array(Math.max(scratch.length * 2, length + end - start));
           grown.set(scratch.subarray(0, length));

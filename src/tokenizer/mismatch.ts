@@ -57,7 +57,7 @@ export function segmentBySpecialIds(ids: readonly number[], specialIds: Readonly
 /** Length of `ids` once trailing ids (Qwen3: "\n") are stripped. */
 function endWithoutTrailing(ids: readonly number[], trailing: ReadonlySet<number>): number {
   let end = ids.length;
-  while (end > 0 && trailing.has(ids[end - 1]!)) end -= 1;
+  while (end > 0 && trailing.has(ids[end - 1])) end -= 1;
   return end;
 }
 
@@ -98,7 +98,7 @@ class SegmentView {
   ) {
     let inContent = false;
     for (let index = 0; index < end; index += 1) {
-      if (special.has(ids[index]!)) {
+      if (special.has(ids[index])) {
         this.starts.push(index);
         inContent = false;
       } else if (!inContent) {
@@ -113,15 +113,15 @@ class SegmentView {
   }
 
   startOf(segment: number): number {
-    return this.starts[segment]!;
+    return this.starts[segment];
   }
 
   endOf(segment: number): number {
-    return segment + 1 < this.starts.length ? this.starts[segment + 1]! : this.end;
+    return segment + 1 < this.starts.length ? this.starts[segment + 1] : this.end;
   }
 
   isSpecial(segment: number): boolean {
-    return this.special.has(this.ids[this.starts[segment]!]!);
+    return this.special.has(this.ids[this.starts[segment]]);
   }
 
   /** The segment's ids (a copy), or its first `limit` ids. */

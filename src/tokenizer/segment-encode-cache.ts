@@ -196,7 +196,7 @@ export class SegmentEncodeCache {
       this.remember(piece, entry);
     }
     const ids = entry.ids;
-    for (let i = 0; i < ids.length; i += 1) out.push(ids[i]!);
+    for (let i = 0; i < ids.length; i += 1) out.push(ids[i]);
   }
 
   /**

@@ -21,7 +21,7 @@ export const QWEN3_PINNED_KWARGS: Readonly<ChatTemplateKwargs> = Object.freeze({
 /** Decides whether a stored message and a new message are the same history entry. */
 export type TitoMessageMatcher = (stored: ChatMessage, incoming: ChatMessage) => boolean;
 
-const DUMMY_SYSTEM: ChatMessage = Object.freeze({ role: "system", content: "dummy system" }) as ChatMessage;
+const DUMMY_SYSTEM: ChatMessage = Object.freeze({ role: "system", content: "dummy system" });
 
 /** Stand-in for the stored last turn: keeps its tool calls (they decide how a following tool result opens). */
 function dummyAssistant(toolCalls: readonly ToolCall[]): ChatMessage {
@@ -141,16 +141,16 @@ export class Qwen3Tito {
     }
     if (matcher) {
       oldMessages.forEach((stored, index) => {
-        if (!matcher(stored, newMessages[index]!)) {
+        if (!matcher(stored, newMessages[index])) {
           throw new TitoError(
-            `message ${index} (role ${JSON.stringify(newMessages[index]!.role)}) does not match the stored ` +
+            `message ${index} (role ${JSON.stringify(newMessages[index].role)}) does not match the stored ` +
               `message (role ${JSON.stringify(stored.role)})`,
           );
         }
       });
     }
     for (let index = oldMessages.length; index < newMessages.length; index += 1) {
-      const role = newMessages[index]!.role;
+      const role = newMessages[index].role;
       if (!this.allowedAppendRoles.has(role)) {
         throw new TitoError(
           `appended message ${index} has role ${JSON.stringify(role)}, which the qwen3 TITO template cannot ` +
@@ -178,7 +178,7 @@ export class Qwen3Tito {
     }
     this.assertAppendable(oldMessages, newMessages);
     const appended = newMessages.slice(oldMessages.length);
-    const toolCalls = oldMessages[oldMessages.length - 1]!.tool_calls ?? [];
+    const toolCalls = oldMessages[oldMessages.length - 1].tool_calls ?? [];
     const merged = this.mergeKwargs(kwargs);
     return this.memoized(["appended", appended, tools, merged, toolCalls], () => this.renderAppended(appended, toolCalls, tools, merged));
   }

@@ -389,7 +389,7 @@ export function pythonFloatRepr(value: number): string {
   const sign = value < 0 ? "-" : "";
   const [mantissa, exponentText] = Math.abs(value).toExponential().split("e");
   const exponent = Number(exponentText);
-  const digits = mantissa!.replace(".", "");
+  const digits = mantissa.replace(".", "");
   if (exponent < -4 || exponent >= 16) {
     const head = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
     return `${sign}${head}e${exponent < 0 ? "-" : "+"}${String(Math.abs(exponent)).padStart(2, "0")}`;

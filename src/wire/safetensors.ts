@@ -133,7 +133,7 @@ export function writeSafetensorsChunks(
   metadata?: Readonly<Record<string, string>>,
 ): Uint8Array[] {
   assertLittleEndianHost();
-  const items: Array<[string, Tensor]> = tensors instanceof Map ? [...tensors.entries()] : Object.entries(tensors as Record<string, Tensor>);
+  const items: Array<[string, Tensor]> = tensors instanceof Map ? [...(tensors as ReadonlyMap<string, Tensor>).entries()] : Object.entries(tensors as Record<string, Tensor>);
   for (const [name, tensor] of items) checkWritable(name, tensor);
   items.sort(([nameA, a], [nameB, b]) => DTYPE_RANK[b.dtype] - DTYPE_RANK[a.dtype] || compareCodePoints(nameA, nameB));
 
@@ -227,14 +227,14 @@ function checkEntry(name: string, info: unknown, dataLength: number): HeaderEntr
   if (end > dataLength) {
     throw new SafetensorsFormatError(`${where}: data_offsets [${begin}, ${end}] out of range of the ${dataLength}-byte data section`);
   }
-  const count = elementCount(shape as number[]);
+  const count = elementCount(shape);
   const expected = count === null ? null : count * DTYPE_BYTES[dtype];
   if (expected === null || expected !== end - begin) {
     throw new SafetensorsFormatError(
-      `${where}: byte length ${end - begin} does not match dtype ${dtype} (${DTYPE_BYTES[dtype]} bytes) × shape [${(shape as number[]).join(", ")}]`,
+      `${where}: byte length ${end - begin} does not match dtype ${dtype} (${DTYPE_BYTES[dtype]} bytes) × shape [${(shape).join(", ")}]`,
     );
   }
-  return { name, dtype, shape: shape as number[], begin, end, count: count as number };
+  return { name, dtype, shape: shape, begin, end, count: count as number };
 }
 
 /** Product of the dimensions, or null when it exceeds the safe-integer range. */
@@ -280,7 +280,7 @@ function materialize(bytes: Uint8Array, dataStart: number, entry: HeaderEntry): 
     new Uint8Array(data.buffer).set(bytes.subarray(dataStart + entry.begin, dataStart + entry.end));
   }
   try {
-    return new Tensor(entry.dtype, entry.shape, data as never);
+    return new Tensor(entry.dtype, entry.shape, data);
   } catch (error) {
     throw new SafetensorsFormatError(`safetensors: tensor ${JSON.stringify(entry.name)}: ${(error as Error).message}`);
   }

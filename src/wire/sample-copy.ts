@@ -1,6 +1,6 @@
 // Deep copy of a Sample, so decoding a reply never shares mutable state with the driver's input sample.
 // Tensors, SpecInfo and PrefixCacheInfo keep their classes; plain objects and arrays are rebuilt in this realm.
-import { PrefixCacheInfo, Sample, SpecInfo, type SampleInit } from "./sample";
+import { PrefixCacheInfo, Sample, SpecInfo } from "./sample";
 import { Tensor } from "./tensor";
 import { isPlainObject } from "./wire-json";
 
@@ -8,7 +8,7 @@ import { isPlainObject } from "./wire-json";
 export function deepCopySample(sample: Sample): Sample {
   const init: Record<string, unknown> = {};
   for (const field of Sample.FIELDS) init[field] = deepCopyValue(sample[field]);
-  return new Sample(init as SampleInit);
+  return new Sample(init);
 }
 
 function deepCopyValue(value: unknown): unknown {
@@ -21,7 +21,7 @@ function deepCopyValue(value: unknown): unknown {
   if (isPlainObject(value)) {
     // Built key by key in this realm (not structuredClone, whose objects come from another realm under Jest's
     // vm sandbox); a plain object of another realm is copied into this one.
-    const copy: Record<string, unknown> = Object.getPrototypeOf(value) === null ? Object.create(null) : {};
+    const copy: Record<string, unknown> = Object.getPrototypeOf(value) === null ? (Object.create(null) as Record<string, unknown>) : {};
     for (const key of Object.keys(value)) {
       Object.defineProperty(copy, key, { value: deepCopyValue((value as Record<string, unknown>)[key]), writable: true, enumerable: true, configurable: true });
     }

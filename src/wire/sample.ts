@@ -255,7 +255,7 @@ export class Sample {
       else if (key === "rollout_routed_experts" || key === "rollout_indexer_topk") init[key] = toI32Tensor(value, key);
       else init[key] = value;
     }
-    return new Sample(init as SampleInit);
+    return new Sample(init);
   }
 }
 

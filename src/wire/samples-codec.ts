@@ -105,7 +105,7 @@ export function encodeSamplesChunks(samples: readonly Sample[], sessionMetadata:
 
   const tensors = new Map<string, Tensor>();
   const sampleTexts: string[] = [];
-  samples.forEach((sample, index) => {
+  samples.forEach((sample: Sample, index) => {
     if (sample === null || typeof sample !== "object") throw new SamplesCodecError(`encodeSamples: sample ${index} is not a Sample`);
     const nulls: WireTensorField[] = [];
     for (const field of WIRE_TENSOR_FIELDS) {
@@ -202,7 +202,7 @@ function readMeta(tensors: Map<string, Tensor>): WireMeta {
   let parsed: unknown;
   try {
     // Python's reading: NaN/Infinity as miles writes them; numbers handed to the driver as plain JS numbers
-    parsed = parsePyJson(UTF8_STRICT.decode(metaTensor.data as Uint8Array), { lossless: false });
+    parsed = parsePyJson(UTF8_STRICT.decode(metaTensor.data), { lossless: false });
   } catch (error) {
     throw new SamplesCodecError(`samples reply: ${SAMPLES_META_TENSOR} is not UTF-8 JSON (${(error as Error).message})`);
   }
@@ -234,7 +234,7 @@ function overlaySample(
   if (!Object.prototype.hasOwnProperty.call(wire, "nulls") || !Array.isArray(nulls) || !nulls.every((name) => typeof name === "string")) {
     throw new SamplesCodecError(`${where}: "nulls" must be an array of field names`);
   }
-  const notTensor = [...new Set(nulls as string[])].filter((name) => !(WIRE_TENSOR_FIELDS as readonly string[]).includes(name)).sort();
+  const notTensor = [...new Set(nulls)].filter((name) => !(WIRE_TENSOR_FIELDS as readonly string[]).includes(name)).sort();
   if (notTensor.length > 0) {
     throw new SamplesCodecError(`${where}: null markers name non-tensor fields: ${notTensor.map((name) => JSON.stringify(name)).join(", ")}`);
   }
@@ -245,7 +245,7 @@ function overlaySample(
     applyJsonField(sample, field, checkJsonField(field, wire[field], `${where}: ${field}`));
   }
   for (const field of WIRE_TENSOR_FIELDS) {
-    if ((nulls as string[]).includes(field)) {
+    if ((nulls).includes(field)) {
       if (field === "tokens") sample.tokens = [];
       else sample[field] = null;
       continue;
@@ -263,10 +263,11 @@ function encodeTensorField(field: WireTensorField, value: unknown, label: string
   const spec = TENSOR_SPECS[field];
   if (!spec.list) {
     if (!(value instanceof Tensor)) throw new SamplesCodecError(`${label} must be an I32 Tensor, got ${describe(value)}`);
-    if (value.dtype !== spec.dtype || !(value.data instanceof Int32Array)) {
-      throw new SamplesCodecError(`${label} must have dtype I32, got ${value.dtype} (replay tensors are never converted)`);
+    const tensor = value as Tensor;
+    if (tensor.dtype !== spec.dtype || !(tensor.data instanceof Int32Array)) {
+      throw new SamplesCodecError(`${label} must have dtype I32, got ${tensor.dtype} (replay tensors are never converted)`);
     }
-    return value;
+    return tensor;
   }
   if (!Array.isArray(value)) throw new SamplesCodecError(`${label} must be an array of numbers, got ${describe(value)}`);
   const values = value as number[];
@@ -343,7 +344,7 @@ function applyJsonField(sample: Sample, field: WireJsonField, value: unknown): v
       break;
     case "metadata":
       if (!isJsonObject(sample.metadata)) sample.metadata = {};
-      assignJsonKeys(sample.metadata as Record<string, unknown>, value as Record<string, unknown>);
+      assignJsonKeys(sample.metadata, value as Record<string, unknown>);
       break;
     case "reward":
       if (value !== null) sample.reward = value as JsonValue;
@@ -354,7 +355,8 @@ function applyJsonField(sample: Sample, field: WireJsonField, value: unknown): v
 /** The JSON fields to carry, in canonical order; unknown names are refused, tensor names ignored. */
 function resolveJsonFields(fields: readonly string[]): readonly WireJsonField[] {
   if (!Array.isArray(fields)) throw new SamplesCodecError("samples codec: options.fields must be an array of field names");
-  for (const name of fields) {
+  // (Array.isArray narrows a readonly array to any[]; the declared element type still holds)
+  for (const name of fields as readonly string[]) {
     if (!(WIRE_FIELDS_V2 as readonly string[]).includes(name) && !(WIRE_TENSOR_FIELDS as readonly string[]).includes(name)) {
       throw new SamplesCodecError(`samples codec: unknown wire field ${JSON.stringify(name)}`);
     }

@@ -79,7 +79,7 @@ describe("default hooks", () => {
     expect(sample.metadata.accumulated_token_ids).toEqual(sample.tokens);
     expect(sample.metadata.leaf).toEqual({ node_id: 2, parent: 0, path_node_ids: [0, 2], response_id: view.metadata.tree.nodes[2].response_id });
     expect(sample.metadata.tito_session_mismatch).toEqual([]);
-    expect(sample.loss_mask?.every((bit, i) => bit === 0 || bit === 1) && sample.loss_mask.length).toBe(sample.response_length);
+    expect(sample.loss_mask?.every((bit) => bit === 0 || bit === 1) && sample.loss_mask.length).toBe(sample.response_length);
   });
 
   test("a deeper abandoned branch survives; the later leaf masks the shared root completion", async () => {

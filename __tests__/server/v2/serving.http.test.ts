@@ -200,7 +200,7 @@ describe("refusals", () => {
 
   test("extending a truncated generation is 409; branching before the cut still works", async () => {
     const id = await createSession(url);
-    h.useScript((prompt, body) => ({ ...echoScript(prompt, body), finish_reason: "length" }));
+    h.useScript(async (prompt, body) => ({ ...(await echoScript(prompt, body)), finish_reason: "length" }));
     let first;
     try {
       first = await chat(url, id, [U1]);

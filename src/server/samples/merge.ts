@@ -12,7 +12,7 @@ import { SampleAssemblyError } from "./assembly-error";
  */
 export function cloneJson<T>(value: T): T {
   if (value === null || typeof value !== "object" || value instanceof PyFloat || value instanceof PyBigInt) return value;
-  if (Array.isArray(value)) return value.map((item) => cloneJson(item)) as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => cloneJson(item)) as T;
   const copy: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     Object.defineProperty(copy, key, { value: cloneJson(item), writable: true, enumerable: true, configurable: true });

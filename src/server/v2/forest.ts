@@ -81,7 +81,8 @@ export class TrajectoryNode {
 
   /** Nodes root -> this node. */
   pathNodes(): TrajectoryNode[] {
-    const nodes: TrajectoryNode[] = new Array(this.depth);
+    const nodes = new Array<TrajectoryNode>(this.depth);
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- a cursor walking up the parent chain from this node
     let node: TrajectoryNode | null = this;
     for (let i = this.depth - 1; node !== null; i -= 1, node = node.parent) nodes[i] = node;
     return nodes;

@@ -135,9 +135,10 @@ function requireFromCwd(modulePath: string, kind: SampleHookKind, spec: string):
     throw new Error(`sample ${kind} hook ${JSON.stringify(spec)}: cannot find module ${JSON.stringify(modulePath)} (looked relative to the working directory and as a package)`);
   }
   try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a user hook module, found at run time by path
     return require(resolved) as unknown;
   } catch (error) {
-    throw new Error(`sample ${kind} hook ${JSON.stringify(spec)}: loading ${JSON.stringify(modulePath)} failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`sample ${kind} hook ${JSON.stringify(spec)}: loading ${JSON.stringify(modulePath)} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }
 

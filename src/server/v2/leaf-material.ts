@@ -1,6 +1,6 @@
 // The raw material of the v2 samples op: one assembled sample per leaf, tagged with its leaf and snapshot.
 // Uses the v1 assembly on each root -> leaf record chain, sharing merged root-side turns between leaves; leaves truncated away are skipped.
-import type { JsonValue, Sample } from "../../wire/sample";
+import type { Sample } from "../../wire/sample";
 import type { PolicyContext } from "../policy";
 import { assembleTrajectorySample, PathPrefixMemo, SampleAssemblyError } from "../samples";
 import type { TrajectoryForest } from "./forest";
@@ -34,7 +34,7 @@ export function buildLeafMaterial(forest: TrajectoryForest, maxSeqLen: number | 
     sample.metadata.accumulated_token_ids = [...leaf.tokenIds];
     sample.metadata.leaf = leafDescriptor(leaf);
     const mismatch = pathMismatch(leaf, ctx, cache);
-    if (mismatch !== null) sample.metadata.tito_session_mismatch = mismatch as JsonValue;
+    if (mismatch !== null) sample.metadata.tito_session_mismatch = mismatch;
     material.push(sample);
   }
   return material;

@@ -90,5 +90,5 @@ export function readLeafDescriptor(metadata: JsonObject): LeafDescriptor {
   ) {
     throw new Error(`sample.metadata.leaf is malformed: ${JSON.stringify(leaf)}`);
   }
-  return { node_id: nodeId, parent, path_node_ids: pathIds as number[], response_id: responseId };
+  return { node_id: nodeId, parent, path_node_ids: pathIds, response_id: responseId };
 }
