@@ -11,7 +11,7 @@ export interface ScriptedTurn {
 }
 
 /** A reply override: an HTTP error or a broken stream instead of a normal completion. */
-export interface ScriptedFailure {
+interface ScriptedFailure {
   status?: number;
   body?: string;
   contentType?: string;

@@ -12,7 +12,7 @@ import type { Sample } from "../../src/wire/sample";
 /** The built-in matchers, in the order the compatibility table lists them. */
 export const MATCHERS: readonly MessageMatcherName[] = ["strict", "loose_tool_call", "role_content_only"];
 /** Both server versions. */
-export const VERSIONS: readonly SessionServerVersion[] = ["v1", "v2"];
+const VERSIONS: readonly SessionServerVersion[] = ["v1", "v2"];
 
 /** The user turn every client sends; the weather script answers it with a get_weather call for Beijing. */
 export const QUESTION = "What's the weather in Beijing?";

@@ -21,7 +21,7 @@ import type { FuzzEnvironmentOptions } from "../../src/fuzz";
 export const keepSupersededLeaves: SamplePicker = (samples) => samples;
 
 /** v2 policy whose attach search lands one node above the right one (the found node's last message never matches). */
-export function shallowAttachPolicy(): AnyTrajectoryPolicy {
+function shallowAttachPolicy(): AnyTrajectoryPolicy {
   const base = createV2Policy();
   const planted: TrajectoryPolicy<V2SessionState, V2Plan> = {
     ...base,
@@ -36,7 +36,7 @@ export function shallowAttachPolicy(): AnyTrajectoryPolicy {
 }
 
 /** v1 policy that accepts rewinds of two (or more) generated turns by dropping turns until the rollback fits. */
-export function deepRollbackV1Policy(): AnyTrajectoryPolicy {
+function deepRollbackV1Policy(): AnyTrajectoryPolicy {
   const planted: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
     ...linearPolicy,
     prepare(state, request, ctx) {
@@ -64,7 +64,7 @@ const THINK = 151667;
  * v2 post-processor that loses the loss mask of client-injected assistant turns: after the default post-processing,
  * an assistant turn inside the observation tokens (header masked, content masked) gets loss 1, as if generated.
  */
-export const dropInjectedAssistantMask: SamplePostprocessor = (samples, sessionMetadata, context) => {
+const dropInjectedAssistantMask: SamplePostprocessor = (samples, sessionMetadata, context) => {
   const out = defaultPostprocess(samples, sessionMetadata, context);
   for (const sample of out) {
     if (sample.loss_mask === null) continue;

@@ -2,7 +2,7 @@
 // Pure data: the agent walks the returned action list, one chat call after each action (SPEC §10).
 
 /** Roles a chat template may allow to be appended after a generated turn, in canonical order. */
-export const VALID_APPEND_ROLES = ["tool", "user", "system", "assistant"] as const;
+const VALID_APPEND_ROLES = ["tool", "user", "system", "assistant"] as const;
 
 /** One appendable role. */
 export type AppendRole = (typeof VALID_APPEND_ROLES)[number];

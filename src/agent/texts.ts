@@ -3,7 +3,7 @@
 import type { ChatMessage, ToolSpec } from "../tokenizer/types";
 
 /** System prompt of the weather assistant (SPEC §10). */
-export const WEATHER_SYSTEM_PROMPT =
+const WEATHER_SYSTEM_PROMPT =
   "You are a weather assistant. Call the get_weather tool whenever the user asks about the weather in a city. " +
   "Handle one question at a time and wait for the next user message; do not summarize before you are asked to. " +
   "When asked for a summary, put it inside <final_answer>...</final_answer> tags.";

@@ -24,13 +24,13 @@ export type ToolCallFailureMode = "rollback" | "append_tool" | "append_user";
 export const TOOL_CALL_FAILURE_MODES: readonly ToolCallFailureMode[] = ["rollback", "append_tool", "append_user"];
 
 /** Most `rollback` fallbacks allowed in a row before the agent gives up. */
-export const MAX_CONSECUTIVE_FAILURE_ROLLBACKS = 3;
+const MAX_CONSECUTIVE_FAILURE_ROLLBACKS = 3;
 
 /** Sampling parameters copied into every chat request (`messages`, `tools` and `stream` are the agent's own). */
 export type AgentSampling = { [key: string]: JsonValue };
 
 /** Driver event names recorded in {@link WeatherAgentResult.driver_events}. */
-export type DriverEvent =
+type DriverEvent =
   | "initial"
   | "append_tool"
   | "append_user"
@@ -79,7 +79,7 @@ export interface WeatherAgentOptions {
 }
 
 /** Request keys the agent owns; sampling parameters may not set them. */
-export const RESERVED_SAMPLING_KEYS: readonly string[] = ["messages", "tools", "stream", "stream_options"];
+const RESERVED_SAMPLING_KEYS: readonly string[] = ["messages", "tools", "stream", "stream_options"];
 
 /**
  * Checks sampling parameters before any call: a plain object that sets none of {@link RESERVED_SAMPLING_KEYS}.

@@ -11,7 +11,7 @@ const ERROR_TYPES: Readonly<Record<number, string>> = {
 };
 
 /** The JSON body of an error reply with `status`. */
-export function errorBody(status: number, message: string): Record<string, unknown> {
+function errorBody(status: number, message: string): Record<string, unknown> {
   return { object: "error", message, type: ERROR_TYPES[status] ?? "Error", param: null, code: status };
 }
 

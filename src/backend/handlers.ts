@@ -124,7 +124,7 @@ let idPool = Buffer.alloc(0);
 let idPoolOffset = 0;
 
 /** Eight random hex digits, cut from a refilled random pool (one crypto call per 1024 ids). */
-export function randomHexId(): string {
+function randomHexId(): string {
   if (idPoolOffset + 4 > idPool.length) {
     idPool = randomBytes(ID_POOL_BYTES);
     idPoolOffset = 0;

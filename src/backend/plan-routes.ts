@@ -6,7 +6,7 @@ import { errorResponse, jsonResponse } from "./errors";
 import { planProblem, type PlannedReply, type ReplyPlanRegistry } from "./reply-plans";
 
 /** Prefix of the plan control routes; the routing key is the last path segment. */
-export const MOCK_PLANS_PATH = "/_mock/plans";
+const MOCK_PLANS_PATH = "/_mock/plans";
 
 function planKey(url: string): string | null {
   const path = new URL(url).pathname;

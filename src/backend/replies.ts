@@ -36,7 +36,7 @@ export interface PromptView {
 }
 
 /** `[logprob, token_id]` pair as SGLang reports it in `meta_info.output_token_logprobs`. */
-export type TokenLogprob = [number, number];
+type TokenLogprob = [number, number];
 
 interface Completion {
   ids: number[];

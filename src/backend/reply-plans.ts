@@ -6,7 +6,7 @@ import type { FinishReason, ProcessResult } from "./types";
 export const PLAN_CALL_HEADER = "X-Session-Parity-Call";
 
 /** Header the session server adds upstream: the session id, which keys the plans. */
-export const PLAN_ROUTING_HEADER = "X-SMG-Routing-Key";
+const PLAN_ROUTING_HEADER = "X-SMG-Routing-Key";
 
 /** One planned completion, as JSON (so it can travel over the mock's control routes). */
 export interface PlannedReply {

@@ -43,7 +43,7 @@ export function statsRouteHandlers(stats: BackendStatsRecorder): RequestHandler[
 }
 
 /** A JSON-safe copy of the recorder's state. */
-export function snapshotStats(stats: BackendStatsRecorder): BackendStatsSnapshot {
+function snapshotStats(stats: BackendStatsRecorder): BackendStatsSnapshot {
   return {
     requestLog: stats.requestLog,
     requests: stats.requests.map((entry) => ({ method: entry.method, path: entry.path, status: entry.status ?? null })),

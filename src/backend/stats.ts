@@ -34,7 +34,7 @@ export interface BackendRequestEntry {
 }
 
 /** Requests the mock keeps in its log by default; older entries are dropped (and counted) beyond it. */
-export const DEFAULT_MAX_LOG_ENTRIES = 10_000;
+const DEFAULT_MAX_LOG_ENTRIES = 10_000;
 
 /** Options of {@link BackendStatsRecorder}. */
 export interface BackendStatsOptions {

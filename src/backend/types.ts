@@ -31,7 +31,7 @@ export interface ProcessResult {
 }
 
 /** What the mock knows about a generation request besides its body. */
-export interface ProcessContext {
+interface ProcessContext {
   /** The request headers as the backend received them. */
   headers: Headers;
 }

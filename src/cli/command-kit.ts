@@ -4,7 +4,7 @@ import { Command, CommanderError } from "commander";
 import { CliExit, EXIT_PASS, EXIT_USAGE } from "./exit-codes";
 
 /** The exit-status line every command's `--help` ends with. */
-export const EXIT_STATUS_HELP = "Exit status: 0 pass, 1 parity failure (the payloads differ), 2 usage or server problem.";
+const EXIT_STATUS_HELP = "Exit status: 0 pass, 1 parity failure (the payloads differ), 2 usage or server problem.";
 
 /**
  * Applies the shared conventions to `command`: parse errors (unknown flag, bad value, missing option) reject

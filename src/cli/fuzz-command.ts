@@ -42,7 +42,7 @@ function integerFlag(min: number, max: number): (value: string) => number {
 }
 
 /** What a counterexample file holds (also accepted by --replay). */
-export interface CounterexampleFile {
+interface CounterexampleFile {
   seed: number;
   path: string;
   salt: number;

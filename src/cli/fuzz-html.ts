@@ -7,7 +7,7 @@ import { pairView, renderHtmlReport, type ReportPairView } from "../report";
 import { tokenDecoder } from "./html-report";
 
 /** One schedule's verdict as a report pair: both runs, the steps in words as its origin, the failures as parts. */
-export function schedulePair(verdict: ScheduleVerdict, title: string, decodeToken?: (id: number) => string): ReportPairView {
+function schedulePair(verdict: ScheduleVerdict, title: string, decodeToken?: (id: number) => string): ReportPairView {
   const pair = pairView({ title, v1: verdict.observed.v1.run, v2: verdict.observed.v2.run, verdicts: [], decodeToken });
   return {
     ...pair,

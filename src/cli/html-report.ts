@@ -21,7 +21,7 @@ export async function tokenDecoder(hfCheckpoint: string | null | undefined): Pro
 }
 
 /** The run's summary lines as the page's header table shows them. */
-export function summaryLines(report: ParityReport): [string, string][] {
+function summaryLines(report: ParityReport): [string, string][] {
   const { batch, cycles, latencyMs } = report.options;
   const where = (what: "backend" | "v1" | "v2"): string => {
     const server = report.servers[what];
@@ -42,7 +42,7 @@ export function summaryLines(report: ParityReport): [string, string][] {
  * The page data of a run: one pair view per trajectory with its parity and topology verdicts (a pair whose run
  * could not start shows the report's failure text). Tokens are decoded with the tokenizer of `hfCheckpoint`.
  */
-export async function buildRunHtmlInput(report: ParityReport, pairs: readonly [SessionParityRun | Error, SessionParityRun | Error][]): Promise<HtmlReportInput> {
+async function buildRunHtmlInput(report: ParityReport, pairs: readonly [SessionParityRun | Error, SessionParityRun | Error][]): Promise<HtmlReportInput> {
   const decodeToken = await tokenDecoder(report.options.hfCheckpoint);
   const views = pairs.map(([v1, v2], i) => {
     const title = `trajectory ${i}`;

@@ -15,5 +15,5 @@ export * from "./judge";
 export * from "./summary-table";
 export * from "./progress-bar";
 export * from "./exit-codes";
-export { probeHealth, describeTransportError, type ProbeResult } from "../fixture/health-probe";
+;
 export * from "./fuzz-command";

@@ -9,7 +9,7 @@ import { toReportDifferences, type ReportCheck, type ReportTrajectory } from "./
  * the agent's counters, the retry tree) describe one cycle; with more, only the parts that do not depend on the
  * cycle count remain (the first two tool round trips, sample and session-metadata parity).
  */
-export function parityOptionsFor(cycles: number): TrainingPayloadParityOptions {
+function parityOptionsFor(cycles: number): TrainingPayloadParityOptions {
   return cycles === 1 ? {} : { recordCount: null, agentMetadata: null, topology: null };
 }
 
@@ -39,7 +39,7 @@ export function pairVerdicts(v1: SessionParityRun, v2: SessionParityRun, cycles:
 }
 
 /** A matcher verdict as report data. */
-export function toReportCheck(verdict: ParityVerdict): ReportCheck {
+function toReportCheck(verdict: ParityVerdict): ReportCheck {
   return {
     pass: verdict.pass,
     failures: verdict.failures.map((failure) => ({

@@ -8,10 +8,10 @@ import { CliExit, EXIT_USAGE } from "./exit-codes";
 import { parseCheckpointDir, parseLatencyMs } from "./run-options";
 
 /** The scripts `--script` can name. */
-export type MockScriptName = "weather" | "echo";
+type MockScriptName = "weather" | "echo";
 
 /** Parsed options of `mock`. */
-export interface MockCommandOptions {
+interface MockCommandOptions {
   port: number;
   host: string;
   latencyMs: number;
@@ -35,7 +35,7 @@ async function scriptFor(name: MockScriptName): Promise<ProcessFunction> {
  * Starts the mock backend described by `options` and wires the shutdown signals. Resolves once listening.
  * @throws CliExit (status 2) when the port is taken or the tokenizer cannot be loaded.
  */
-export async function runMock(options: MockCommandOptions, io: { log: (line: string) => void } = { log: (line) => console.log(line) }): Promise<MockBackend> {
+async function runMock(options: MockCommandOptions, io: { log: (line: string) => void } = { log: (line) => console.log(line) }): Promise<MockBackend> {
   const { startMockBackend } = await import("../backend/mock-backend");
   let backend: MockBackend;
   try {

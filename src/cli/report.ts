@@ -15,7 +15,7 @@ export interface ReportDifference {
 }
 
 /** One failed part of a check (e.g. the `samples` part of the payload-parity check). */
-export interface ReportCheckFailure {
+interface ReportCheckFailure {
   /** Which part failed. */
   part: string;
   /** What the matcher says about it. */

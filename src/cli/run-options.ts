@@ -53,7 +53,7 @@ export function parseRoutingDim(value: string): number {
 export const RUN_DEFAULTS = Object.freeze({ batch: 16, cycles: 1, latencyMs: 50 });
 
 /** Largest accepted `--batch` (each trajectory holds its sessions, records and samples in memory). */
-export const MAX_BATCH = 4096;
+const MAX_BATCH = 4096;
 
 /** `--batch`: an integer from 1 to {@link MAX_BATCH}. */
 export function parseBatch(value: string): number {

@@ -222,7 +222,7 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
 }
 
 /** Chat calls one weather trajectory makes with the Qwen3 template: the initial call plus one per scheduled action. */
-export function chatCallsPerTrajectory(cycles: number): number {
+function chatCallsPerTrajectory(cycles: number): number {
   return 1 + buildDriverSchedule(QWEN3_APPEND_ROLES, cycles).length;
 }
 

@@ -8,7 +8,7 @@ const FAILED_STATUS = /\bfailed \(status (\d+)\)/;
  * The server problem behind a run's failure text, or null when the failure is not one. The fixture's failures
  * carry `failed (status N)` from the chat call or the session route that failed: status 0 (no reply) or 5xx.
  */
-export function serverProblemOf(failure: string | null): string | null {
+function serverProblemOf(failure: string | null): string | null {
   if (failure === null) return null;
   const match = FAILED_STATUS.exec(failure);
   if (match === null) return null;

@@ -25,7 +25,7 @@ export function renderReport(report: ParityReport, options: RenderReportOptions 
 }
 
 /** Which servers the run used and where they came from. */
-export function renderHeader(report: ParityReport): string {
+function renderHeader(report: ParityReport): string {
   const { batch, cycles, latencyMs } = report.options;
   const origin = (what: "backend" | "v1" | "v2"): string => {
     const server = report.servers[what];
@@ -50,7 +50,7 @@ function instancesWithLoad(report: ParityReport, version: "v1" | "v2", list: str
 }
 
 /** One row per trajectory: parity, topology, records, requests and wall time (v1/v2). */
-export function renderTable(report: ParityReport): string {
+function renderTable(report: ParityReport): string {
   const runsOf = new Map<number, { v1?: ReportRun; v2?: ReportRun }>();
   for (const run of report.runs) {
     const pair = runsOf.get(run.trajectory) ?? {};
@@ -79,7 +79,7 @@ export function renderTable(report: ParityReport): string {
 }
 
 /** The first failing trajectories with their failing parts and differences, or "" when all passed. */
-export function renderFailures(report: ParityReport, options: RenderReportOptions = {}): string {
+function renderFailures(report: ParityReport, options: RenderReportOptions = {}): string {
   const shown = options.failuresShown ?? 3;
   const limit = options.differencesShown ?? 10;
   const failing = report.trajectories.filter((trajectory) => !trajectory.pass);
@@ -107,7 +107,7 @@ export function renderFailures(report: ParityReport, options: RenderReportOption
 }
 
 /** `16/16 trajectories pass ...` or `3 of 16 trajectories FAIL ...`, with the wall time against its floor. */
-export function renderVerdictLine(report: ParityReport): string {
+function renderVerdictLine(report: ParityReport): string {
   const { trajectories, passed, failed } = report.summary;
   const { trajectoriesMs, floorMs, totalMs } = report.timings;
   const floor = floorMs === null || floorMs === 0 ? "" : ` = ${(trajectoriesMs / floorMs).toFixed(2)} × the ${formatMs(floorMs)} latency floor`;
@@ -129,7 +129,7 @@ function checkCell(check: ReportCheck): string {
 }
 
 /** Milliseconds as `812 ms` or `3.41 s`; `-` when unknown. */
-export function formatMs(ms: number | undefined | null): string {
+function formatMs(ms: number | undefined | null): string {
   if (ms === undefined || ms === null) return "-";
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
 }

@@ -12,7 +12,7 @@ import type { AgentSchedule } from "./schedule";
 export type ScheduleOutcome = "payloads equal" | "v1 refuses a deep rollback" | "v2 refuses to extend a truncated node" | "v2 keeps several leaves" | "v2 keeps another path";
 
 /** One thing that went against the model or against parity. */
-export interface FuzzFailure {
+interface FuzzFailure {
   /** Which side failed: one server against the model, or the v1/v2 payload comparison. */
   where: SessionServerVersion | "parity";
   message: string;
@@ -32,7 +32,7 @@ export interface ScheduleVerdict {
 }
 
 /** The outcome class the model predicts. */
-export function outcomeOf(prediction: SchedulePrediction): ScheduleOutcome {
+function outcomeOf(prediction: SchedulePrediction): ScheduleOutcome {
   if (prediction.agree) return "payloads equal";
   if (prediction.v1.calls.some((c) => c.status === 400)) return "v1 refuses a deep rollback";
   if (prediction.v2.calls.some((c) => c.status === 409)) return "v2 refuses to extend a truncated node";

@@ -16,7 +16,7 @@ import { schedulePlan } from "./plan";
 import { FUZZ_TOOLS, scheduleCalls, type AgentSchedule } from "./schedule";
 
 /** What one chat call did. */
-export interface CallObservation {
+interface CallObservation {
   /** The call's index in the schedule. */
   call: number;
   /** HTTP status (0: transport failure). */
@@ -46,15 +46,15 @@ export interface DriveContext {
 }
 
 /** Sampling parameters of every fuzz call. */
-export const FUZZ_SAMPLING = { temperature: 0, max_tokens: 64 } as const;
+const FUZZ_SAMPLING = { temperature: 0, max_tokens: 64 } as const;
 
 /** The agent metadata a fuzz schedule reports at collect time (v2 merges it server-side, v1 on the driver). */
-export function fuzzAgentMetadata(schedule: AgentSchedule): JsonObject {
+function fuzzAgentMetadata(schedule: AgentSchedule): JsonObject {
   return { fuzz_calls: scheduleCalls(schedule).length, fuzz_steps: schedule.steps.map((step) => step.action.kind) };
 }
 
 /** The input sample a fuzz run's payload is decoded onto. */
-export function fuzzInputSample(schedule: AgentSchedule): Sample {
+function fuzzInputSample(schedule: AgentSchedule): Sample {
   return new Sample({
     index: 0,
     rollout_id: 0,

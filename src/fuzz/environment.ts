@@ -5,7 +5,7 @@ import { localPlanSink, remotePlanSink, type PlanSink } from "../backend/plan-ro
 import type { SessionServerOptions } from "../server/session-server";
 
 /** Options of the embedded session servers (everything but the version and the backend). */
-export type EmbeddedServerOptions = Omit<SessionServerOptions, "version" | "backendUrl">;
+type EmbeddedServerOptions = Omit<SessionServerOptions, "version" | "backendUrl">;
 
 /** Which servers to fuzz. Anything not given is started in this process (and stopped afterwards). */
 export interface FuzzEnvironmentOptions {

@@ -12,7 +12,7 @@ export interface ScheduleGrammarOptions {
 const variant = fc.nat({ max: 5 });
 
 /** A model reply; shrinks towards plain text. */
-export const fuzzReplyArbitrary: fc.Arbitrary<FuzzReply> = fc.oneof(
+const fuzzReplyArbitrary: fc.Arbitrary<FuzzReply> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant("text" as const), variant }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant("tool_calls" as const), cities: fc.array(fc.nat({ max: 2 }), { minLength: 1, maxLength: 2 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("malformed_tool_call" as const), variant }) },
@@ -21,7 +21,7 @@ export const fuzzReplyArbitrary: fc.Arbitrary<FuzzReply> = fc.oneof(
 );
 
 /** An action before a call; shrinks towards a user follow-up. */
-export const fuzzActionArbitrary: fc.Arbitrary<FuzzAction> = fc.oneof(
+const fuzzActionArbitrary: fc.Arbitrary<FuzzAction> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("user" as const), variant }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("tool_results" as const), variant }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("system" as const), variant }) },
@@ -44,10 +44,10 @@ const callFields = {
 };
 
 /** One call spec. */
-export const fuzzCallArbitrary: fc.Arbitrary<FuzzCall> = fc.record(callFields);
+const fuzzCallArbitrary: fc.Arbitrary<FuzzCall> = fc.record(callFields);
 
 /** One step (action + call). */
-export const fuzzStepArbitrary: fc.Arbitrary<FuzzStep> = fc.record({ action: fuzzActionArbitrary, ...callFields });
+const fuzzStepArbitrary: fc.Arbitrary<FuzzStep> = fc.record({ action: fuzzActionArbitrary, ...callFields });
 
 /** Whole schedules of 1 to `maxSteps` calls; shrinking removes steps first, then simplifies each one. */
 export function agentScheduleArbitrary(options: ScheduleGrammarOptions = {}): fc.Arbitrary<AgentSchedule> {

@@ -10,4 +10,4 @@ export * from "./checks";
 export * from "./environment";
 export * from "./runner";
 export * from "./report";
-export { toHaveAgenticParity } from "./matcher";
+;

@@ -6,7 +6,7 @@ import { predictedAssistantMessage } from "./plan";
 import { scheduleCalls, type AgentSchedule } from "./schedule";
 
 /** What the model expects one call to do on one server. */
-export interface CallPrediction {
+interface CallPrediction {
   /** The call's index in the schedule (0 = first call). */
   call: number;
   /** HTTP status of the chat call: 200, v1's 400 (deep rollback), v2's 409 (extends a truncated node). */
@@ -23,7 +23,7 @@ export interface ServerPrediction {
 }
 
 /** The v2 tree the model expects. */
-export interface TreePrediction {
+interface TreePrediction {
   /** `[id, parent]` per node in commit order. */
   nodes: Array<[number, number | null]>;
   /** `[node_id, path_node_ids]` per leaf in id order. */
@@ -48,7 +48,7 @@ export interface SchedulePrediction {
  * The key two messages share exactly when a session server treats them as the same history entry: role, content,
  * reasoning_content and tool_calls (each call without its wire `index`), with null, "" and [] as one empty value.
  */
-export function messageKey(message: ChatMessage): string {
+function messageKey(message: ChatMessage): string {
   const empty = (value: unknown): unknown => (value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0) ? null : value);
   const calls = empty(message.tool_calls);
   const projected = Array.isArray(calls)

@@ -9,7 +9,7 @@ function toolCallBlock(city: string): string {
 }
 
 /** The completion text of a reply. */
-export function replyText(reply: FuzzReply): string {
+function replyText(reply: FuzzReply): string {
   switch (reply.kind) {
     case "text":
       return pick(FUZZ_TEXTS.replies, reply.variant);
@@ -25,7 +25,7 @@ export function replyText(reply: FuzzReply): string {
 }
 
 /** Weight version of call `index` (records and samples name their call by it). */
-export function weightVersionOf(index: number): string {
+function weightVersionOf(index: number): string {
   return `w${index}`;
 }
 

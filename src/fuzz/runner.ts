@@ -6,7 +6,7 @@ import { driveSchedule } from "./drive";
 import { openFuzzEnvironment, FuzzUsageError, type FuzzEnvironment, type FuzzEnvironmentOptions } from "./environment";
 import { agentScheduleArbitrary } from "./grammar";
 import { predictSchedule } from "./model";
-import { callCount, type AgentSchedule } from "./schedule";
+import type { AgentSchedule } from "./schedule";
 
 /** Options of {@link fuzzAgenticParity}. */
 export interface FuzzOptions extends FuzzEnvironmentOptions {
@@ -70,7 +70,7 @@ function positiveInteger(value: number | undefined, fallback: number, name: stri
 }
 
 /** Runs one schedule through both servers of an environment and judges it. */
-export async function runSchedule(environment: FuzzEnvironment, schedule: AgentSchedule, salt = 0): Promise<ScheduleVerdict> {
+async function runSchedule(environment: FuzzEnvironment, schedule: AgentSchedule, salt = 0): Promise<ScheduleVerdict> {
   const prediction = predictSchedule(schedule);
   const [v1, v2] = await Promise.all([
     driveSchedule({ version: "v1", serverUrl: environment.v1Url, plans: environment.plans, dispatcher: environment.dispatcher, salt }, schedule),
@@ -189,9 +189,4 @@ async function shrinkCounterexample(
   let verdict = last as ScheduleVerdict | null;
   if (verdict === null || JSON.stringify(verdict.schedule) !== JSON.stringify(shrunk)) verdict = await runSchedule(environment, shrunk, index);
   return { seed, path, salt: index, original, shrunk, shrinkSteps, shrinkMs: performance.now() - started, verdict };
-}
-
-/** Number of calls of the counterexample's shrunk schedule (its "steps"). */
-export function counterexampleSize(counterexample: FuzzCounterexample): number {
-  return callCount(counterexample.shrunk);
 }

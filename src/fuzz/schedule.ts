@@ -91,7 +91,7 @@ export function scheduleCalls(schedule: AgentSchedule): FuzzCall[] {
 }
 
 /** A reply in words. */
-export function describeReply(reply: FuzzReply): string {
+function describeReply(reply: FuzzReply): string {
   switch (reply.kind) {
     case "text":
       return `plain text ${JSON.stringify(pick(FUZZ_TEXTS.replies, reply.variant))}`;
@@ -107,7 +107,7 @@ export function describeReply(reply: FuzzReply): string {
 }
 
 /** An action in words. */
-export function describeAction(action: FuzzAction): string {
+function describeAction(action: FuzzAction): string {
   switch (action.kind) {
     case "user":
       return `appends the user message ${JSON.stringify(pick(FUZZ_TEXTS.users, action.variant))}`;

@@ -5,9 +5,6 @@ import type { JsonObject } from "../wire/sample";
 /** Marks the side of a difference where a key or field does not exist. */
 export const MISSING: unique symbol = Symbol.for("jest-session-parity.missing");
 
-/** Type of {@link MISSING}. */
-export type Missing = typeof MISSING;
-
 /**
  * Why two leaves differ:
  * - `value`: same kind, different bits (numbers by float64 bits, strings/booleans/bigints by value,

@@ -6,7 +6,7 @@ const SCRATCH_U32 = new Uint32Array(SCRATCH_F64.buffer);
 const SCRATCH_F32 = new Float32Array(SCRATCH_F64.buffer, 0, 1);
 
 /** True when this machine stores typed-array elements little-endian (every platform Node ships on). */
-export const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const LO = LITTLE_ENDIAN ? 0 : 1;
 const HI = LITTLE_ENDIAN ? 1 : 0;
 

@@ -57,7 +57,7 @@ export function formatDifference(difference: BitwiseDifference): string {
 }
 
 /** The part of a difference line after the path. */
-export function describeDifference(difference: BitwiseDifference): string {
+function describeDifference(difference: BitwiseDifference): string {
   const { reason, left, right } = difference;
   switch (reason) {
     case "value":
@@ -84,7 +84,7 @@ export function describeDifference(difference: BitwiseDifference): string {
  * (`0x3fe0000000000000 (0.5)`), zeros as `+0`/`-0`; integer typed-array elements in decimal;
  * strings JSON-quoted (long ones shortened); other values by a short description.
  */
-export function formatLeaf(value: unknown, bits?: string, elementKind?: string): string {
+function formatLeaf(value: unknown, bits?: string, elementKind?: string): string {
   if (value === MISSING) return "missing";
   if (typeof value === "number") {
     const isFloat = elementKind === undefined || FLOAT_KINDS.has(elementKind);

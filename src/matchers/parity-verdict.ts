@@ -87,7 +87,7 @@ export class VerdictBuilder {
  * Marks a value difference between two non-negative-zero safe integers as an integer leaf, so formatters print
  * `2 vs 3` rather than float64 bits. A `-0` on either side keeps its float rendering (`+0 vs -0`).
  */
-export function readableInteger(difference: BitwiseDifference): BitwiseDifference {
+function readableInteger(difference: BitwiseDifference): BitwiseDifference {
   const { reason, left, right } = difference;
   const plainInteger = (value: unknown): boolean => Number.isSafeInteger(value) && !Object.is(value, -0);
   if (reason === "value" && plainInteger(left) && plainInteger(right)) return { ...difference, elementKind: "Int64" };

@@ -20,7 +20,7 @@ export const sessionParityMatchers = {
 };
 
 /** Type of {@link sessionParityMatchers}. */
-export type SessionParityMatcherSet = typeof sessionParityMatchers;
+type SessionParityMatcherSet = typeof sessionParityMatchers;
 
 /** Asymmetric matcher factories installed on `expect` (and their inverses on `expect.not`). */
 export const sessionParityAsymmetricMatchers = {

@@ -109,7 +109,7 @@ function isTree(value: unknown): value is TreeView {
 }
 
 /** A short description of a value's type for usage messages. */
-export function shortType(value: unknown): string {
+function shortType(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return `an array of ${value.length}`;
   if (value instanceof Sample) return "a Sample";

@@ -6,7 +6,7 @@ import type { BitwiseOptions } from "./bitwise-types";
 import { formatDifferenceCount, formatDifferences } from "./format-differences";
 
 /** Differences printed by the matchers when `maxDifferences` is not given. */
-export const DEFAULT_REPORTED_DIFFERENCES = 10;
+const DEFAULT_REPORTED_DIFFERENCES = 10;
 
 /**
  * `expect(received).toBeBitwiseEqual(expected, options?)`: passes when the two values have equal bit

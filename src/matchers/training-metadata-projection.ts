@@ -3,10 +3,10 @@
 import type { JsonObject, JsonValue } from "../wire/sample";
 
 /** Metadata keys that only one server version writes, dropped before comparing. */
-export const SERVER_ONLY_METADATA_KEYS: readonly string[] = ["leaf", "max_trim_tokens"];
+const SERVER_ONLY_METADATA_KEYS: readonly string[] = ["leaf", "max_trim_tokens"];
 
 /** Lifecycle keys holding wall-clock readings, replaced by {@link RUNTIME_PLACEHOLDER} when set. */
-export const RUNTIME_LIFECYCLE_KEYS: readonly string[] = ["t0", "t1", "req_ts", "prev_t1"];
+const RUNTIME_LIFECYCLE_KEYS: readonly string[] = ["t0", "t1", "req_ts", "prev_t1"];
 
 /** What a non-null runtime lifecycle time becomes after projection. */
 export const RUNTIME_PLACEHOLDER = "<runtime>";

@@ -25,7 +25,7 @@ export interface TrainingPayloadParityOptions {
 }
 
 /** Session metadata keys only v2 writes, left out when comparing v1's session metadata with v2's. */
-export const V2_ONLY_SESSION_METADATA_KEYS: readonly string[] = ["agent", "tree"];
+const V2_ONLY_SESSION_METADATA_KEYS: readonly string[] = ["agent", "tree"];
 
 /**
  * Checks that a v1 run and a v2 run of the same input sample carry the same training payload (the Python parity

@@ -22,7 +22,7 @@ export interface PairViewInput {
 }
 
 /** The failing parts of `verdicts` as the matchers print them, with the paths of their differing leaves. */
-export function failureViews(verdicts: readonly ParityVerdict[]): ReportFailureView[] {
+function failureViews(verdicts: readonly ParityVerdict[]): ReportFailureView[] {
   return verdicts.flatMap((verdict) =>
     verdict.failures.map((failure) => ({
       part: failure.part,

@@ -20,7 +20,7 @@ function firstChoice(response: unknown): Loose {
 }
 
 /** One stored record as the report shows it (prompt and completion sizes, response id, weight version). */
-export function recordView(record: unknown): ReportRecordView {
+function recordView(record: unknown): ReportRecordView {
   const request = isLoose(record) && isLoose(record.request) ? record.request : {};
   const response = isLoose(record) ? record.response : undefined;
   const choice = firstChoice(response);
@@ -36,7 +36,7 @@ export function recordView(record: unknown): ReportRecordView {
 }
 
 /** The v2 tree of a session's metadata, with each node's weight version looked up by response id. */
-export function treeView(metadata: unknown, records: readonly ReportRecordView[]): ReportRunView["tree"] {
+function treeView(metadata: unknown, records: readonly ReportRecordView[]): ReportRunView["tree"] {
   const tree = isLoose(metadata) ? metadata.tree : undefined;
   if (!isLoose(tree) || !Array.isArray(tree.nodes) || !Array.isArray(tree.leaves)) return null;
   const versionByResponse = new Map(records.filter((r) => r.responseId !== null).map((r) => [r.responseId, r.weightVersion]));

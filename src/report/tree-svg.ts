@@ -10,7 +10,7 @@ const BOX_H = 44;
 const PAD = 8;
 
 /** What the page tells apart about a node: root, leaf, superseded retry (a leaf off the active path), kept, failing. */
-export interface TreeNodeMarks {
+interface TreeNodeMarks {
   root: boolean;
   leaf: boolean;
   superseded: boolean;
@@ -22,7 +22,7 @@ export interface TreeNodeMarks {
  * The marks of every node. The active path is the one the session's records show (matched by response id); a leaf
  * off it is a superseded retry. `kept` means the samples op returned a sample from that leaf.
  */
-export function treeNodeMarks(run: Pick<ReportRunView, "tree" | "keptLeaves" | "records">, failing: readonly number[] = []): Map<number, TreeNodeMarks> {
+function treeNodeMarks(run: Pick<ReportRunView, "tree" | "keptLeaves" | "records">, failing: readonly number[] = []): Map<number, TreeNodeMarks> {
   const marks = new Map<number, TreeNodeMarks>();
   if (run.tree === null) return marks;
   const leafIds = new Set(run.tree.leaves.map((leaf) => leaf.nodeId));

@@ -29,7 +29,7 @@ function looksLikeRun(value: unknown): value is SessionParityRun {
 }
 
 /** The report entry of one observed verdict, or null for matchers the report does not draw. */
-export function recordedVerdict(observed: ObservedVerdict): RecordedVerdict | null {
+function recordedVerdict(observed: ObservedVerdict): RecordedVerdict | null {
   const title = observed.testName ?? observed.matcher;
   let v1: SessionParityRun | null = null;
   let v2: SessionParityRun | null;

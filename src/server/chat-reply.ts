@@ -21,7 +21,7 @@ export interface ExtractedCompletion {
 }
 
 /** `meta_info` keys carrying routing-replay tensors: kept in records, removed from client replies. */
-export const CLIENT_STRIPPED_META_KEYS = ["routed_experts", "indexer_topk"] as const;
+const CLIENT_STRIPPED_META_KEYS = ["routed_experts", "indexer_topk"] as const;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
@@ -109,7 +109,7 @@ export function stripReplayPayloads(response: Record<string, unknown>): Record<s
 }
 
 /** The single `chat.completion.chunk` that carries a whole reply for a fake stream. */
-export function toStreamChunk(response: Record<string, unknown>): Record<string, unknown> {
+function toStreamChunk(response: Record<string, unknown>): Record<string, unknown> {
   const choice = firstChoice(response);
   const message = isObject(choice.message) ? choice.message : {};
   const delta: Record<string, unknown> = { role: message.role ?? "assistant", content: message.content ?? null };

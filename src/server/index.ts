@@ -10,5 +10,5 @@ export * from "./append-only";
 export * from "./policy-factory";
 export * from "./samples";
 export * from "./v1";
-export { ROUTING_KEY_HEADER } from "./upstream";
+;
 export * from "./v2";

@@ -6,7 +6,7 @@ import { jsonEqual } from "./json-equal";
 import { pyTypeName } from "./python-repr";
 import { SessionHttpError } from "./types";
 
-export { jsonEqual } from "./json-equal";
+;
 
 /** Names of the built-in message matchers. */
 export type MessageMatcherName = "strict" | "loose_tool_call" | "role_content_only";

@@ -31,7 +31,7 @@ export function computeSessionMismatch(
 }
 
 /** A fresh copy of a mismatch report (its entries are flat), so no caller can alter a memoized one. */
-export function copyMismatchReport(report: JsonObject[] | null): JsonObject[] | null {
+function copyMismatchReport(report: JsonObject[] | null): JsonObject[] | null {
   return report === null ? null : report.map((entry) => ({ ...entry }));
 }
 

@@ -254,7 +254,7 @@ class BitTreeWriter {
 }
 
 /** The one-line form of a digest: `Tensor I32 [65536, 48, 8] length 25165824 sha256 <hex>` (plus ` stored` when kept in full). */
-export function digestLine(digest: ArrayDigest): string {
+function digestLine(digest: ArrayDigest): string {
   const head = digest.kind.startsWith("Tensor<") ? `Tensor ${digest.kind.slice(7, -1)} [${digest.shape.join(", ")}]` : `${digest.kind}(${digest.length})`;
   return `${head} length ${digest.length} sha256 ${digest.sha256}${digest.stored ? " stored" : ""}`;
 }
@@ -263,7 +263,7 @@ export function digestLine(digest: ArrayDigest): string {
 const RESERVED_NAMES = new Set(["Object", "Array", "Map", "Tensor", "ArrayDigest"]);
 
 /** The one-line text of a primitive, or null for objects, functions and symbols. */
-export function leafText(value: unknown): string | null {
+function leafText(value: unknown): string | null {
   switch (typeof value) {
     case "number":
       return `0x${float64Hex(value)} (${readable(value)})`;

@@ -47,7 +47,7 @@ export function readLargeValue(snapshotPath: string, sha256: string): { tensor: 
 }
 
 /** The SHA-256 of every stored value a snapshot text refers to. */
-export function storedDigests(text: string): string[] {
+function storedDigests(text: string): string[] {
   return [...text.matchAll(STORED_LINE)].map((match) => match[1]);
 }
 

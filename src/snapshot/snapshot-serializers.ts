@@ -25,7 +25,7 @@ export interface BitTreePlugin {
 }
 
 /** Prints a {@link BitTreeSnapshotText} verbatim; registered by the package's setup entries. */
-export const bitTreeTextSerializer: BitTreePlugin = {
+const bitTreeTextSerializer: BitTreePlugin = {
   test: (value) => typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[TEXT_BRAND] === true,
   serialize: (value, _config, indentation) => indent((value as BitTreeSnapshotText).text, indentation),
 };
@@ -54,7 +54,7 @@ export function isBitTreeTextSerializerRegistered(): boolean {
  * A snapshot serializer that prints the values `test` accepts as bit trees (same text as toMatchBitwiseSnapshot,
  * no metadata projection unless given). For `expect.addSnapshotSerializer(createBitTreeSerializer(...))`.
  */
-export function createBitTreeSerializer(test: (value: unknown) => boolean, options: BitTreeTextOptions = {}): BitTreePlugin {
+function createBitTreeSerializer(test: (value: unknown) => boolean, options: BitTreeTextOptions = {}): BitTreePlugin {
   return {
     test,
     serialize: (value, _config, indentation) => indent(serializeBitTree(value, options).text, indentation),

@@ -24,7 +24,7 @@ export interface BitwiseSnapshotOptions {
 }
 
 /** What the runner's snapshot state answered for one snapshot. */
-export interface RunnerSnapshotResult {
+interface RunnerSnapshotResult {
   /** The runner's verdict (true also when it wrote a new or updated snapshot). */
   pass: boolean;
   /** The stored text it compared with; undefined when it had none (and did not write one: `--ci`). */
@@ -36,7 +36,7 @@ export interface RunnerSnapshotResult {
 }
 
 /** The parts of a runner's snapshot state the matcher reads (Jest's and Vitest's both have them). */
-export interface RunnerSnapshotState {
+interface RunnerSnapshotState {
   /** Path of the test file's snapshot file. */
   readonly snapshotPath?: string;
   /** Snapshots written as new so far (a number in Jest, a counter with `valueOf` in Vitest). */

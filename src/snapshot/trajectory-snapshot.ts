@@ -5,7 +5,7 @@ import { RUNTIME_PLACEHOLDER } from "../matchers/training-metadata-projection";
 import type { JsonObject, JsonValue, Sample } from "../wire/sample";
 
 /** Keys of the v2 tree's `nodes[]` that differ from run to run: the commit clock reading and the backend's random response id. */
-export const RUNTIME_TREE_NODE_KEYS: readonly string[] = ["committed_at", "response_id"];
+const RUNTIME_TREE_NODE_KEYS: readonly string[] = ["committed_at", "response_id"];
 
 /** One run as {@link trajectoryPayload} pins it. */
 export interface PinnedTrajectory {

@@ -47,7 +47,7 @@ function parseArguments(args: unknown, messageIndex: number, callIndex: number):
  * writes them (Python's json.dumps spelling, original key order): @huggingface/jinja's own tojson spells numbers the
  * JS way (`1` for 1.0, `1e-7`) and moves integer-like keys first.
  */
-export const ARGUMENTS_JSON_KEY = "tito_arguments_json";
+const ARGUMENTS_JSON_KEY = "tito_arguments_json";
 
 function normalizeToolCalls(toolCalls: readonly unknown[], messageIndex: number): unknown[] {
   return toolCalls.map((call, callIndex) => {
@@ -82,12 +82,12 @@ export function normalizeMessagesForTemplate(messages: readonly ChatMessage[]): 
  * Tools as SGLang's request model dumps them (see {@link canonicalizeTools}); null/empty lists mean "no tools".
  * @throws ChatTemplateError naming the index when `tools` is not an array or an entry is not a valid tool
  */
-export function normalizeToolsForTemplate(tools: readonly ToolSpec[] | null | undefined): ToolSpec[] | null {
+function normalizeToolsForTemplate(tools: readonly ToolSpec[] | null | undefined): ToolSpec[] | null {
   return canonicalizeTools(tools);
 }
 
 /** Name of the template variable holding each tool already written as transformers' `tojson` writes it. */
-export const TOOLS_JSON_VARIABLE = "tito_tools_json";
+const TOOLS_JSON_VARIABLE = "tito_tools_json";
 
 /** A parsed Jinja chat template, rendered many times. */
 export class ChatTemplate {

@@ -3,10 +3,10 @@
 import { exactDataKey } from "./tito-prefix-cache";
 
 /** Default bound of {@link RenderedIdsMemo}: number of remembered renders. */
-export const DEFAULT_RENDER_MEMO_ENTRIES = 1024;
+const DEFAULT_RENDER_MEMO_ENTRIES = 1024;
 
 /** Default bound of {@link RenderedIdsMemo}: total key characters plus remembered ids. */
-export const DEFAULT_RENDER_MEMO_UNITS = 4_000_000;
+const DEFAULT_RENDER_MEMO_UNITS = 4_000_000;
 
 /**
  * Bounded, least-recently-used map from the exact inputs of a render (an {@link exactDataKey} of them) to its ids.

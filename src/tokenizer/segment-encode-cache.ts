@@ -10,7 +10,7 @@ export interface AddedTokenSpec {
 }
 
 /** Default bound of {@link SegmentEncodeCache}: total characters of the cached pieces. */
-export const DEFAULT_SEGMENT_CACHE_CHARS = 8_000_000;
+const DEFAULT_SEGMENT_CACHE_CHARS = 8_000_000;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);

@@ -36,7 +36,7 @@ function optionalBool(value: unknown, where: string): boolean | null {
  * defaults (description and parameters null, strict false, `type` "function"); unknown keys are dropped.
  * @throws ChatTemplateError where SGLang's validation would refuse the tool (no string name, a non-object function)
  */
-export function canonicalizeTool(tool: unknown, index: number): ToolSpec {
+function canonicalizeTool(tool: unknown, index: number): ToolSpec {
   if (!isRecord(tool)) throw new ChatTemplateError(`tools[${index}] must be a tool object, got ${describe(tool)}`);
   const wrapped: Record<string, unknown> = "function" in tool ? tool : { type: "function", function: tool };
   const fn = wrapped.function;

@@ -3,10 +3,10 @@
 import type { ChatTemplateKwargs, ToolCall, ToolSpec } from "./types";
 
 /** Default bound of {@link TitoPrefixCache}: total characters of its keys and renders. */
-export const DEFAULT_PREFIX_CACHE_CHARS = 4_000_000;
+const DEFAULT_PREFIX_CACHE_CHARS = 4_000_000;
 
 /** Default bound of {@link TitoPrefixCache}: number of cached renders. */
-export const DEFAULT_PREFIX_CACHE_ENTRIES = 512;
+const DEFAULT_PREFIX_CACHE_ENTRIES = 512;
 
 const MAX_KEY_DEPTH = 64;
 

@@ -5,22 +5,5 @@ export * from "./sample";
 export * from "./errors";
 export * from "./safetensors";
 export * from "./samples-codec";
-export {
-  PyFloat,
-  PyBigInt,
-  PY_KEY_ORDER,
-  pyObjectKeys,
-  toPlainJs,
-  dumpsPy,
-  PY_RESPONSE_JSON,
-  PY_DEFAULT_JSON,
-  PY_SAMPLES_META_JSON,
-  PY_TOJSON,
-  PyJsonError,
-  PyJsonWriteError,
-  parsePyJson as parsePythonJson,
-  type PyJson,
-  type PyDumpsOptions,
-  type PyJsonParseOptions,
-} from "./py-json";
+;
 export * from "./json-depth";

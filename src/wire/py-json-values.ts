@@ -101,12 +101,6 @@ export function isPyFloat(value: unknown): boolean {
   return typeof value === "number" && (!Number.isInteger(value) || Object.is(value, -0));
 }
 
-/** True when `value` is a Python int in JS form (a safe integer other than `-0`, or a PyBigInt). */
-export function isPyInt(value: unknown): boolean {
-  if (value instanceof PyBigInt) return true;
-  return typeof value === "number" && Number.isInteger(value) && !Object.is(value, -0);
-}
-
 /**
  * A copy in which integral floats and big integers are plain JS numbers and key order is JS's own: what code that
  * only wants JS values (a template engine, a JS client) should see.

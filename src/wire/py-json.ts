@@ -375,7 +375,7 @@ function asciiEscape(char: string): string {
 }
 
 /** A JSON string literal as `json.dumps` spells it. */
-export function dumpsPyString(value: string, ensureAscii: boolean): string {
+function dumpsPyString(value: string, ensureAscii: boolean): string {
   const text = JSON.stringify(value);
   return ensureAscii ? text.replace(NON_ASCII, asciiEscape) : text;
 }

@@ -1,6 +1,6 @@
 // The samples-op payload (SPEC §7.4): the server packs assembled Samples into one safetensors container,
 // the driver overlays each wire sample onto a deep copy of its input sample. Pure; no I/O.
-import { InputSampleDefaultsError, SamplesCodecError, SafetensorsFormatError } from "./errors";
+import { InputSampleDefaultsError, SamplesCodecError } from "./errors";
 import { PrefixCacheInfo, SAMPLE_STATUSES, Sample, SpecInfo, type JsonObject, type JsonValue, type SampleStatus } from "./sample";
 import { deepCopySample } from "./sample-copy";
 import { concatChunks, readSafetensors, writeSafetensorsChunks } from "./safetensors";
@@ -35,7 +35,7 @@ export const WIRE_FIELDS_V2: readonly WireJsonField[] = Object.freeze([...WIRE_F
 export const SAMPLES_META_TENSOR = "_samples_meta";
 
 /** Input-sample metadata key the overlay refuses (its per-turn semantics do not survive merged samples). */
-export const OPD_STUDENT_TOP_LOGPROBS_KEY = "opd_student_top_logprobs";
+const OPD_STUDENT_TOP_LOGPROBS_KEY = "opd_student_top_logprobs";
 
 /** Wire dtype of each tensor field, and whether it decodes to a plain number list (else it stays a Tensor). */
 const TENSOR_SPECS: Readonly<Record<WireTensorField, { dtype: Dtype; list: boolean }>> = {
@@ -381,6 +381,3 @@ function describe(value: unknown): string {
   if (typeof value === "string") return `string ${JSON.stringify(value.slice(0, 40))}`;
   return `${typeof value} ${String(value)}`;
 }
-
-/** Every error class this module can throw (for callers that classify failures). */
-export const SAMPLES_CODEC_ERRORS = [SafetensorsFormatError, SamplesCodecError, InputSampleDefaultsError] as const;

@@ -33,7 +33,7 @@ function pyText(value: unknown): string {
  * The little-endian int32 elements of a base64 buffer. Reads them in place when the decoded bytes are 4-aligned
  * (a large decode always is), so the tensor built on them is a view of the decode, not a second copy.
  */
-export function int32FromBase64(text: unknown, field: string): Int32Array {
+function int32FromBase64(text: unknown, field: string): Int32Array {
   if (typeof text !== "string") throw new SampleAssemblyError(`${field} must be a base64 string, got ${text === null ? "null" : typeof text}`);
   if (text.length % 4 !== 0 || !BASE64.test(text)) throw new SampleAssemblyError(`${field} is not valid base64 (Incorrect padding or characters)`);
   const bytes = Buffer.from(text, "base64");

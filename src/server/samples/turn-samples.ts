@@ -19,7 +19,7 @@ export interface TurnSampleOptions {
 }
 
 /** Replay reading when the caller gives none: full R3, no layer count (a routed-experts payload is then refused). */
-export const NO_REPLAY_CONFIG: ReplayAssemblyOptions = Object.freeze({ numLayers: null, additionR3: false });
+const NO_REPLAY_CONFIG: ReplayAssemblyOptions = Object.freeze({ numLayers: null, additionR3: false });
 
 const STATUS_BY_FINISH_REASON: Readonly<Record<string, SampleStatus>> = {
   stop: "completed",
@@ -33,7 +33,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The parts of one record the assembly reads, checked. */
-export interface RecordTokens {
+interface RecordTokens {
   /** `request.input_ids`. */
   promptIds: number[];
   /** Second elements of `output_token_logprobs`. */
@@ -79,7 +79,7 @@ function numberOr(value: unknown, fallback: number): number {
 }
 
 /** The `lifecycle` metadata segment of one turn: `{t0, t1, turn, req_ts?, prev_t1?}`. */
-export function lifecycleSegment(record: SessionRecord, previous: SessionRecord | null, meta: Record<string, unknown>, turn: number): JsonObject {
+function lifecycleSegment(record: SessionRecord, previous: SessionRecord | null, meta: Record<string, unknown>, turn: number): JsonObject {
   const latency = meta.e2e_latency;
   const t1 = record.timestamp;
   const segment: JsonObject = { t0: typeof latency === "number" ? t1 - latency : null, t1, turn };

@@ -1,17 +1,17 @@
 // The v2 (tree) session server policy: trajectory forest, serving, samples op and its picker/post-processor hooks.
 // The shell selects it for `version: "v2"` through src/server/policy-factory.ts.
 export { MAX_TREE_NODES, ForestCapacityError, TrajectoryForest, TrajectoryNode } from "./forest";
-export type { AttachPoint, NodeInit } from "./forest";
+;
 export * from "./tree-metadata";
 export * from "./hook-types";
 export { dropRetries } from "./drop-retries";
 export { defaultPostprocess, SERVER_OWNED_METADATA_KEYS } from "./default-postprocess";
-export { loadSampleHook, loadSampleHooks, runSampleHooks } from "./hooks";
-export type { LoadedHook, LoadedSampleHooks, SampleHookKind } from "./hooks";
-export { createV2State, prepareV2Turn, commitV2Turn } from "./serving";
+;
+;
+;
 export type { V2Plan, V2SessionState } from "./serving";
-export { viewV2, v2SessionMetadata, pathMismatch } from "./session-view";
-export type { MismatchCache } from "./session-view";
-export { buildLeafMaterial } from "./leaf-material";
+;
+;
+;
 export { createV2Policy } from "./policy";
 export type { V2PolicyOptions } from "./policy";
