@@ -1,6 +1,7 @@
 // The published package as newcomers get it: build and pack once, install the tarball into fresh minimal projects
-// (plain JS + babel-jest, TypeScript with its own ts-jest preset, Jest 29, Vitest 4) and run the README's files there.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+// (plain JS + babel-jest, TypeScript with its own ts-jest preset, Jest 29, Vitest 4) and run the README's files there;
+// then every project under examples/ installed from the same tarball (one npm install for all) and its npm test run.
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
 import { readmeSnippets } from "./readme-snippets";
@@ -192,4 +193,28 @@ test("Vitest 4: the README's setup registers the matchers", async () => {
   await install(dir, [tarball, `vitest@${pinned.vitest}`]);
   const vitest = await run(dir, process.execPath, [path.join(dir, "node_modules", "vitest", "vitest.mjs"), "run", "--config", "vitest.config.mts"]);
   expect({ code: vitest.code, output: vitest.output }).toEqual({ code: 0, output: expect.stringMatching(/Tests\s+\d+ passed/) });
+});
+
+test("examples/: each project installs from the tarball and its own npm test passes", async () => {
+  const source = path.join(ROOT, "examples");
+  const names = (await readdir(source, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  expect(names).toEqual(["bitwise-snapshots", "cli", "fuzzing", "jest-javascript", "jest-typescript", "vitest"]);
+  // One npm workspace over copies of the examples: a single install (from the shared cache) serves them all.
+  const dir = path.join(scratch, "examples");
+  for (const name of names) {
+    await cp(path.join(source, name), path.join(dir, name), { recursive: true, filter: (file) => !file.split(path.sep).includes("node_modules") });
+    const manifestFile = path.join(dir, name, "package.json");
+    const manifest = JSON.parse(await readFile(manifestFile, "utf8")) as Record<string, Record<string, string> | undefined>;
+    const deps = manifest.devDependencies?.["jest-session-parity"] !== undefined ? manifest.devDependencies : manifest.dependencies;
+    expect({ name, spec: deps?.["jest-session-parity"] }).toEqual({ name, spec: expect.stringMatching(/^file:\.\.\/\.\.\/jest-session-parity-[\d.]+\.tgz$/) });
+    deps!["jest-session-parity"] = `file:${tarball}`;
+    await writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
+  }
+  await writeFile(path.join(dir, "package.json"), `${JSON.stringify({ name: "examples", private: true, workspaces: names }, null, 2)}\n`);
+  await install(dir, []);
+  for (const name of names) {
+    const result = await run(path.join(dir, name), NPM, ["test"], 10 * MINUTE);
+    expect({ name, code: result.code, output: result.output }).toEqual({ name, code: 0, output: expect.any(String) });
+    figures[`example_${name}_ms`] = result.ms;
+  }
 });

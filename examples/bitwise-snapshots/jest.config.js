@@ -1,0 +1,2 @@
+// The matchers, toMatchBitwiseSnapshot among them, from the setup entry; nothing else to configure.
+module.exports = { setupFilesAfterEnv: ["jest-session-parity/setup"] };
