@@ -6,7 +6,7 @@ import { http, type RequestHandler } from "msw";
 import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolSpec } from "../tokenizer/types";
 import type { FinishReason, ProcessFunction, ProcessResult } from "./types";
 import { planLookupKeys, type ReplyPlanRegistry } from "./reply-plans";
-import { BackendStatsRecorder, type BackendRequestEntry } from "./stats";
+import { BackendStatsRecorder } from "./stats";
 import type { DirectRoute } from "./http-bridge";
 import { errorReply, errorResponse, jsonReply, jsonResponse, notFoundMessage, toResponse, type MockReply } from "./errors";
 import { checkRoutingOptions, readRoutingRequest, type MockRoutingOptions, type RoutingRequest } from "./routing-buffers";

@@ -25,7 +25,7 @@ export function renderReport(report: ParityReport, options: RenderReportOptions 
 }
 
 /** Which servers the run used and where they came from. */
-function renderHeader(report: ParityReport): string {
+export function renderHeader(report: ParityReport): string {
   const { batch, cycles, latencyMs } = report.options;
   const origin = (what: "backend" | "v1" | "v2"): string => {
     const server = report.servers[what];

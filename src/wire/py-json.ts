@@ -480,7 +480,7 @@ export function dumpsPy(value: unknown, options: PyDumpsOptions): string {
     let text = "{";
     let first = true;
     for (let i = 0; i < keys.length; i++) {
-      const key = keys[i]!;
+      const key = keys[i];
       const item = record[key];
       if (item === undefined) continue;
       if (!first) text += itemSep;
