@@ -4,7 +4,17 @@
 const path = require("node:path");
 
 /** Packages msw 2 pulls in that ship ESM only; Jest's CommonJS runtime cannot require them untransformed. */
-const MSW_ESM_DEPENDENCIES = ["rettime", "until-async", "@open-draft", "@mswjs", "msw", "headers-polyfill", "outvariant", "strict-event-emitter", "is-node-process"];
+const MSW_ESM_DEPENDENCIES = [
+  "rettime",
+  "until-async",
+  "@open-draft",
+  "@mswjs",
+  "msw",
+  "headers-polyfill",
+  "outvariant",
+  "strict-event-emitter",
+  "is-node-process",
+];
 
 /** Matches exactly those packages' files, so this transform never touches the user's own sources. */
 const MSW_ESM_FILES = `/node_modules/(${MSW_ESM_DEPENDENCIES.join("|")})/.+\\.m?js$`;

@@ -13,10 +13,7 @@ const config: Config = {
   testPathIgnorePatterns: ["/node_modules/", "/__tests__/vitest-smoke/", "/__tests__/types/"],
   moduleFileExtensions: ["ts", "js", "mjs", "cjs", "json"],
   transform: {
-    "^.+\\.(t|j|mj)s$": [
-      "ts-jest",
-      { tsconfig: { allowJs: true, esModuleInterop: true, sourceMap: true, isolatedModules: true }, diagnostics: false },
-    ],
+    "^.+\\.(t|j|mj)s$": ["ts-jest", { tsconfig: { allowJs: true, esModuleInterop: true, sourceMap: true, isolatedModules: true }, diagnostics: false }],
   },
   transformIgnorePatterns: shippedPreset.transformIgnorePatterns,
   setupFilesAfterEnv: ["<rootDir>/setup/setup.ts"],

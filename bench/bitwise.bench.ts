@@ -9,7 +9,12 @@ import { addSerializer, SnapshotState } from "jest-snapshot";
 import { compareBitwise } from "../src/matchers/bitwise";
 import { registerBitTreeTextSerializer, type BitTreePlugin } from "../src/snapshot/snapshot-serializers";
 import { largeValuePath } from "../src/snapshot/large-value-files";
-import { createToMatchBitwiseSnapshot, jestSnapshotMatch, type BitwiseSnapshotOptions, type SnapshotMatcherContext } from "../src/snapshot/to-match-bitwise-snapshot";
+import {
+  createToMatchBitwiseSnapshot,
+  jestSnapshotMatch,
+  type BitwiseSnapshotOptions,
+  type SnapshotMatcherContext,
+} from "../src/snapshot/to-match-bitwise-snapshot";
 import { Sample } from "../src/wire/sample";
 import { Tensor } from "../src/wire/tensor";
 
@@ -120,7 +125,11 @@ async function main(): Promise<void> {
     () => arrays.every(([, a, b]) => bareObjectIsLoop(a, b)),
   );
   const perArray = arrays.map(([name, a, b]) => {
-    const [mine, bare] = sideBySide(ARRAY_ROUNDS, () => compareBitwise(a, b), () => bareObjectIsLoop(a, b));
+    const [mine, bare] = sideBySide(
+      ARRAY_ROUNDS,
+      () => compareBitwise(a, b),
+      () => bareObjectIsLoop(a, b),
+    );
     return `${name} ${(mine / bare).toFixed(2)}`;
   });
 
@@ -159,18 +168,36 @@ async function main(): Promise<void> {
   const tensorRatio = tensorMs / memcmpMs;
   const arrayRatio = arraysMs / loopMs;
   const heapRatio = extraHeap / comparedBytes;
-  console.log(`data: ${TOKENS} tokens, ${TOKENS} log-probs, ${TOKENS} loss-mask entries, int32 tensor [${ROUTED_SHAPE.join(", ")}] (${(tensorBytes / 2 ** 20).toFixed(1)} MiB)`);
-  console.log(`tensor compare ÷ Buffer.compare:        ${tensorRatio.toFixed(3)}  (${tensorMs.toFixed(2)} ms vs ${memcmpMs.toFixed(2)} ms; ${verdict(tensorRatio, 1.5)})`);
-  console.log(`number-array compare ÷ Object.is loop:  ${arrayRatio.toFixed(3)}  (${arraysMs.toFixed(2)} ms vs ${loopMs.toFixed(2)} ms for 3 x ${TOKENS}; per array: ${perArray.join(", ")}; ${verdict(arrayRatio, 3)})`);
-  console.log(`extra heap ÷ compared bytes:            ${heapRatio.toExponential(2)}  (max ${extraHeap} B over 5 whole-sample compares of ${(comparedBytes / 2 ** 20).toFixed(1)} MiB per side; GCs during them: ${gcsDuringCompare}; ${verdict(heapRatio, 0.05)})`);
+  console.log(
+    `data: ${TOKENS} tokens, ${TOKENS} log-probs, ${TOKENS} loss-mask entries, int32 tensor [${ROUTED_SHAPE.join(", ")}] (${(tensorBytes / 2 ** 20).toFixed(1)} MiB)`,
+  );
+  console.log(
+    `tensor compare ÷ Buffer.compare:        ${tensorRatio.toFixed(3)}  (${tensorMs.toFixed(2)} ms vs ${memcmpMs.toFixed(2)} ms; ${verdict(tensorRatio, 1.5)})`,
+  );
+  console.log(
+    `number-array compare ÷ Object.is loop:  ${arrayRatio.toFixed(3)}  (${arraysMs.toFixed(2)} ms vs ${loopMs.toFixed(2)} ms for 3 x ${TOKENS}; per array: ${perArray.join(", ")}; ${verdict(arrayRatio, 3)})`,
+  );
+  console.log(
+    `extra heap ÷ compared bytes:            ${heapRatio.toExponential(2)}  (max ${extraHeap} B over 5 whole-sample compares of ${(comparedBytes / 2 ** 20).toFixed(1)} MiB per side; GCs during them: ${gcsDuringCompare}; ${verdict(heapRatio, 0.05)})`,
+  );
   console.log(`whole-sample compare: ${sampleMs.toFixed(2)} ms`);
   snapshotFigures(left, right);
 }
 
 /** One toMatchBitwiseSnapshot call on a fresh Jest SnapshotState for `file` (`all`: write; `none`: check), saved. */
 function snapshotOnce(file: string, mode: "all" | "none", value: unknown, options?: BitwiseSnapshotOptions): boolean {
-  const state = new SnapshotState(file, { updateSnapshot: mode, rootDir: path.dirname(file), snapshotFormat: { escapeString: false, printBasicPrototype: false }, prettierPath: null });
-  const context = { snapshotState: state, currentTestName: "bench sample", isNot: false, utils: { matcherHint: () => "" } } as unknown as SnapshotMatcherContext;
+  const state = new SnapshotState(file, {
+    updateSnapshot: mode,
+    rootDir: path.dirname(file),
+    snapshotFormat: { escapeString: false, printBasicPrototype: false },
+    prettierPath: null,
+  });
+  const context = {
+    snapshotState: state,
+    currentTestName: "bench sample",
+    isNot: false,
+    utils: { matcherHint: () => "" },
+  } as unknown as SnapshotMatcherContext;
   const result = createToMatchBitwiseSnapshot(jestSnapshotMatch).call(context, value, options);
   state.save();
   return result.pass;
@@ -202,10 +229,16 @@ function snapshotFigures(left: Sample, right: Sample): void {
     if (!snapshotOnce(file, "none", right, { largeArrays: "safetensors" })) throw new Error("stored check failed");
     const storedCheckMs = Number(process.hrtime.bigint() - storedCheckStart) / 1e6;
     const compareMs = Math.min(compareForWrite, compareForCheck);
-    console.log(`snapshot write ÷ toBeBitwiseEqual:        ${(writeMs / compareForWrite).toFixed(2)}  (${writeMs.toFixed(1)} ms vs ${compareForWrite.toFixed(1)} ms; ${verdict(writeMs / compareForWrite, 3)})`);
-    console.log(`snapshot check ÷ toBeBitwiseEqual:        ${(checkMs / compareForCheck).toFixed(2)}  (${checkMs.toFixed(1)} ms vs ${compareForCheck.toFixed(1)} ms; ${verdict(checkMs / compareForCheck, 3)})`);
+    console.log(
+      `snapshot write ÷ toBeBitwiseEqual:        ${(writeMs / compareForWrite).toFixed(2)}  (${writeMs.toFixed(1)} ms vs ${compareForWrite.toFixed(1)} ms; ${verdict(writeMs / compareForWrite, 3)})`,
+    );
+    console.log(
+      `snapshot check ÷ toBeBitwiseEqual:        ${(checkMs / compareForCheck).toFixed(2)}  (${checkMs.toFixed(1)} ms vs ${compareForCheck.toFixed(1)} ms; ${verdict(checkMs / compareForCheck, 3)})`,
+    );
     console.log(`snapshot file: ${snapBytes} B (${fs.readFileSync(file, "utf8").split("\n").length} lines; the four large values are one SHA-256 line each)`);
-    console.log(`with largeArrays "safetensors": write ${storedWriteMs.toFixed(1)} ms (${(storedWriteMs / compareMs).toFixed(2)} x), check ${storedCheckMs.toFixed(1)} ms (${(storedCheckMs / compareMs).toFixed(2)} x), ${storedFiles.length} files beside it, ${(storedBytes / 2 ** 20).toFixed(1)} MiB (${path.basename(largeValuePath(file, "<sha256>"))})`);
+    console.log(
+      `with largeArrays "safetensors": write ${storedWriteMs.toFixed(1)} ms (${(storedWriteMs / compareMs).toFixed(2)} x), check ${storedCheckMs.toFixed(1)} ms (${(storedCheckMs / compareMs).toFixed(2)} x), ${storedFiles.length} files beside it, ${(storedBytes / 2 ** 20).toFixed(1)} MiB (${path.basename(largeValuePath(file, "<sha256>"))})`,
+    );
   } finally {
     fs.rmSync(directory, { recursive: true, force: true });
   }

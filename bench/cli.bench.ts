@@ -32,7 +32,16 @@ function row(label: string, { report, rssBeforeMb, peakRssMb }: Awaited<ReturnTy
 async function main(): Promise<void> {
   console.log(`session-parity run, embedded mock backend, floor = 9 chat calls x latency; v1 and v2 batches run concurrently`);
   console.log(
-    ["run".padEnd(38), "batch".padStart(9), "÷floor".padStart(7), "total".padStart(9), "÷floor".padStart(7), "requests".padStart(9), "rss pre".padStart(9), "peak rss".padStart(9)].join("  "),
+    [
+      "run".padEnd(38),
+      "batch".padStart(9),
+      "÷floor".padStart(7),
+      "total".padStart(9),
+      "÷floor".padStart(7),
+      "requests".padStart(9),
+      "rss pre".padStart(9),
+      "peak rss".padStart(9),
+    ].join("  "),
   );
   // Warm-up: loads the tokenizer and JITs the hot paths so the first measured run is not charged for them.
   await measure(4, 0);

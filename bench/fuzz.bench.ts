@@ -13,7 +13,12 @@ async function main(): Promise<void> {
     const report = await fuzzAgenticParity({ seed: 20260803, runs, maxSteps: 12, concurrency: 8, environment });
     const used = process.cpuUsage(cpu);
     const cpuMs = (used.user + used.system) / 1000;
-    console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")} on ${os.cpus().length} cores`);
+    console.log(
+      `load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")} on ${os.cpus().length} cores`,
+    );
     console.log(`reference servers: ${report.runs} schedules (max 12 calls, 8 per round), ${report.failures} failing`);
     console.log(`  wall ${(report.timings.runMs / 1000).toFixed(1)} s = ${report.timings.schedulesPerSecond.toFixed(1)} schedules/s (goal >= 20/s)`);
     console.log(`  CPU ${(cpuMs / report.runs).toFixed(1)} ms per schedule = at most ${(1000 / (cpuMs / report.runs)).toFixed(1)} schedules per CPU-second`);

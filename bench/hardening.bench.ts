@@ -101,7 +101,12 @@ async function main(): Promise<void> {
       const before = process.memoryUsage.rss();
       tracker.takePeak();
       const framing = chunked ? "Transfer-Encoding: chunked" : `Content-Length: ${BODY_BYTES}`;
-      const status = await sendLargeBody(server.url, `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\n${framing}\r\n\r\n`, BODY_BYTES, chunked);
+      const status = await sendLargeBody(
+        server.url,
+        `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\n${framing}\r\n\r\n`,
+        BODY_BYTES,
+        chunked,
+      );
       const growth = (tracker.takePeak() - before) / MiB;
       // A declared length is refused before reading; a chunked body is buffered up to the limit (64 MiB) first.
       const goal = chunked ? DEFAULT_MAX_BODY_BYTES / MiB + 16 : 16;
@@ -132,7 +137,9 @@ async function main(): Promise<void> {
   }
   times.sort((a, b) => a - b);
   const median = times[Math.floor(times.length / 2)];
-  rows.push(`refuse a 100 MB nested safetensors header: median ${median.toFixed(3)} ms of 7, goal <= 50 ms (${(median / 50).toFixed(4)}x of the goal); "${message}"`);
+  rows.push(
+    `refuse a 100 MB nested safetensors header: median ${median.toFixed(3)} ms of 7, goal <= 50 ms (${(median / 50).toFixed(4)}x of the goal); "${message}"`,
+  );
 
   for (const row of rows) console.log(row);
 }

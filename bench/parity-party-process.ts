@@ -89,7 +89,9 @@ async function startBareProxy(backendUrl: string): Promise<RunningParty> {
         .request({ path: request.url ?? "/", method: request.method as "POST", headers: request.headers, body: Buffer.concat(chunks) })
         .then(async (reply) => {
           const body = Buffer.from(await reply.body.arrayBuffer());
-          response.writeHead(reply.statusCode, { "content-type": String(reply.headers["content-type"] ?? "application/json"), "content-length": body.length }).end(body);
+          response
+            .writeHead(reply.statusCode, { "content-type": String(reply.headers["content-type"] ?? "application/json"), "content-length": body.length })
+            .end(body);
         })
         .catch((error: unknown) => response.writeHead(502).end(String(error)));
     });

@@ -127,10 +127,16 @@ async function recordTrajectory(serverUrl: string, version: Version): Promise<Re
     created.unsubscribe(onCreate);
   }
   if (bodies.length !== CALLS) throw new Error(`recorded ${bodies.length} chat calls, expected ${CALLS}`);
-  const session = (await (await request(`${serverUrl}/sessions`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } })).body.json()) as { session_id: string };
+  const session = (await (
+    await request(`${serverUrl}/sessions`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } })
+  ).body.json()) as { session_id: string };
   const calls: RecordedCall[] = [];
   for (const body of bodies) {
-    const reply = await request(`${serverUrl}/sessions/${session.session_id}/v1/chat/completions`, { method: "POST", body, headers: { "content-type": "application/json" } });
+    const reply = await request(`${serverUrl}/sessions/${session.session_id}/v1/chat/completions`, {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json" },
+    });
     calls.push({ body, replyBytes: (await reply.body.arrayBuffer()).byteLength });
   }
   await (await request(`${serverUrl}/sessions/${session.session_id}`, { method: "DELETE" })).body.dump();
@@ -208,7 +214,8 @@ async function timedRun(layout: RunningLayout, version: Version, n: number): Pro
     () => runAgenticRetryTrajectories({ version, inputSamples, sessionServerUrls: [layout.urls[version]] }),
   );
   const failed = timed.runs.filter((run) => run.failure !== undefined || run.samples.length !== 1);
-  if (failed.length > 0) throw new Error(`${version} x${n}: ${failed.length} runs failed, first: ${failed[0].failure ?? `${failed[0].samples.length} samples`}`);
+  if (failed.length > 0)
+    throw new Error(`${version} x${n}: ${failed.length} runs failed, first: ${failed[0].failure ?? `${failed[0].samples.length} samples`}`);
   return timed;
 }
 

@@ -1,6 +1,13 @@
 // Benchmark of routing replay: the 16-trajectory parity run with routed experts at a realistic size (48 layers x
 // top-8) against the same run without them: added wall time as a ratio, and the added peak RSS over the tensor bytes.
-import { buildWeatherInputSamples, checkTrainingPayloadParity, runAgenticRetryTrajectories, startParityEnvironment, type RoutingReplaySettings, type SessionParityRun } from "../src";
+import {
+  buildWeatherInputSamples,
+  checkTrainingPayloadParity,
+  runAgenticRetryTrajectories,
+  startParityEnvironment,
+  type RoutingReplaySettings,
+  type SessionParityRun,
+} from "../src";
 import { peakRssTracker } from "./peak-rss";
 
 const LATENCY_MS = 50;
@@ -90,7 +97,9 @@ async function main(): Promise<void> {
   const base = results.get("no replay") as Timed[];
   const baseMs = median(base.map((t) => t.ms));
   const basePeak = Math.max(...base.map((t) => t.peakRssBytes));
-  console.log(`no replay       wall ${baseMs.toFixed(0).padStart(6)} ms  peak RSS ${(basePeak / 2 ** 20).toFixed(0)} MB  (${base[0].tokens.toFixed(0)} tokens per trajectory)`);
+  console.log(
+    `no replay       wall ${baseMs.toFixed(0).padStart(6)} ms  peak RSS ${(basePeak / 2 ** 20).toFixed(0)} MB  (${base[0].tokens.toFixed(0)} tokens per trajectory)`,
+  );
   for (const mode of MODES.slice(1)) {
     const timed = results.get(mode.name) as Timed[];
     const ms = median(timed.map((t) => t.ms));

@@ -58,7 +58,15 @@ function retryForest(levels: number, retries: number): { forest: TrajectoryFores
   const forest = new TrajectoryForest();
   let counter = 0;
   const add = (parent: TrajectoryNode | null, delta: ChatMessage[]): TrajectoryNode =>
-    forest.createNode(parent, { deltaMessages: delta, tokenIds: [counter], completionSpan: [0, 1], committedAt: counter, responseId: `r${counter++}`, record: RECORD, finishReason: "stop" });
+    forest.createNode(parent, {
+      deltaMessages: delta,
+      tokenIds: [counter],
+      completionSpan: [0, 1],
+      committedAt: counter,
+      responseId: `r${counter++}`,
+      record: RECORD,
+      finishReason: "stop",
+    });
   const request: ChatMessage[] = [message("system", 0), message("user", 0)];
   let parent: TrajectoryNode | null = null;
   for (let level = 0; level < levels; level += 1) {
@@ -90,15 +98,40 @@ function timeSearch(forest: TrajectoryForest, req: ChatMessage[], minMs: number)
 
 function benchAttachSearch(): void {
   const small = retryForest(7, 0); // a 7-deep trunk ...
-  small.forest.createNode(small.forest.nodes[3], { deltaMessages: [message("system", 1), message("assistant", 77)], tokenIds: [1], completionSpan: [0, 1], committedAt: 0, responseId: "x", record: RECORD, finishReason: "stop" });
-  small.forest.createNode(small.forest.nodes[3], { deltaMessages: [message("system", 1), message("assistant", 78)], tokenIds: [1], completionSpan: [0, 1], committedAt: 0, responseId: "y", record: RECORD, finishReason: "stop" });
+  small.forest.createNode(small.forest.nodes[3], {
+    deltaMessages: [message("system", 1), message("assistant", 77)],
+    tokenIds: [1],
+    completionSpan: [0, 1],
+    committedAt: 0,
+    responseId: "x",
+    record: RECORD,
+    finishReason: "stop",
+  });
+  small.forest.createNode(small.forest.nodes[3], {
+    deltaMessages: [message("system", 1), message("assistant", 78)],
+    tokenIds: [1],
+    completionSpan: [0, 1],
+    committedAt: 0,
+    responseId: "y",
+    record: RECORD,
+    finishReason: "stop",
+  });
   const big = retryForest(MAX_TREE_NODES / 8, 7); // 128 levels x (1 kept + 7 abandoned) = 1024 nodes
   if (small.forest.nodes.length !== 9 || big.forest.nodes.length !== MAX_TREE_NODES) throw new Error("forest sizes are off");
   const t9 = timeSearch(small.forest, small.request, 1500);
   const t1024 = timeSearch(big.forest, big.request, 3000);
   // The same 1024 nodes as one flat fan of roots (worst case for pruning: every root's delta is compared).
   const flat = new TrajectoryForest();
-  for (let i = 0; i < MAX_TREE_NODES; i += 1) flat.createNode(null, { deltaMessages: [message("system", 0), message("user", 0), message("assistant", i)], tokenIds: [i], completionSpan: [0, 1], committedAt: i, responseId: `f${i}`, record: RECORD, finishReason: "stop" });
+  for (let i = 0; i < MAX_TREE_NODES; i += 1)
+    flat.createNode(null, {
+      deltaMessages: [message("system", 0), message("user", 0), message("assistant", i)],
+      tokenIds: [i],
+      completionSpan: [0, 1],
+      committedAt: i,
+      responseId: `f${i}`,
+      record: RECORD,
+      finishReason: "stop",
+    });
   const tFlat = timeSearch(flat, [message("system", 0), message("user", 0), message("assistant", 5000)], 3000);
   console.log(`attach search, 9-node weather-shaped tree:        ${fmt(t9)} per search`);
   console.log(`attach search, 1024 nodes (128 levels x 8 tries): ${fmt(t1024)} per search  -> ${(t1024 / t9).toFixed(1)}x the 9-node tree`);
@@ -138,14 +171,18 @@ async function weatherRun(base: string, id: string): Promise<void> {
   await call();
   messages.push({ role: "user", content: FORCE_FINAL_TEXT });
   await call();
-  messages.push({ role: "assistant", content: ASSISTANT_INPUT_TEXTS[0] }, { role: "assistant", content: ASSISTANT_INPUT_TEXTS[1] }, { role: "user", content: ASSISTANT_INPUT_FOLLOWUP_TEXT });
+  messages.push(
+    { role: "assistant", content: ASSISTANT_INPUT_TEXTS[0] },
+    { role: "assistant", content: ASSISTANT_INPUT_TEXTS[1] },
+    { role: "user", content: ASSISTANT_INPUT_FOLLOWUP_TEXT },
+  );
   await call();
 }
 
 /** 1024 nodes: the weather run's 9 nodes, then 1015 divergent branches hung off its nodes round-robin. */
 async function bigTree(base: string, id: string): Promise<void> {
   await weatherRun(base, id);
-  const view = JSON.parse((await (await request(`${base}/sessions/${id}`)).body.text())) as { records: SessionRecord[] };
+  const view = JSON.parse(await (await request(`${base}/sessions/${id}`)).body.text()) as { records: SessionRecord[] };
   // The active path's requests give the message prefixes ending right after each generation.
   const prefixes: ChatMessage[][] = view.records.map((record) => {
     const sent = record.request.messages as ChatMessage[];
@@ -174,7 +211,10 @@ async function benchSamplesOp(backendUrl: string): Promise<void> {
   const server = await startSessionServer({ version: "v2", backendUrl, logger: QUIET });
   const keepAll = await startSessionServer({ version: "v2", backendUrl, logger: QUIET, samplePicker: (samples) => samples });
   try {
-    for (const [label, srv] of [["default picker (dropRetries)", server], ["keep-all picker", keepAll]] as const) {
+    for (const [label, srv] of [
+      ["default picker (dropRetries)", server],
+      ["keep-all picker", keepAll],
+    ] as const) {
       const small = await newSession(srv.url);
       await weatherRun(srv.url, small);
       const big = await newSession(srv.url);
@@ -182,15 +222,18 @@ async function benchSamplesOp(backendUrl: string): Promise<void> {
       await bigTree(srv.url, big);
       const buildMs = nowMs() - built;
       const leaves = async (id: string): Promise<number> =>
-        (JSON.parse(await (await request(`${srv.url}/sessions/${id}`)).body.text()) as { metadata: { tree: { leaves: unknown[] } } }).metadata.tree.leaves.length;
+        (JSON.parse(await (await request(`${srv.url}/sessions/${id}`)).body.text()) as { metadata: { tree: { leaves: unknown[] } } }).metadata.tree.leaves
+          .length;
       const [l9, l1024] = [await leaves(small), await leaves(big)];
       const t9 = await timeSamples(srv.url, small, 25, 10);
       const t1024 = await timeSamples(srv.url, big, 5, 1);
       const p9 = t9 / l9;
       const p1024 = t1024 / l1024;
-      console.log(`samples op, ${label}: 9-node weather tree ${fmt(t9)} (${l9} leaves, ${fmt(p9)}/leaf); ` +
-        `1024-node tree ${fmt(t1024)} (${l1024} leaves, ${fmt(p1024)}/leaf) -> per-leaf ratio ${(p1024 / p9).toFixed(2)}x` +
-        (label.startsWith("default") ? `  [1015 branch turns built in ${(buildMs / 1000).toFixed(1)} s]` : ""));
+      console.log(
+        `samples op, ${label}: 9-node weather tree ${fmt(t9)} (${l9} leaves, ${fmt(p9)}/leaf); ` +
+          `1024-node tree ${fmt(t1024)} (${l1024} leaves, ${fmt(p1024)}/leaf) -> per-leaf ratio ${(p1024 / p9).toFixed(2)}x` +
+          (label.startsWith("default") ? `  [1015 branch turns built in ${(buildMs / 1000).toFixed(1)} s]` : ""),
+      );
     }
   } finally {
     await keepAll.close();
@@ -205,9 +248,20 @@ async function benchChatLatency(backend: MockBackend, v1: RunningSessionServer, 
   const added: Record<"v1" | "v2", number[]> = { v1: [], v2: [] };
   const turns = 9;
   for (let s = 0; s < sessions; s += 1) {
-    for (const [name, server] of (s % 2 === 0 ? [["v1", v1], ["v2", v2]] : [["v2", v2], ["v1", v1]]) as Array<["v1" | "v2", RunningSessionServer]>) {
+    for (const [name, server] of (s % 2 === 0
+      ? [
+          ["v1", v1],
+          ["v2", v2],
+        ]
+      : [
+          ["v2", v2],
+          ["v1", v1],
+        ]) as Array<["v1" | "v2", RunningSessionServer]>) {
       const id = await newSession(server.url);
-      const messages: ChatMessage[] = [{ role: "system", content: "You are a terse assistant." }, { role: "user", content: `session ${s} question 0` }];
+      const messages: ChatMessage[] = [
+        { role: "system", content: "You are a terse assistant." },
+        { role: "user", content: `session ${s} question 0` },
+      ];
       for (let t = 0; t < turns; t += 1) {
         const start = nowMs();
         const reply = await post(`${server.url}/sessions/${id}/v1/chat/completions`, { messages, tools: WEATHER_TOOLS });
@@ -224,8 +278,10 @@ async function benchChatLatency(backend: MockBackend, v1: RunningSessionServer, 
   }
   const p50 = { v1: quantile(added.v1, 0.5), v2: quantile(added.v2, 0.5) };
   const p99 = { v1: quantile(added.v1, 0.99), v2: quantile(added.v2, 0.99) };
-  console.log(`chat turn added latency (1 session at a time, ${added.v1.length} turns each): ` +
-    `v1 p50 ${fmt(p50.v1)} p99 ${fmt(p99.v1)}; v2 p50 ${fmt(p50.v2)} p99 ${fmt(p99.v2)} -> v2/v1 p50 ${(p50.v2 / p50.v1).toFixed(2)}x, p99 ${(p99.v2 / p99.v1).toFixed(2)}x (goal <= 1.2x)`);
+  console.log(
+    `chat turn added latency (1 session at a time, ${added.v1.length} turns each): ` +
+      `v1 p50 ${fmt(p50.v1)} p99 ${fmt(p99.v1)}; v2 p50 ${fmt(p50.v2)} p99 ${fmt(p99.v2)} -> v2/v1 p50 ${(p50.v2 / p50.v1).toFixed(2)}x, p99 ${(p99.v2 / p99.v1).toFixed(2)}x (goal <= 1.2x)`,
+  );
 }
 
 async function main(): Promise<void> {

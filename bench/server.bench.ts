@@ -24,7 +24,12 @@ interface ServerReply {
 }
 
 async function json(pool: Pool, path: string, body?: unknown): Promise<{ status: number; value: ServerReply }> {
-  const reply = await pool.request({ path, method: "POST", body: body === undefined ? undefined : JSON.stringify(body), headers: { "content-type": "application/json" } });
+  const reply = await pool.request({
+    path,
+    method: "POST",
+    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: { "content-type": "application/json" },
+  });
   const text = await reply.body.text();
   return { status: reply.statusCode, value: (text ? JSON.parse(text) : null) as ServerReply };
 }
@@ -145,7 +150,9 @@ async function heapPerSession(backend: MockBackend): Promise<void> {
   const perSession = (after - before) / HEAP_SESSIONS;
   const perSessionJson = jsonBytes / 64;
   console.log(`\nheap after ${HEAP_SESSIONS} sessions x ${TURNS} turns (${((HEAP_SESSIONS * TURNS) / seconds).toFixed(0)} turns/s at 64 clients)`);
-  console.log(`  heap per session: ${(perSession / 1024).toFixed(1)} KiB vs its GET /sessions JSON ${(perSessionJson / 1024).toFixed(1)} KiB (x${(perSession / perSessionJson).toFixed(2)})`);
+  console.log(
+    `  heap per session: ${(perSession / 1024).toFixed(1)} KiB vs its GET /sessions JSON ${(perSessionJson / 1024).toFixed(1)} KiB (x${(perSession / perSessionJson).toFixed(2)})`,
+  );
   await pool.close();
   await server.close();
 }

@@ -41,7 +41,7 @@ function buildSession(tokenizer: Qwen3Tokenizer, tito: Qwen3Tito, targetTokens: 
     messages.push({ role: "tool", content: MOCK_TOOL_RESULTS[turn % MOCK_TOOL_RESULTS.length], tool_call_id: `call${turn}` });
     messages.push({
       role: "assistant",
-      content: `Turn ${turn}: the weather in ${city} is ${MOCK_TOOL_RESULTS[turn % 4]}. Ask me about another city (#${turn * 7919 % 1000}).`,
+      content: `Turn ${turn}: the weather in ${city} is ${MOCK_TOOL_RESULTS[turn % 4]}. Ask me about another city (#${(turn * 7919) % 1000}).`,
     });
     turn += 1;
     if (turn % 20 === 0 || targetTokens < 5000) {

@@ -86,7 +86,13 @@ function main(): void {
 
   const source = Buffer.from(payload.buffer, payload.byteOffset, payload.length);
   const target = Buffer.alloc(bytes, 1);
-  const runs: Record<"copy" | "freshCopy" | "encode" | "encodeChunks" | "decode", number[]> = { copy: [], freshCopy: [], encode: [], encodeChunks: [], decode: [] };
+  const runs: Record<"copy" | "freshCopy" | "encode" | "encodeChunks" | "decode", number[]> = {
+    copy: [],
+    freshCopy: [],
+    encode: [],
+    encodeChunks: [],
+    decode: [],
+  };
   let sink = 0;
   for (let round = 0; round < ROUNDS; round++) {
     collect();

@@ -30,21 +30,48 @@ const ENTRIES = {
 
 // Declarations only, into a scratch folder (dist/ is left to `npm run build`).
 fs.rmSync(declarations, { recursive: true, force: true });
-execFileSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json", "--emitDeclarationOnly", "--declaration", "--outDir", declarations], { cwd: root, stdio: "inherit" });
+execFileSync(
+  process.execPath,
+  [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json", "--emitDeclarationOnly", "--declaration", "--outDir", declarations],
+  { cwd: root, stdio: "inherit" },
+);
 
 function configFor(entry, declarationFile) {
   return ExtractorConfig.prepare({
     configObject: {
       projectFolder: root,
       mainEntryPointFilePath: path.join(declarations, declarationFile),
-      compiler: { overrideTsconfig: { compilerOptions: { strict: true, skipLibCheck: true, types: ["node", "jest"], lib: ["ES2023"], module: "commonjs", moduleResolution: "node10", esModuleInterop: true } } },
-      apiReport: { enabled: true, reportFolder, reportTempFolder: path.join(declarations, "..", "report-temp"), reportFileName: entry === "jest-session-parity" ? "jest-session-parity" : `jest-session-parity.${entry}` },
+      compiler: {
+        overrideTsconfig: {
+          compilerOptions: {
+            strict: true,
+            skipLibCheck: true,
+            types: ["node", "jest"],
+            lib: ["ES2023"],
+            module: "commonjs",
+            moduleResolution: "node10",
+            esModuleInterop: true,
+          },
+        },
+      },
+      apiReport: {
+        enabled: true,
+        reportFolder,
+        reportTempFolder: path.join(declarations, "..", "report-temp"),
+        reportFileName: entry === "jest-session-parity" ? "jest-session-parity" : `jest-session-parity.${entry}`,
+      },
       docModel: { enabled: false },
       dtsRollup: { enabled: false },
       tsdocMetadata: { enabled: false },
       messages: {
         // A referenced type that no entry exports is listed in the report (and reviewed there), not an error.
-        extractorMessageReporting: { default: { logLevel: "warning" }, "ae-forgotten-export": { logLevel: "none", addToApiReportFile: true }, "ae-missing-release-tag": { logLevel: "none" }, "ae-undocumented": { logLevel: "none" }, "ae-unresolved-link": { logLevel: "none" } },
+        extractorMessageReporting: {
+          default: { logLevel: "warning" },
+          "ae-forgotten-export": { logLevel: "none", addToApiReportFile: true },
+          "ae-missing-release-tag": { logLevel: "none" },
+          "ae-undocumented": { logLevel: "none" },
+          "ae-unresolved-link": { logLevel: "none" },
+        },
         tsdocMessageReporting: { default: { logLevel: "none" } },
         compilerMessageReporting: { default: { logLevel: "warning" } },
       },

@@ -77,4 +77,12 @@ export {
   type PinnedTrajectory,
 } from "./snapshot";
 export { fuzzAgenticParity, replayAgentSchedule } from "./entries/on-demand-fuzz";
-export { formatFuzzReport, replayTestSource, describeSchedule, type AgentSchedule, type FuzzOptions, type FuzzReport, type FuzzCounterexample } from "./entries/fuzz-model";
+export {
+  formatFuzzReport,
+  replayTestSource,
+  describeSchedule,
+  type AgentSchedule,
+  type FuzzOptions,
+  type FuzzReport,
+  type FuzzCounterexample,
+} from "./entries/fuzz-model";

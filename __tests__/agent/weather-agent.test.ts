@@ -210,13 +210,17 @@ describe("runWeatherAgent", () => {
     await expect(runWeatherAgent({ baseUrl, toolCallFailureMode: "retry" as never })).rejects.toThrow(/unknown toolCallFailureMode "retry"/);
     await expect(runWeatherAgent({ baseUrl, sampling: { stream: false, tools: [] } })).rejects.toThrow(/sampling must not set tools, stream/);
     await expect(runWeatherAgent({ baseUrl, cycles: 0 })).rejects.toThrow(/cycles must be an integer >= 1/);
-    await expect(runWeatherAgent({ baseUrl, sampling: [0.5] as never })).rejects.toThrow("runWeatherAgent: sampling must be an object of chat-completion parameters, got an array");
+    await expect(runWeatherAgent({ baseUrl, sampling: [0.5] as never })).rejects.toThrow(
+      "runWeatherAgent: sampling must be an object of chat-completion parameters, got an array",
+    );
     await expect(runWeatherAgent({ baseUrl, stream: 1 as never })).rejects.toThrow("runWeatherAgent: stream must be true or false, got 1");
     expect(endpoint.requests).toHaveLength(0);
   });
 
   test("a failed chat call names the step, the status and the body", async () => {
-    endpoint = await startFakeSessionEndpoint((body, call) => (call === 3 ? { status: 400, body: '{"error":"rollback too deep"}' } : weatherScript(body, call)));
+    endpoint = await startFakeSessionEndpoint((body, call) =>
+      call === 3 ? { status: 400, body: '{"error":"rollback too deep"}' } : weatherScript(body, call),
+    );
     const failure = runWeatherAgent({ baseUrl: endpoint.baseUrl });
     await expect(failure).rejects.toBeInstanceOf(AgentChatError);
     await expect(failure).rejects.toMatchObject({ step: "step 3 tool_result", status: 400, body: '{"error":"rollback too deep"}' });
@@ -225,7 +229,9 @@ describe("runWeatherAgent", () => {
 
   test("a stream without [DONE] or with the wrong content type is an error", async () => {
     endpoint = await startFakeSessionEndpoint(() => ({ omitDone: true }));
-    await expect(runWeatherAgent({ baseUrl: endpoint.baseUrl })).rejects.toThrow(/initial chat call failed \(status 200\): SSE stream ended without data: \[DONE\]/);
+    await expect(runWeatherAgent({ baseUrl: endpoint.baseUrl })).rejects.toThrow(
+      /initial chat call failed \(status 200\): SSE stream ended without data: \[DONE\]/,
+    );
     await endpoint.close();
     endpoint = await startFakeSessionEndpoint(() => ({ status: 200, body: "{}", contentType: "application/json" }));
     await expect(runWeatherAgent({ baseUrl: endpoint.baseUrl })).rejects.toThrow(/expected text\/event-stream, got content-type "application\/json"/);
@@ -234,7 +240,13 @@ describe("runWeatherAgent", () => {
   test.each([
     ["SSE data that is not JSON", true, "text/event-stream", "data: {oops\n\ndata: [DONE]\n\n", "SSE data is not JSON: {oops"],
     ["an event after [DONE]", true, "text/event-stream", 'data: [DONE]\n\ndata: {"late":1}\n\n', 'SSE event after [DONE]: {"late":1}'],
-    ["a stream of plain completions", true, "text/event-stream", 'data: {"object":"chat.completion","choices":[]}\n\ndata: [DONE]\n\n', "initial: SSE event 0 is not a chat.completion.chunk"],
+    [
+      "a stream of plain completions",
+      true,
+      "text/event-stream",
+      'data: {"object":"chat.completion","choices":[]}\n\ndata: [DONE]\n\n',
+      "initial: SSE event 0 is not a chat.completion.chunk",
+    ],
     ["a stream with no chunk", true, "text/event-stream", "data: [DONE]\n\n", "initial: the SSE stream held no chunk before [DONE]"],
     ["a JSON reply that is not JSON", false, "application/json", "<html>", "reply is not JSON: <html>"],
     ["a JSON reply without choices", false, "application/json", '{"id":"x"}', 'reply has no choices[0].message: {"id":"x"}'],

@@ -20,14 +20,23 @@ describe("a loopback mock with small bounds", () => {
   let backend: MockBackend;
 
   beforeAll(async () => {
-    backend = await startMockBackend({ tokenizer: await loadTokenizer(), maxBodyBytes: 4096, maxLogEntries: 2, process: () => ({ text: "ok", outputIds: [9707], finishReason: "stop" }) as never });
+    backend = await startMockBackend({
+      tokenizer: await loadTokenizer(),
+      maxBodyBytes: 4096,
+      maxLogEntries: 2,
+      process: () => ({ text: "ok", outputIds: [9707], finishReason: "stop" }) as never,
+    });
   });
   afterAll(async () => {
     await backend?.close();
   });
 
   test("a body over the limit is answered 413 and never logged", async () => {
-    const reply = await request(`${backend.url}/generate`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "x".repeat(5000) }) });
+    const reply = await request(`${backend.url}/generate`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ text: "x".repeat(5000) }),
+    });
     expect(reply.statusCode).toBe(413);
     // The mock answers in SGLang's error shape, like its other refusals.
     expect(await reply.body.json()).toMatchObject({ object: "error", code: 413, message: "request body of 5011 bytes exceeds the 4096-byte limit" });

@@ -67,9 +67,7 @@ describe("useMockBackend", () => {
 
   test("both paths logged the same request bodies", () => {
     expect(inProcess.requestLog).toEqual(loopback.requestLog);
-    expect(inProcess.requests.map((entry) => [entry.path, entry.status])).toEqual(
-      loopback.requests.map((entry) => [entry.path, entry.status]),
-    );
+    expect(inProcess.requests.map((entry) => [entry.path, entry.status])).toEqual(loopback.requests.map((entry) => [entry.path, entry.status]));
     expect(inProcess.requestLog).toHaveLength(CASES.length);
   });
 

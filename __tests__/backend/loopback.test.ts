@@ -7,10 +7,7 @@ import type { Tokenizer } from "../../src/tokenizer/types";
 import { buildInitialMessages, WEATHER_TOOLS } from "../../src/agent/texts";
 import { TestClient, firstChoice } from "./http-client";
 
-const TOOLS = [
-  ...WEATHER_TOOLS,
-  { type: "function", function: { name: "get_time", description: "Current time in a zone.", parameters: { type: "object" } } },
-];
+const TOOLS = [...WEATHER_TOOLS, { type: "function", function: { name: "get_time", description: "Current time in a zone.", parameters: { type: "object" } } }];
 const toolBlock = (json: string): string => `<tool_call>\n${json}\n</tool_call>`;
 
 /** Answers whatever ProcessResult the test put in the request's `test_reply` field. */
@@ -245,17 +242,11 @@ describe("stats", () => {
     });
     const slowClient = new TestClient(slow.url, 16);
     try {
-      const replies = await Promise.all(
-        Array.from({ length: 16 }, (_, n) => slowClient.post("/v1/chat/completions", { messages: buildInitialMessages(), n })),
-      );
-      expect(replies.map((reply) => firstChoice(reply)["message"]["content"]).sort()).toEqual(
-        Array.from({ length: 16 }, (_, n) => `reply ${n}`).sort(),
-      );
+      const replies = await Promise.all(Array.from({ length: 16 }, (_, n) => slowClient.post("/v1/chat/completions", { messages: buildInitialMessages(), n })));
+      expect(replies.map((reply) => firstChoice(reply)["message"]["content"]).sort()).toEqual(Array.from({ length: 16 }, (_, n) => `reply ${n}`).sort());
       expect(slow.maxConcurrent).toBe(16);
       expect(slow.currentConcurrent).toBe(0);
-      expect(slow.requestLog.map((body) => body["n"]).sort((a, b) => Number(a) - Number(b))).toEqual(
-        Array.from({ length: 16 }, (_, n) => n),
-      );
+      expect(slow.requestLog.map((body) => body["n"]).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 16 }, (_, n) => n));
     } finally {
       await slowClient.close();
       await slow.close();
@@ -285,7 +276,13 @@ describe("bad input", () => {
     ["neither messages nor input_ids", "/v1/chat/completions", JSON.stringify({ tools: TOOLS }), 400, /`messages` or `input_ids`/],
     ["input_ids that are not token ids", "/v1/chat/completions", JSON.stringify({ input_ids: [1, "x"] }), 400, /`input_ids` must be/],
     ["messages that are not role objects", "/v1/chat/completions", JSON.stringify({ messages: ["hi"] }), 400, /`messages` must be/],
-    ["a tool entry that is not an object", "/v1/chat/completions", JSON.stringify({ messages: [{ role: "user", content: "hi" }], tools: ["get_weather"] }), 400, /could not render `messages` with `tools`: tools\[0\] must be a tool object/],
+    [
+      "a tool entry that is not an object",
+      "/v1/chat/completions",
+      JSON.stringify({ messages: [{ role: "user", content: "hi" }], tools: ["get_weather"] }),
+      400,
+      /could not render `messages` with `tools`: tools\[0\] must be a tool object/,
+    ],
     [
       "tool-call arguments that are not JSON",
       "/v1/chat/completions",

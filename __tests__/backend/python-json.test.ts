@@ -7,9 +7,9 @@ const roundTrip = (text: string): string => dumpPyJson(parsePyJson(text));
 
 describe("Python-compatible JSON", () => {
   test("re-serializes with Python separators, repr floats and exact integers", () => {
-    expect(
-      roundTrip('{"b":1,"a":[1.0,2.5e-7,1e16,1e15,0.0001,0.00001,-0.0,1E400,123456789012345678901234567890,-0,3.14159]}'),
-    ).toBe('{"b": 1, "a": [1.0, 2.5e-07, 1e+16, 1000000000000000.0, 0.0001, 1e-05, -0.0, Infinity, 123456789012345678901234567890, 0, 3.14159]}');
+    expect(roundTrip('{"b":1,"a":[1.0,2.5e-7,1e16,1e15,0.0001,0.00001,-0.0,1E400,123456789012345678901234567890,-0,3.14159]}')).toBe(
+      '{"b": 1, "a": [1.0, 2.5e-07, 1e+16, 1000000000000000.0, 0.0001, 1e-05, -0.0, Infinity, 123456789012345678901234567890, 0, 3.14159]}',
+    );
   });
 
   test("keeps key insertion order, including integer-like keys JavaScript objects would reorder", () => {

@@ -14,14 +14,26 @@ test("values without a negative zero are written exactly as JSON.stringify write
 });
 
 test("-0 anywhere is written -0.0 and parses back to -0", () => {
-  const reply = { meta_info: { output_token_logprobs: [[-0, 9707], [-1 / 128, 151645]] }, skipped: undefined, list: [undefined, -0] };
+  const reply = {
+    meta_info: {
+      output_token_logprobs: [
+        [-0, 9707],
+        [-1 / 128, 151645],
+      ],
+    },
+    skipped: undefined,
+    list: [undefined, -0],
+  };
   const text = stringifyReplyJson(reply);
   expect(text).toBe('{"meta_info":{"output_token_logprobs":[[-0.0,9707],[-0.0078125,151645]]},"list":[null,-0.0]}');
   expect(Object.is((JSON.parse(text) as typeof reply).meta_info.output_token_logprobs[0][0], -0)).toBe(true);
 });
 
 test("the native form swaps each -0 for its marker only during the call: the value is left as it was", () => {
-  const logprobs = [[-0, 9707], [-1 / 128, 151645]];
+  const logprobs = [
+    [-0, 9707],
+    [-1 / 128, 151645],
+  ];
   const reply = { meta_info: { output_token_logprobs: logprobs, nested: { z: -0 } } };
   expect(stringifyReplyJson(reply)).toBe('{"meta_info":{"output_token_logprobs":[[-0.0,9707],[-0.0078125,151645]],"nested":{"z":-0.0}}}');
   expect(Object.is(logprobs[0][0], -0)).toBe(true);

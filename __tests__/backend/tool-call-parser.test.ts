@@ -3,10 +3,7 @@
 import { parseQwen25ToolCalls } from "../../src/backend/tool-call-parser";
 import { WEATHER_TOOLS } from "../../src/agent/texts";
 
-const TOOLS = [
-  ...WEATHER_TOOLS,
-  { type: "function", function: { name: "get_time", description: "Time in a zone.", parameters: { type: "object" } } },
-];
+const TOOLS = [...WEATHER_TOOLS, { type: "function", function: { name: "get_time", description: "Time in a zone.", parameters: { type: "object" } } }];
 const block = (json: string): string => `<tool_call>\n${json}\n</tool_call>`;
 
 describe("parseQwen25ToolCalls", () => {

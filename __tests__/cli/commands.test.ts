@@ -165,7 +165,9 @@ describe("run verifies the --v1/--v2 versions before any trajectory", () => {
     });
     try {
       const error = await rejection(runParity(options({ v1: bare.url }), { env: {} }));
-      expect(error.message).toBe(`--v1 expects a v1 session server, but ${bare.url} is v2 (its session view has metadata.tree); are the --v1 and --v2 URLs swapped?`);
+      expect(error.message).toBe(
+        `--v1 expects a v1 session server, but ${bare.url} is v2 (its session view has metadata.tree); are the --v1 and --v2 URLs swapped?`,
+      );
     } finally {
       await bare.close();
     }
@@ -175,7 +177,9 @@ describe("run verifies the --v1/--v2 versions before any trajectory", () => {
     const error = await rejection(runParity(options({ v2: backend.url }), { env: {} }));
     expect(error.exitCode).toBe(2);
     expect(error.message).toMatch(
-      new RegExp(`^the v2 session server at ${backend.url.replace(/\./g, "\\.")} \\(--v2\\) failed the version check: it does not look like a session server: POST /sessions answered 404 `),
+      new RegExp(
+        `^the v2 session server at ${backend.url.replace(/\./g, "\\.")} \\(--v2\\) failed the version check: it does not look like a session server: POST /sessions answered 404 `,
+      ),
     );
   });
 });
@@ -203,6 +207,8 @@ describe("upstream 502s are a server problem, not a parity failure", () => {
       /^trajectory 0 \(v1\): agent failed for session [0-9a-f]{32} on http:\/\/127\.0\.0\.1:\d+: weather agent: initial chat call failed \(status 502\): \{"error":"upstream engine unavailable"\}$/,
     );
     const verdict = out.trimEnd().split("\n").pop();
-    expect(verdict).toMatch(/^ERROR: 4 of 4 runs failed on a server problem, so their payloads were never compared \(.*\)\. First cause: trajectory 0 \(v1\): /);
+    expect(verdict).toMatch(
+      /^ERROR: 4 of 4 runs failed on a server problem, so their payloads were never compared \(.*\)\. First cause: trajectory 0 \(v1\): /,
+    );
   });
 });

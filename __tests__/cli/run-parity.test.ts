@@ -45,7 +45,10 @@ describe("start-up errors exit 2 and name what is at fault", () => {
 
   test("a malformed variable is named with its value", async () => {
     const error = await exitOf(runParity(options(), { env: { SESSION_PARITY_V2_URL: "localhost:8002" } }));
-    expect(error).toMatchObject({ exitCode: 2, message: 'SESSION_PARITY_V2_URL holds "localhost:8002", which must be an http(s) URL or a comma-separated list of them' });
+    expect(error).toMatchObject({
+      exitCode: 2,
+      message: 'SESSION_PARITY_V2_URL holds "localhost:8002", which must be an http(s) URL or a comma-separated list of them',
+    });
   });
 
   test("a tokenizer checkpoint from the variable that cannot be loaded names the variable and the directory", async () => {
@@ -84,7 +87,11 @@ describe("executeRun", () => {
 
   test("two cycles: 14 requests per run, topology not applicable, sample parity still judged", async () => {
     const out: string[] = [];
-    const { exitCode, report } = await executeRun(options({ cycles: 2 }), { out: { write: (chunk: string) => out.push(chunk) }, err: { write: () => true }, env: {} });
+    const { exitCode, report } = await executeRun(options({ cycles: 2 }), {
+      out: { write: (chunk: string) => out.push(chunk) },
+      err: { write: () => true },
+      env: {},
+    });
     expect(exitCode).toBe(0);
     expect(report.runs.map((run) => run.requests)).toEqual([14, 14]);
     expect(report.trajectories[0].topology).toBeNull();
@@ -96,7 +103,9 @@ describe("executeRun", () => {
   test("a --json file that cannot be written exits 2 after the report was printed", async () => {
     const out: string[] = [];
     const file = path.join(scratch, "gone", "report.json");
-    const error = await exitOf(executeRun(options({ json: file }), { out: { write: (chunk: string) => out.push(chunk) }, err: { write: () => true }, env: {} }));
+    const error = await exitOf(
+      executeRun(options({ json: file }), { out: { write: (chunk: string) => out.push(chunk) }, err: { write: () => true }, env: {} }),
+    );
     expect(error.exitCode).toBe(2);
     expect(error.message).toMatch(new RegExp(`^cannot write the --json report to ${file.replace(/[.\\/]/g, "\\$&")}: ENOENT`));
     expect(out.join("")).toMatch(/^PASS: 1\/1 trajectory/m);

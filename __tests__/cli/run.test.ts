@@ -61,7 +61,12 @@ test("--json writes a report holding 2 x batch runs with verdicts, timings, serv
     expect(report.servers[name].origin).toBe("embedded");
     expect(report.servers[name].url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   }
-  expect(report.servers.v2.health).toEqual({ status: "ok", session_server_instance_id: "session-parity-v2", session_server_version: "v2", package_version: packageVersion() });
+  expect(report.servers.v2.health).toEqual({
+    status: "ok",
+    session_server_instance_id: "session-parity-v2",
+    session_server_version: "v2",
+    package_version: packageVersion(),
+  });
   expect(report.timings.floorMs).toBe(0);
   expect(report.timings.totalMs).toBeGreaterThanOrEqual(report.timings.trajectoriesMs);
 });

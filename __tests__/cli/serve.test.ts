@@ -41,27 +41,31 @@ afterAll(async () => {
   await backend.close();
 });
 
-test.each(["SIGTERM", "SIGINT"] as const)("serve prints its URL, serves, and exits 0 on %s", async (signal) => {
-  const child = spawnCli(["serve", "--version", "v1", "--backend", backend.url, "--port", "0", "--instance-id", `cli-${signal}`]);
-  const exited = exitOf(child);
-  try {
-    const line = await firstLine(child);
-    const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(line);
-    expect(match).not.toBeNull();
-    const url = match![1];
-    const health = await call("GET", `${url}/health`);
-    expect(health.json()).toMatchObject({ status: "ok", session_server_instance_id: `cli-${signal}`, session_server_version: "v1" });
-    const id = await createSession(url);
-    const reply = await chat(url, id, { messages: [{ role: "user", content: "from the cli" }] });
-    expect(reply.status).toBe(200);
-    child.kill(signal);
-    const { code } = await exited;
-    expect(code).toBe(0);
-    await expect(call("GET", `${url}/health`)).rejects.toThrow();
-  } finally {
-    if (child.exitCode === null) child.kill("SIGKILL");
-  }
-}, 60_000);
+test.each(["SIGTERM", "SIGINT"] as const)(
+  "serve prints its URL, serves, and exits 0 on %s",
+  async (signal) => {
+    const child = spawnCli(["serve", "--version", "v1", "--backend", backend.url, "--port", "0", "--instance-id", `cli-${signal}`]);
+    const exited = exitOf(child);
+    try {
+      const line = await firstLine(child);
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(line);
+      expect(match).not.toBeNull();
+      const url = match![1];
+      const health = await call("GET", `${url}/health`);
+      expect(health.json()).toMatchObject({ status: "ok", session_server_instance_id: `cli-${signal}`, session_server_version: "v1" });
+      const id = await createSession(url);
+      const reply = await chat(url, id, { messages: [{ role: "user", content: "from the cli" }] });
+      expect(reply.status).toBe(200);
+      child.kill(signal);
+      const { code } = await exited;
+      expect(code).toBe(0);
+      await expect(call("GET", `${url}/health`)).rejects.toThrow();
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  },
+  60_000,
+);
 
 test("serve --version v2 starts the tree server", async () => {
   const child = spawnCli(["serve", "--version", "v2", "--backend", backend.url]);
@@ -102,12 +106,19 @@ test.each([
   [["serve", "--version", "v3", "--backend", "http://127.0.0.1:1"], "v3"],
   [["serve", "--version", "v1", "--backend", "not-a-url"], "--backend"],
   [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--port", "70000"], "--port"],
-  [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--no-check-backend", "--hf-checkpoint", "/nonexistent-checkpoint-dir"], "cannot read tokenizer checkpoint /nonexistent-checkpoint-dir: directory not found"],
+  [
+    ["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--no-check-backend", "--hf-checkpoint", "/nonexistent-checkpoint-dir"],
+    "cannot read tokenizer checkpoint /nonexistent-checkpoint-dir: directory not found",
+  ],
   [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--no-check-backend", "--sample-picker", "hooks#pick"], "v2 options"],
   [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--message-matcher", "fuzzy"], "--message-matcher"],
-])("bad arguments exit non-zero with a message naming the problem: %j", async (args, needle) => {
-  const child = spawnCli(args);
-  const { code, stderr } = await exitOf(child);
-  expect(code).toBe(2);
-  expect(stderr).toContain(needle);
-}, 60_000);
+])(
+  "bad arguments exit non-zero with a message naming the problem: %j",
+  async (args, needle) => {
+    const child = spawnCli(args);
+    const { code, stderr } = await exitOf(child);
+    expect(code).toBe(2);
+    expect(stderr).toContain(needle);
+  },
+  60_000,
+);

@@ -85,7 +85,9 @@ export async function runInSession<T>(target: ServerUnderTest, drive: (baseURL: 
     const fields = target.version === "v1" ? WIRE_FIELDS_V1 : WIRE_FIELDS_V2;
     const decoded = decodeSamplesReply(payload, buildWeatherInputSamples(1)[0], { fields });
     const metadata = snapshot.metadata as Record<string, any>;
-    const treeNodes = metadata.tree ? (metadata.tree.nodes as Array<{ id: number; parent: number | null }>).map((n): [number, number | null] => [n.id, n.parent]) : null;
+    const treeNodes = metadata.tree
+      ? (metadata.tree.nodes as Array<{ id: number; parent: number | null }>).map((n): [number, number | null] => [n.id, n.parent])
+      : null;
     return {
       result,
       outcome: {
@@ -112,7 +114,11 @@ function completionIds(record: Record<string, any>): number[] {
 export function expectContinuous(version: SessionServerVersion, outcome: SessionOutcome): void {
   expect(outcome.warnings).toEqual([]);
   expect(outcome.records).toHaveLength(2);
-  if (version === "v2") expect(outcome.treeNodes).toEqual([[0, null], [1, 0]]);
+  if (version === "v2")
+    expect(outcome.treeNodes).toEqual([
+      [0, null],
+      [1, 0],
+    ]);
   expect(outcome.samples).toHaveLength(1);
   const [first, second] = outcome.records;
   const sample = outcome.samples[0];
@@ -140,7 +146,10 @@ export function expectBroken(version: SessionServerVersion, outcome: SessionOutc
     expect(outcome.samples[0].weight_versions).toEqual(["w1"]);
   } else {
     expect(outcome.warnings[0]).toMatch(/^v2 starts a new root instead of extending node 0: /);
-    expect(outcome.treeNodes).toEqual([[0, null], [1, null]]);
+    expect(outcome.treeNodes).toEqual([
+      [0, null],
+      [1, null],
+    ]);
     expect(outcome.records).toHaveLength(1); // the active path: the new root alone
     // two roots, so no retry superseded the other: both leaves become samples (higher leaf id first, as
     // drop_retries orders equal-depth survivors) and neither holds both generations

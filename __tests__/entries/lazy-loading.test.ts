@@ -22,14 +22,28 @@ function modulesLoadedBy(entry: string, afterLoad = ""): { before: string[]; aft
   return JSON.parse(stdout) as { before: string[]; after: string[] };
 }
 
-const heavyOf = (loaded: readonly string[]): string[] => [...new Set(loaded.filter((file) => HEAVY.test(file)).map((file) => file.split(/node_modules[\\/]/)[1].split(/[\\/]/).slice(0, 2).join("/")))];
+const heavyOf = (loaded: readonly string[]): string[] => [
+  ...new Set(
+    loaded
+      .filter((file) => HEAVY.test(file))
+      .map((file) =>
+        file
+          .split(/node_modules[\\/]/)[1]
+          .split(/[\\/]/)
+          .slice(0, 2)
+          .join("/"),
+      ),
+  ),
+];
 
 test("the fixture run against given servers loads undici only: no msw, no tokenizer, no server code", () => {
   const { before } = modulesLoadedBy("src/fixture/run-trajectories.ts");
   expect(heavyOf(before).filter((name) => !name.startsWith("undici/"))).toEqual([]);
   // The URL-credential redaction helper is pure string work shared by the fixture's failure texts; nothing else of
   // the servers, the mock or the tokenizer may load.
-  const componentCode = before.filter((file) => /[\\/]src[\\/](server|backend|tokenizer)[\\/]/.test(file) && !/[\\/]src[\\/]server[\\/]redaction\.ts$/.test(file));
+  const componentCode = before.filter(
+    (file) => /[\\/]src[\\/](server|backend|tokenizer)[\\/]/.test(file) && !/[\\/]src[\\/]server[\\/]redaction\.ts$/.test(file),
+  );
   expect(componentCode).toEqual([]);
 });
 
@@ -41,7 +55,10 @@ test.each(["src/entries/matchers.ts", "setup/setup.ts"])("requiring %s loads no 
 
 test("requiring the root loads no heavy library; its fixture entry points load their implementation on first call", () => {
   // A call with bad options loads the implementation, which rejects the options before opening anything.
-  const { before, after } = modulesLoadedBy("src/index.ts", "await entry.runAgenticRetryTrajectories({ version: 'v3', inputSamples: [] }).catch(() => undefined);");
+  const { before, after } = modulesLoadedBy(
+    "src/index.ts",
+    "await entry.runAgenticRetryTrajectories({ version: 'v3', inputSamples: [] }).catch(() => undefined);",
+  );
   expect(before.some((file) => file.endsWith(path.join("src", "index.ts")))).toBe(true);
   expect(heavyOf(before)).toEqual([]);
   expect(heavyOf(after)).toContain("undici/index.js");

@@ -11,10 +11,16 @@ const schedule = (steps: FuzzStep[], extra: Partial<AgentSchedule> = {}): AgentS
 describe("the v1/v2 model", () => {
   // mirrors tests/fast/router/test_session_v1_v2_parity.py: a pure retry is a superseded sibling, v2 keeps v1's line
   test("a pure retry becomes a sibling that supersedes the old leaf", () => {
-    const p = predictSchedule(schedule([step({ kind: "user", variant: 0 }), step({ kind: "retry", depth: 1, divergent: false, variant: 0 }, { kind: "text", variant: 1 })]));
+    const p = predictSchedule(
+      schedule([step({ kind: "user", variant: 0 }), step({ kind: "retry", depth: 1, divergent: false, variant: 0 }, { kind: "text", variant: 1 })]),
+    );
     expect(p.v1.calls.map((c) => c.status)).toEqual([200, 200, 200]);
     expect(p.v1.records).toEqual([0, 2]);
-    expect(p.v2.tree.nodes).toEqual([[0, null], [1, 0], [2, 0]]);
+    expect(p.v2.tree.nodes).toEqual([
+      [0, null],
+      [1, 0],
+      [2, 0],
+    ]);
     expect(p.v2.tree.kept).toEqual([2]);
     expect(p.agree).toBe(true);
   });
@@ -23,7 +29,11 @@ describe("the v1/v2 model", () => {
   test("a two-step rewind is a v1 400 and a v2 branch", () => {
     const p = predictSchedule(schedule([step({ kind: "user", variant: 0 }), step({ kind: "retry", depth: 2, divergent: false, variant: 0 })]));
     expect(p.v1.calls.map((c) => c.status)).toEqual([200, 200, 400]);
-    expect(p.v2.tree.nodes).toEqual([[0, null], [1, 0], [2, null]]);
+    expect(p.v2.tree.nodes).toEqual([
+      [0, null],
+      [1, 0],
+      [2, null],
+    ]);
     expect(p.v2.tree.kept).toEqual([1, 2]);
     expect(p.agree).toBe(false);
   });
@@ -40,18 +50,27 @@ describe("the v1/v2 model", () => {
     const p = predictSchedule(schedule([step({ kind: "retry", depth: 1, divergent: true, variant: 0 })]));
     expect(p.v1.calls.map((c) => c.status)).toEqual([200, 200]);
     expect(p.v1.records).toEqual([1]);
-    expect(p.v2.tree.nodes).toEqual([[0, null], [1, null]]);
+    expect(p.v2.tree.nodes).toEqual([
+      [0, null],
+      [1, null],
+    ]);
     expect(p.v2.tree.kept).toEqual([1, 0]);
     expect(p.agree).toBe(false);
   });
 
   test("identical retries attach under the newest equal node (ties go to the newest)", () => {
     const p = predictSchedule(schedule([step({ kind: "retry", depth: 1, divergent: false, variant: 0 }), step({ kind: "user", variant: 0 })]));
-    expect(p.v2.tree.nodes).toEqual([[0, null], [1, null], [2, 1]]);
+    expect(p.v2.tree.nodes).toEqual([
+      [0, null],
+      [1, null],
+      [2, 1],
+    ]);
   });
 
   test("tool results answer each tool call of the last reply", () => {
-    const p = predictSchedule(schedule([step({ kind: "user", variant: 0 }, { kind: "tool_calls", cities: [0, 1] }), step({ kind: "tool_results", variant: 0 })]));
+    const p = predictSchedule(
+      schedule([step({ kind: "user", variant: 0 }, { kind: "tool_calls", cities: [0, 1] }), step({ kind: "tool_results", variant: 0 })]),
+    );
     expect(p.agree).toBe(true);
     expect(p.v1.records).toEqual([0, 1, 2]);
   });

@@ -90,5 +90,8 @@ export const PLANTED_BUGS: ReadonlyArray<{ name: string; options: () => FuzzEnvi
   { name: "a v2 picker that keeps superseded retry leaves", options: () => ({ v2Server: { samplePicker: keepSupersededLeaves } }) },
   { name: "a v2 policy that attaches one node too shallow", options: () => ({ v2Server: { policy: shallowAttachPolicy() } }) },
   { name: "a v1 that accepts a two-step rewind", options: () => ({ v1Server: { policy: deepRollbackV1Policy() } }) },
-  { name: "an assembly that drops the loss mask of an injected assistant turn", options: () => ({ v2Server: { samplePostprocessor: dropInjectedAssistantMask } }) },
+  {
+    name: "an assembly that drops the loss mask of an injected assistant turn",
+    options: () => ({ v2Server: { samplePostprocessor: dropInjectedAssistantMask } }),
+  },
 ];

@@ -2,15 +2,7 @@
 // Each case checks the raw differences and the rendered failure message.
 import { PrefixCacheInfo, Sample, SpecInfo } from "../../src/wire/sample";
 import { Tensor } from "../../src/wire/tensor";
-import {
-  BitwiseUsageError,
-  MISSING,
-  type BitwiseOptions,
-  compareBitwise,
-  compareBitwiseSummary,
-  formatDifferences,
-  isBitwiseEqual,
-} from "../../src/matchers";
+import { BitwiseUsageError, MISSING, type BitwiseOptions, compareBitwise, compareBitwiseSummary, formatDifferences, isBitwiseEqual } from "../../src/matchers";
 import { fromFloat64Bits, thrownMessage } from "./helpers";
 
 describe("signed zero", () => {
@@ -68,9 +60,7 @@ describe("NaN payloads", () => {
   test("inside a Float64Array the raw element bits are reported", () => {
     const left = new Float64Array(new BigUint64Array([0x3ff0000000000000n, 0x7ff8000000000000n]).buffer);
     const right = new Float64Array(new BigUint64Array([0x3ff0000000000000n, 0x7ff8000000000001n]).buffer);
-    expect(compareBitwise(left, right)).toEqual([
-      expect.objectContaining({ path: "value[1]", leftBits: "7ff8000000000000", rightBits: "7ff8000000000001" }),
-    ]);
+    expect(compareBitwise(left, right)).toEqual([expect.objectContaining({ path: "value[1]", leftBits: "7ff8000000000000", rightBits: "7ff8000000000001" })]);
     expect(() => expect(left).toBeBitwiseEqual(right)).toThrow("value[1]: 0x7ff8000000000000 (NaN) vs 0x7ff8000000000001 (NaN)");
     expect(left).not.toBeBitwiseEqual(right);
   });
@@ -100,7 +90,11 @@ describe("Tensors", () => {
   });
 
   test("an int32 replay tensor difference names the element and counts all of them", () => {
-    const left = new Tensor("I32", [4, 2, 3], Int32Array.from({ length: 24 }, (_, i) => i));
+    const left = new Tensor(
+      "I32",
+      [4, 2, 3],
+      Int32Array.from({ length: 24 }, (_, i) => i),
+    );
     const rightData = left.data.slice();
     rightData[1 * 6 + 1 * 3 + 2] = -1;
     rightData[23] = 99;
@@ -168,7 +162,9 @@ describe("declared-field classes", () => {
       ) {}
     }
     expect(new Turn("user", [1])).toBeBitwiseEqual(new Turn("user", [1]));
-    expect(() => expect(new Turn("user", [1])).toBeBitwiseEqual(new Turn("user", [2]))).toThrow(/turn\.ids\[0\]: 0x3ff0000000000000 \(1\) vs 0x4000000000000000 \(2\)/);
+    expect(() => expect(new Turn("user", [1])).toBeBitwiseEqual(new Turn("user", [2]))).toThrow(
+      /turn\.ids\[0\]: 0x3ff0000000000000 \(1\) vs 0x4000000000000000 \(2\)/,
+    );
     expect(() => expect(new Turn("user", [1])).toBeBitwiseEqual(new OtherTurn("user", [1]))).toThrow("turn: Turn vs OtherTurn");
     expect(() => expect(new Sample()).toBeBitwiseEqual({ ...new Sample() })).toThrow(/sample: Sample vs Object \{group_index, index/);
   });
@@ -226,14 +222,18 @@ describe("plain objects, null, undefined and missing keys", () => {
     expect(() => expect([1, 2, 3]).toBeBitwiseEqual([1, 2])).toThrow("value: length 3 vs 2");
     expect(() => expect({ "odd key": true }).toBeBitwiseEqual({ "odd key": false })).toThrow('value["odd key"]: true vs false');
     expect(new Map([["a", [1]]])).toBeBitwiseEqual(new Map([["a", [1]]]));
-    expect(() => expect(new Map([["a", 1]])).toBeBitwiseEqual(new Map([["b", 1]]))).toThrow(/value\.get\("a"\): missing on the right\n {2}value\.get\("b"\): missing on the left/);
+    expect(() => expect(new Map([["a", 1]])).toBeBitwiseEqual(new Map([["b", 1]]))).toThrow(
+      /value\.get\("a"\): missing on the right\n {2}value\.get\("b"\): missing on the left/,
+    );
     expect(() => expect(1n).toBeBitwiseEqual(2n)).toThrow("value: 1n vs 2n");
   });
 
   test("long strings show where they start to differ", () => {
     const left = "x".repeat(100) + "left tail";
     const right = "x".repeat(100) + "right tail";
-    expect(() => expect({ response: left }).toBeBitwiseEqual({ response: right })).toThrow(/value\.response: strings differ at index 100 \(lengths 109 vs 110\)/);
+    expect(() => expect({ response: left }).toBeBitwiseEqual({ response: right })).toThrow(
+      /value\.response: strings differ at index 100 \(lengths 109 vs 110\)/,
+    );
   });
 });
 
@@ -292,7 +292,9 @@ describe("usage errors name the path", () => {
     expect(() => expect(1).toBeBitwiseEqual(1, "options" as unknown as BitwiseOptions)).toThrow("bitwise options must be an object, got string");
     expect(() => expect(1).toBeBitwiseEqual(1, [] as unknown as BitwiseOptions)).toThrow("bitwise options must be an object, got an array");
     expect(() => expect.bitwiseEqualTo(1, typo)).toThrow(BitwiseUsageError);
-    expect(() => expect.not.bitwiseEqualTo(1, { metadataProjecton: () => ({}) } as unknown as BitwiseOptions)).toThrow(/unknown bitwise option "metadataProjecton"/);
+    expect(() => expect.not.bitwiseEqualTo(1, { metadataProjecton: () => ({}) } as unknown as BitwiseOptions)).toThrow(
+      /unknown bitwise option "metadataProjecton"/,
+    );
     expect(() => isBitwiseEqual(1, 1, typo)).toThrow(BitwiseUsageError);
   });
 });

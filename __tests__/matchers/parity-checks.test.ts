@@ -1,6 +1,20 @@
 // The scenario checks and matchers on real weather runs (a private latency-free environment, not the global one),
 // edited copy by copy to show each failure names its part and prints its differences.
-import { buildWeatherInputSamples, checkAgentMetadata, checkRetryTopology, checkToolCallRoundTrips, checkTrainingPayloadParity, runAgenticRetryTrajectories, startParityEnvironment, WEATHER_AGENT_METADATA, WEATHER_RETRY_TOPOLOGY, WEATHER_TOOL_ROUND_TRIPS, type JsonObject, type ParityEnvironment, type SessionParityRun } from "../../src";
+import {
+  buildWeatherInputSamples,
+  checkAgentMetadata,
+  checkRetryTopology,
+  checkToolCallRoundTrips,
+  checkTrainingPayloadParity,
+  runAgenticRetryTrajectories,
+  startParityEnvironment,
+  WEATHER_AGENT_METADATA,
+  WEATHER_RETRY_TOPOLOGY,
+  WEATHER_TOOL_ROUND_TRIPS,
+  type JsonObject,
+  type ParityEnvironment,
+  type SessionParityRun,
+} from "../../src";
 import { drawRetryTree, sessionParityMatchers } from "../../src/matchers";
 import { deepCopySample } from "../../src/wire/sample-copy";
 import { thrownMessage } from "./helpers";
@@ -64,9 +78,16 @@ describe("retry topology", () => {
         "leaves: 4 [0, 1, 2, 3, 4], 5 [0, 1, 2, 3, 5], 8 [0, 1, 2, 3, 6, 7, 8]",
       ].join("\n"),
     );
-    expect(drawRetryTree([{ id: 0, parent: 1 }, { id: 1, parent: 0 }, { id: 2, parent: 9 }], [])).toBe(
-      ["2 [parent 9 not in the tree]", "(not reachable from a root: (0, parent 1), (1, parent 0))", "leaves: none"].join("\n"),
-    );
+    expect(
+      drawRetryTree(
+        [
+          { id: 0, parent: 1 },
+          { id: 1, parent: 0 },
+          { id: 2, parent: 9 },
+        ],
+        [],
+      ),
+    ).toBe(["2 [parent 9 not in the tree]", "(not reachable from a root: (0, parent 1), (1, parent 0))", "leaves: none"].join("\n"));
   });
 
   test("a v2 run passes; its bare tree passes without selectedLeaf and fails with it, saying why", () => {
@@ -80,7 +101,9 @@ describe("retry topology", () => {
 
   test("a v1 run has no tree to check", () => {
     const verdict = checkRetryTopology(v1[0], WEATHER_RETRY_TOPOLOGY);
-    expect(verdict.failures).toEqual([{ part: "tree", message: "received is a v1 run without metadata.tree (only v2 servers keep a tree)", differences: [], totalDifferences: 0 }]);
+    expect(verdict.failures).toEqual([
+      { part: "tree", message: "received is a v1 run without metadata.tree (only v2 servers keep a tree)", differences: [], totalDifferences: 0 },
+    ]);
     expect(verdict.receivedTree).toBeNull();
   });
 
@@ -88,7 +111,9 @@ describe("retry topology", () => {
     const run = copyRun(v2[1]);
     (treeOf(run).leaves[2].path_node_ids as number[]).splice(4, 1);
     const message = thrownMessage(() => expect(run).toHaveRetryTopology(WEATHER_RETRY_TOPOLOGY));
-    expect(message).toContain("First difference: first differing leaf: tree.leaves[2] is (8, path [0, 1, 2, 3, 7, 8]), expected (8, path [0, 1, 2, 3, 6, 7, 8])");
+    expect(message).toContain(
+      "First difference: first differing leaf: tree.leaves[2] is (8, path [0, 1, 2, 3, 7, 8]), expected (8, path [0, 1, 2, 3, 6, 7, 8])",
+    );
     expect(message).toContain("tree.leaves[2].path_node_ids: length 6 vs 7");
     expect(message).toContain("leaves: 4 [0, 1, 2, 3, 4], 5 [0, 1, 2, 3, 5], 8 [0, 1, 2, 3, 7, 8]");
   });
@@ -101,11 +126,17 @@ describe("retry topology", () => {
     expect(verdict.firstDifference).toBe("first differing node: tree.nodes[8] is absent, expected (8, parent 7)");
     expect(verdict.failures.map((failure) => failure.part)).toEqual(["tree.nodes", "selected leaf"]);
     expect(verdict.failures[1].message).toBe("samples[0].metadata.leaf does not describe leaf 8 of the tree (parent, path or response_id)");
-    expect(verdict.failures[1].differences[0]).toMatchObject({ path: "samples[0].metadata.leaf.response_id", left: "chatcmpl-00000000", right: "<no tree node with that id>" });
+    expect(verdict.failures[1].differences[0]).toMatchObject({
+      path: "samples[0].metadata.leaf.response_id",
+      left: "chatcmpl-00000000",
+      right: "<no tree node with that id>",
+    });
   });
 
   test("a malformed expectation is a usage error", () => {
-    expect(() => checkRetryTopology(v2[0], { nodes: [[0, null]], leaves: [[0, [0]]], selectedLeaf: 3 })).toThrow("expected.selectedLeaf 3 is not one of the expected leaves");
+    expect(() => checkRetryTopology(v2[0], { nodes: [[0, null]], leaves: [[0, [0]]], selectedLeaf: 3 })).toThrow(
+      "expected.selectedLeaf 3 is not one of the expected leaves",
+    );
     expect(() => checkRetryTopology(v2[0], { nodes: [[0]] as never, leaves: [] })).toThrow("expected.nodes[0] must be [id, parent]");
   });
 });
@@ -114,7 +145,9 @@ describe("agent metadata", () => {
   test("both versions carry it; .not fails with the checked parts listed", () => {
     expect(checkAgentMetadata(v2[0], WEATHER_AGENT_METADATA).checkedParts).toEqual(["sessionMetadata.agent", "samples[0].metadata"]);
     expect(checkAgentMetadata(v1[0], WEATHER_AGENT_METADATA).checkedParts).toEqual(["samples[0].metadata"]);
-    expect(thrownMessage(() => expect(v1[1]).not.toMatchAgentMetadata(WEATHER_AGENT_METADATA))).toContain("Checked: samples[0].metadata; every part passed, so .not fails.");
+    expect(thrownMessage(() => expect(v1[1]).not.toMatchAgentMetadata(WEATHER_AGENT_METADATA))).toContain(
+      "Checked: samples[0].metadata; every part passed, so .not fails.",
+    );
   });
 
   test("a differing counter on the server side and a missing key on the sample are named with the sample", () => {
@@ -122,8 +155,12 @@ describe("agent metadata", () => {
     (run.sessionMetadata.agent as JsonObject).rollback_count = 3;
     delete run.samples[0].metadata.user_count;
     const message = thrownMessage(() => expect(run).toMatchAgentMetadata(WEATHER_AGENT_METADATA));
-    expect(message).toContain("[sessionMetadata.agent] v2 sessionMetadata.agent differs from the expected agent metadata\n    sessionMetadata.agent.rollback_count: 3 vs 2\n    1 difference in total");
-    expect(message).toContain('[samples[0].metadata] sample 0 (rollout_id 1) of the v2 run: metadata key "user_count" differs from the expected agent metadata\n    samples[0].metadata.user_count: missing on the left');
+    expect(message).toContain(
+      "[sessionMetadata.agent] v2 sessionMetadata.agent differs from the expected agent metadata\n    sessionMetadata.agent.rollback_count: 3 vs 2\n    1 difference in total",
+    );
+    expect(message).toContain(
+      '[samples[0].metadata] sample 0 (rollout_id 1) of the v2 run: metadata key "user_count" differs from the expected agent metadata\n    samples[0].metadata.user_count: missing on the left',
+    );
   });
 
   test("a -0 counter is not 0", () => {
@@ -134,7 +171,9 @@ describe("agent metadata", () => {
   });
 
   test("something that is not a run", () => {
-    expect(thrownMessage(() => expect(v1[0].samples[0]).toMatchAgentMetadata(WEATHER_AGENT_METADATA))).toContain("toMatchAgentMetadata: received is not a SessionParityRun: it lacks");
+    expect(thrownMessage(() => expect(v1[0].samples[0]).toMatchAgentMetadata(WEATHER_AGENT_METADATA))).toContain(
+      "toMatchAgentMetadata: received is not a SessionParityRun: it lacks",
+    );
     expect(checkAgentMetadata(v1[0].samples[0], WEATHER_AGENT_METADATA).failures).toEqual([
       { part: "run", message: expect.stringContaining("received is not a SessionParityRun"), differences: [], totalDifferences: 0, usage: true },
     ]);
@@ -174,7 +213,9 @@ describe("tool-call round trips", () => {
     const calls = (((first.response as Row).choices as Row[])[0].message as Row).tool_calls as Row[];
     calls.push(calls[0]);
     (toolCall(third).function as Row).arguments = "{location: Shanghai}";
-    const message = thrownMessage(() => expect(run).toRoundTripToolCalls([...WEATHER_TOOL_ROUND_TRIPS, { call: 7, result: 8, name: "get_weather", arguments: {} }]));
+    const message = thrownMessage(() =>
+      expect(run).toRoundTripToolCalls([...WEATHER_TOOL_ROUND_TRIPS, { call: 7, result: 8, name: "get_weather", arguments: {} }]),
+    );
     expect(message).toContain("record 0's response holds 2 tool calls, expected exactly one call to get_weather");
     expect(message).toMatch(/record 2's get_weather arguments are not valid JSON \(.+\): "\{location: Shanghai\}"/);
     expect(message).toContain("record 7 does not exist (the session has 7 records)");
@@ -206,7 +247,10 @@ describe("training-payload parity", () => {
   });
 
   test("swapped versions, a session-metadata bit and a max_trim_tokens mismatch each name their part", () => {
-    expect(checkTrainingPayloadParity(v2[0], v1[0]).failures[0]).toMatchObject({ part: "versions", message: "expected a v1 run compared with a v2 run, got v2 (received) and v1 (expected)" });
+    expect(checkTrainingPayloadParity(v2[0], v1[0]).failures[0]).toMatchObject({
+      part: "versions",
+      message: "expected a v1 run compared with a v2 run, got v2 (received) and v1 (expected)",
+    });
     const left = copyRun(v1[0]);
     const ids = left.sessionMetadata.accumulated_token_ids as number[];
     ids[3] += 1;
@@ -214,8 +258,12 @@ describe("training-payload parity", () => {
     const verdict = checkTrainingPayloadParity(left, v2[0]);
     expect(verdict.failures.map((failure) => failure.part)).toEqual(["max_trim_tokens", "session metadata"]);
     const message = thrownMessage(() => expect(left).toHaveTrainingPayloadParity(v2[0]));
-    expect(message).toContain("[max_trim_tokens] v1 samples[0].metadata.max_trim_tokens (left) differs from v2 sessionMetadata.max_trim_tokens (right)\n    max_trim_tokens: 1 vs 0");
-    expect(message).toMatch(/\[session metadata\] v1 session metadata \(left\) is not bitwise equal to v2's without agent and tree \(right\)\n {4}sessionMetadata\.accumulated_token_ids\[3\]: 0x[0-9a-f]{16} \(\d+\) vs 0x[0-9a-f]{16} \(\d+\)/);
+    expect(message).toContain(
+      "[max_trim_tokens] v1 samples[0].metadata.max_trim_tokens (left) differs from v2 sessionMetadata.max_trim_tokens (right)\n    max_trim_tokens: 1 vs 0",
+    );
+    expect(message).toMatch(
+      /\[session metadata\] v1 session metadata \(left\) is not bitwise equal to v2's without agent and tree \(right\)\n {4}sessionMetadata\.accumulated_token_ids\[3\]: 0x[0-9a-f]{16} \(\d+\) vs 0x[0-9a-f]{16} \(\d+\)/,
+    );
   });
 
   test("two sides carrying the same broken sample agree bitwise but fail the named well-formed parts", () => {
@@ -260,11 +308,31 @@ describe("training-payload parity", () => {
 
 describe("usage errors are never a silent pass under .not", () => {
   test.each([
-    ["toHaveTrainingPayloadParity", () => expect(undefined).not.toHaveTrainingPayloadParity(v2[0]), "toHaveTrainingPayloadParity: the v1 run (received) is not a SessionParityRun (got undefined)"],
-    ["toHaveTrainingPayloadParity (expected)", () => expect(v1[0]).not.toHaveTrainingPayloadParity([v2[0]] as never), "toHaveTrainingPayloadParity: the v2 run (expected) is not a SessionParityRun (got an array of 1)"],
-    ["toHaveRetryTopology", () => expect(v2[0].samples[0]).not.toHaveRetryTopology(WEATHER_RETRY_TOPOLOGY), "toHaveRetryTopology: received is neither a v2 SessionParityRun, a tree {nodes, leaves} nor a tuple tree {nodes: [id, parent][], leaves: [nodeId, path][]} (got a Sample)"],
-    ["toMatchAgentMetadata", () => expect(null).not.toMatchAgentMetadata(WEATHER_AGENT_METADATA), "toMatchAgentMetadata: received is not a SessionParityRun (got null)"],
-    ["toRoundTripToolCalls", () => expect("records").not.toRoundTripToolCalls(WEATHER_TOOL_ROUND_TRIPS), "toRoundTripToolCalls: received is neither a SessionParityRun nor a GET /sessions/{id} snapshot with records (got string)"],
+    [
+      "toHaveTrainingPayloadParity",
+      () => expect(undefined).not.toHaveTrainingPayloadParity(v2[0]),
+      "toHaveTrainingPayloadParity: the v1 run (received) is not a SessionParityRun (got undefined)",
+    ],
+    [
+      "toHaveTrainingPayloadParity (expected)",
+      () => expect(v1[0]).not.toHaveTrainingPayloadParity([v2[0]] as never),
+      "toHaveTrainingPayloadParity: the v2 run (expected) is not a SessionParityRun (got an array of 1)",
+    ],
+    [
+      "toHaveRetryTopology",
+      () => expect(v2[0].samples[0]).not.toHaveRetryTopology(WEATHER_RETRY_TOPOLOGY),
+      "toHaveRetryTopology: received is neither a v2 SessionParityRun, a tree {nodes, leaves} nor a tuple tree {nodes: [id, parent][], leaves: [nodeId, path][]} (got a Sample)",
+    ],
+    [
+      "toMatchAgentMetadata",
+      () => expect(null).not.toMatchAgentMetadata(WEATHER_AGENT_METADATA),
+      "toMatchAgentMetadata: received is not a SessionParityRun (got null)",
+    ],
+    [
+      "toRoundTripToolCalls",
+      () => expect("records").not.toRoundTripToolCalls(WEATHER_TOOL_ROUND_TRIPS),
+      "toRoundTripToolCalls: received is neither a SessionParityRun nor a GET /sessions/{id} snapshot with records (got string)",
+    ],
   ])("%s throws a TypeError naming the bad value", (_name, assertion, message) => {
     expect(assertion).toThrow(TypeError);
     expect(assertion).toThrow(message);
@@ -272,7 +340,9 @@ describe("usage errors are never a silent pass under .not", () => {
 
   test("a v1 run without a tree is a real topology failure, so .not passes and the plain matcher fails with the reason", () => {
     expect(v1[0]).not.toHaveRetryTopology(WEATHER_RETRY_TOPOLOGY);
-    expect(thrownMessage(() => expect(v1[0]).toHaveRetryTopology(WEATHER_RETRY_TOPOLOGY))).toContain("[tree] received is a v1 run without metadata.tree (only v2 servers keep a tree)");
+    expect(thrownMessage(() => expect(v1[0]).toHaveRetryTopology(WEATHER_RETRY_TOPOLOGY))).toContain(
+      "[tree] received is a v1 run without metadata.tree (only v2 servers keep a tree)",
+    );
   });
 
   test(".not on the topology and round-trip matchers of a passing run fails listing the checked parts", () => {
@@ -291,7 +361,7 @@ describe("toMatchAgentMetadata({ subset })", () => {
     run.sessionMetadata.agent = { ...(run.sessionMetadata.agent as JsonObject), trainer_note: "extra" };
     const message = thrownMessage(() => expect(run).toMatchAgentMetadata(WEATHER_AGENT_METADATA));
     expect(message).toContain("[sessionMetadata.agent] v2 sessionMetadata.agent differs from the expected agent metadata");
-    expect(message).toContain('sessionMetadata.agent.trainer_note: missing on the right');
+    expect(message).toContain("sessionMetadata.agent.trainer_note: missing on the right");
     expect(run).toMatchAgentMetadata(WEATHER_AGENT_METADATA, { subset: true });
     expect(run).toMatchAgentMetadata({ rollback_count: 2 }, { subset: true });
     expect(checkAgentMetadata(run, { rollback_count: 2 }, { subset: true }).pass).toBe(true);

@@ -51,7 +51,12 @@ describe("trainingMetadataProjection", () => {
     ["12.5", '"12.5"'],
     [true, "boolean"],
   ])("refuses a runtime time of %p", (bad, shown) => {
-    const metadata = { lifecycle: [{ t0: 1, t1: 2 }, { t0: 3, t1: bad as never }] };
+    const metadata = {
+      lifecycle: [
+        { t0: 1, t1: 2 },
+        { t0: 3, t1: bad as never },
+      ],
+    };
     expect(() => trainingMetadataProjection(metadata)).toThrow(`trainingMetadataProjection: lifecycle[1].t1 must be a finite number or null, got ${shown}`);
   });
 
@@ -76,7 +81,7 @@ describe("metadataProjection option", () => {
 
   test("still sees a difference in a training-relevant key or a turn number", () => {
     const v2 = v2Metadata();
-    ((v2.lifecycle as JsonObject[])[1]).turn = 3;
+    (v2.lifecycle as JsonObject[])[1].turn = 3;
     expect(() => expect(sampleWith(v1Metadata())).toBeBitwiseEqual(sampleWith(v2), { metadataProjection: trainingMetadataProjection })).toThrow(
       /sample\.metadata\.lifecycle\[1\]\.turn: 0x4000000000000000 \(2\) vs 0x4008000000000000 \(3\)\n1 difference in total/,
     );
@@ -84,7 +89,7 @@ describe("metadataProjection option", () => {
 
   test("fails on a non-finite lifecycle time, naming the side and the key", () => {
     const broken = v1Metadata();
-    ((broken.lifecycle as JsonObject[])[1]).t1 = Infinity;
+    (broken.lifecycle as JsonObject[])[1].t1 = Infinity;
     const left = sampleWith(broken);
     const right = sampleWith(v2Metadata());
     const differences = compareBitwise(left, right, { metadataProjection: trainingMetadataProjection });
@@ -93,6 +98,8 @@ describe("metadataProjection option", () => {
       "sample.metadata: metadataProjection threw on the left: trainingMetadataProjection: lifecycle[1].t1 must be a finite number or null, got Infinity",
     );
     // the broken side fails even against itself
-    expect(() => expect(left).toBeBitwiseEqual(sampleWith(broken), { metadataProjection: trainingMetadataProjection })).toThrow(/threw on the left: .*; on the right: /);
+    expect(() => expect(left).toBeBitwiseEqual(sampleWith(broken), { metadataProjection: trainingMetadataProjection })).toThrow(
+      /threw on the left: .*; on the right: /,
+    );
   });
 });

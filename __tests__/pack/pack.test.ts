@@ -70,12 +70,26 @@ beforeAll(async () => {
   if (build.code !== 0) throw new Error(`npm run build failed:\n${build.output}`);
   const pack = await run(ROOT, NPM, ["pack", "--json", "--pack-destination", scratch], 2 * MINUTE);
   if (pack.code !== 0) throw new Error(`npm pack failed:\n${pack.stderr}`);
-  const [packed] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf("["))) as { filename: string; size: number; unpackedSize: number; files: { path: string }[] }[];
+  const [packed] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf("["))) as {
+    filename: string;
+    size: number;
+    unpackedSize: number;
+    files: { path: string }[];
+  }[];
   tarball = path.join(scratch, packed.filename);
   figures.tarballBytes = packed.size;
   figures.unpackedBytes = packed.unpackedSize;
   const packedPaths = packed.files.map((file) => file.path);
-  for (const required of ["package.json", "README.md", "jest-preset.js", "dist/src/index.js", "dist/src/entries/matchers.js", "dist/setup/setup.js", "dist/setup/vitest.mjs", "docs/PROTOCOL.md"]) {
+  for (const required of [
+    "package.json",
+    "README.md",
+    "jest-preset.js",
+    "dist/src/index.js",
+    "dist/src/entries/matchers.js",
+    "dist/setup/setup.js",
+    "dist/setup/vitest.mjs",
+    "docs/PROTOCOL.md",
+  ]) {
     expect(packedPaths).toContain(required);
   }
   expect(packedPaths.some((file) => file.startsWith("__tests__/") || file.startsWith("src/") || file.startsWith("api/"))).toBe(false);
@@ -110,7 +124,10 @@ test("plain JS + babel-jest with only setupFilesAfterEnv: the matchers run, as f
 
   // The same project, the same kind of one-file suite, jest-extended registered the way its README says.
   await writeFile(path.join(dir, "jest.extended.config.js"), 'module.exports = { setupFilesAfterEnv: ["jest-extended/all"] };\n');
-  await writeFile(path.join(dir, "extended.test.js"), 'test("toBeArrayOfSize", () => {\n  expect([0.5, 0]).toBeArrayOfSize(2);\n  expect([0.5]).not.toBeArrayOfSize(2);\n});\n');
+  await writeFile(
+    path.join(dir, "extended.test.js"),
+    'test("toBeArrayOfSize", () => {\n  expect([0.5, 0]).toBeArrayOfSize(2);\n  expect([0.5]).not.toBeArrayOfSize(2);\n});\n',
+  );
   const ours: number[] = [];
   const theirs: number[] = [];
   for (let round = 0; round < 3; round += 1) {
@@ -128,21 +145,27 @@ test("plain JS + babel-jest with only setupFilesAfterEnv: the matchers run, as f
 test("TS with its own ts-jest preset (type checking on): the README's fixture example, typings without an import, every subpath", async () => {
   const dir = await project("ts", "ts");
   await install(dir, [tarball, ...["jest", "ts-jest", "typescript", "ts-node", "@types/jest", "@types/node"].map((name) => `${name}@${pinned[name]}`)]);
-  await writeFile(path.join(dir, "globals.test.ts"), [
-    'import { expect, test } from "@jest/globals";',
-    "",
-    'test("typed through @jest/globals without importing the package", () => {',
-    "  expect([0.5]).toBeBitwiseEqual([0.5]);",
-    "});",
-    "",
-  ].join("\n"));
+  await writeFile(
+    path.join(dir, "globals.test.ts"),
+    [
+      'import { expect, test } from "@jest/globals";',
+      "",
+      'test("typed through @jest/globals without importing the package", () => {',
+      "  expect([0.5]).toBeBitwiseEqual([0.5]);",
+      "});",
+      "",
+    ].join("\n"),
+  );
   const fixture = await run(dir, process.execPath, [jestBin(dir), "--ci", "--colors=false", "--verbose", "parity.test.ts", "globals.test.ts"]);
   expect({ code: fixture.code, output: fixture.output }).toEqual({ code: 0, output: expect.stringMatching(passed(fixture.output, 2)) });
   expect(fixture.output).toContain("v2 drop_retries keeps the v1 training payload bit for bit");
   figures.fixtureExampleJestMs = fixture.ms;
 
   // ts-jest still type-checks the user's tests under the merged config.
-  await writeFile(path.join(dir, "type-error.test.ts"), 'test("wrong option type", () => {\n  expect([0]).toBeBitwiseEqual([0], { maxDifferences: "ten" });\n});\n');
+  await writeFile(
+    path.join(dir, "type-error.test.ts"),
+    'test("wrong option type", () => {\n  expect([0]).toBeBitwiseEqual([0], { maxDifferences: "ten" });\n});\n',
+  );
   const typeError = await run(dir, process.execPath, [jestBin(dir), "--ci", "--colors=false", "type-error.test.ts"]);
   expect(typeError.code).toBe(1);
   expect(typeError.output).toMatch(/TS2322/);
@@ -150,15 +173,26 @@ test("TS with its own ts-jest preset (type checking on): the README's fixture ex
 
   // The README's merged config (the user's ts-jest preset plus this package's msw transform): msw loads inside
   // the test runtime, and the typings-only test passes too.
-  await writeFile(path.join(dir, "in-runtime-msw.test.ts"), [
-    'import { startMockBackend } from "jest-session-parity/mock";',
-    "",
-    'test("the mock backend (msw) loads inside the test runtime", () => {',
-    '  expect(typeof startMockBackend).toBe("function");',
-    "});",
-    "",
-  ].join("\n"));
-  const merged = await run(dir, process.execPath, [jestBin(dir), "--ci", "--colors=false", "--config", "jest.merged.config.ts", "in-runtime-msw.test.ts", "globals.test.ts"]);
+  await writeFile(
+    path.join(dir, "in-runtime-msw.test.ts"),
+    [
+      'import { startMockBackend } from "jest-session-parity/mock";',
+      "",
+      'test("the mock backend (msw) loads inside the test runtime", () => {',
+      '  expect(typeof startMockBackend).toBe("function");',
+      "});",
+      "",
+    ].join("\n"),
+  );
+  const merged = await run(dir, process.execPath, [
+    jestBin(dir),
+    "--ci",
+    "--colors=false",
+    "--config",
+    "jest.merged.config.ts",
+    "in-runtime-msw.test.ts",
+    "globals.test.ts",
+  ]);
   expect({ code: merged.code, output: merged.output }).toEqual({ code: 0, output: expect.stringMatching(passed(merged.output, 2)) });
 
   const tsc = await run(dir, process.execPath, [tscBin(dir), "--noEmit", "-p", "."]);
@@ -168,15 +202,37 @@ test("TS with its own ts-jest preset (type checking on): the README's fixture ex
   await writeFile(path.join(dir, "subpaths.mjs"), subpathEsmProbe());
   for (const probe of ["subpaths.cjs", "subpaths.mjs"]) {
     const node = await run(dir, process.execPath, [probe]);
-    expect({ probe, code: node.code, stdout: node.stdout.trim(), stderr: node.stderr.replace(/^.*(ExperimentalWarning|--trace-warnings).*\n?/gm, "").trim() }).toEqual({ probe, code: 0, stdout: `${SUBPATHS.length} entries`, stderr: "" });
+    expect({
+      probe,
+      code: node.code,
+      stdout: node.stdout.trim(),
+      stderr: node.stderr.replace(/^.*(ExperimentalWarning|--trace-warnings).*\n?/gm, "").trim(),
+    }).toEqual({ probe, code: 0, stdout: `${SUBPATHS.length} entries`, stderr: "" });
   }
   const bin = await run(dir, path.join(dir, "node_modules", ".bin", "session-parity"), ["run", "--batch", "2", "--latency-ms", "0"]);
   expect({ code: bin.code, summary: /^PASS: 2\/2 trajectories/m.test(bin.stdout) }).toEqual({ code: 0, summary: true });
 
   await writeFile(path.join(dir, "subpaths-types.ts"), subpathTypeProbe());
   await writeFile(path.join(dir, "subpaths-types.mts"), subpathTypeProbe());
-  for (const [module, resolution] of [["node16", "node16"], ["esnext", "bundler"], ["commonjs", "node10"]]) {
-    const check = await run(dir, process.execPath, [tscBin(dir), "--noEmit", "--strict", "--skipLibCheck", "--types", "node", "--module", module, "--moduleResolution", resolution, "subpaths-types.ts", ...(resolution === "node10" ? [] : ["subpaths-types.mts"])]);
+  for (const [module, resolution] of [
+    ["node16", "node16"],
+    ["esnext", "bundler"],
+    ["commonjs", "node10"],
+  ]) {
+    const check = await run(dir, process.execPath, [
+      tscBin(dir),
+      "--noEmit",
+      "--strict",
+      "--skipLibCheck",
+      "--types",
+      "node",
+      "--module",
+      module,
+      "--moduleResolution",
+      resolution,
+      "subpaths-types.ts",
+      ...(resolution === "node10" ? [] : ["subpaths-types.mts"]),
+    ]);
     expect({ resolution, code: check.code, output: check.stdout }).toEqual({ resolution, code: 0, output: "" });
   }
 });
@@ -197,7 +253,10 @@ test("Vitest 4: the README's setup registers the matchers", async () => {
 
 test("examples/: each project installs from the tarball and its own npm test passes", async () => {
   const source = path.join(ROOT, "examples");
-  const names = (await readdir(source, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  const names = (await readdir(source, { withFileTypes: true }))
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
   expect(names).toEqual(["bitwise-snapshots", "cli", "fuzzing", "jest-javascript", "jest-typescript", "vitest"]);
   // One npm workspace over copies of the examples: a single install (from the shared cache) serves them all.
   const dir = path.join(scratch, "examples");

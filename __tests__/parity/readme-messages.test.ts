@@ -2,7 +2,16 @@
 // A change to a matcher's wording or to the scripted run therefore fails here until the README is updated with it.
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
-import { buildWeatherInputSamples, runAgenticRetryTrajectories, startParityEnvironment, WEATHER_AGENT_METADATA, WEATHER_RETRY_TOPOLOGY, type ParityEnvironment, type RetryTopology, type SessionParityRun } from "../../src";
+import {
+  buildWeatherInputSamples,
+  runAgenticRetryTrajectories,
+  startParityEnvironment,
+  WEATHER_AGENT_METADATA,
+  WEATHER_RETRY_TOPOLOGY,
+  type ParityEnvironment,
+  type RetryTopology,
+  type SessionParityRun,
+} from "../../src";
 import { deepCopySample } from "../../src/wire/sample-copy";
 
 const README = readFileSync(path.resolve(__dirname, "../../README.md"), "utf8");

@@ -1,6 +1,15 @@
 // The project's own parity proof, through the servers the global setup started: 16 weather trajectories per
 // version, the backend's view of them, and the four scenario matchers on every v1/v2 pair (plus precise failures).
-import { buildWeatherInputSamples, checkTrainingPayloadParity, runAgenticRetryTrajectories, trainingMetadataProjection, WEATHER_AGENT_METADATA, WEATHER_RETRY_TOPOLOGY, WEATHER_TOOL_ROUND_TRIPS, type SessionParityRun } from "../../src";
+import {
+  buildWeatherInputSamples,
+  checkTrainingPayloadParity,
+  runAgenticRetryTrajectories,
+  trainingMetadataProjection,
+  WEATHER_AGENT_METADATA,
+  WEATHER_RETRY_TOPOLOGY,
+  WEATHER_TOOL_ROUND_TRIPS,
+  type SessionParityRun,
+} from "../../src";
 import { fetchBackendStats, resetBackendStats, type BackendStatsSnapshot } from "../../src/backend";
 import { SESSION_PARITY_SEED } from "../../src/fixture";
 import { startSessionServer, type RunningSessionServer, type SamplePicker } from "../../src/server";
@@ -15,7 +24,8 @@ const WEIGHT_VERSIONS = ["w0", "w1", "w2", "w3", "w4", "w7", "w8"];
 /** The URL a global-setup variable publishes; the suite cannot run without it. */
 function published(name: string): string {
   const value = process.env[name];
-  if (value === undefined || value === "") throw new Error(`${name} is not set: run this suite with the project's jest.config.ts (its globalSetup starts the servers)`);
+  if (value === undefined || value === "")
+    throw new Error(`${name} is not set: run this suite with the project's jest.config.ts (its globalSetup starts the servers)`);
   return value;
 }
 
@@ -167,8 +177,12 @@ describe(`weather parity: ${BATCH} trajectories per version through the global-s
       expect(v1[0]).not.toHaveTrainingPayloadParity(kept);
       const message = failureOf(() => expect(v1[0]).toHaveTrainingPayloadParity(kept));
       expect(message).toContain("[sample count] the v2 run returned 3 samples, expected 1");
-      expect(message).toContain("[v2 retry topology: selected leaf] the run kept 3 samples, from leaves [8, 5, 4], expected one sample from leaf 8\n    keptLeafIds: length 3 vs 1\n");
-      expect(message).toMatch(/\[training sample\] v1 samples\[0\] \(left\) is not bitwise equal to v2 samples\[0\] \(right\) under trainingMetadataProjection\n\s+sample\.loss_mask\[0\]: 0x3ff0000000000000 \(1\) vs \+0\n[^]*\d+ differences in total \(the first 10 shown\)$/);
+      expect(message).toContain(
+        "[v2 retry topology: selected leaf] the run kept 3 samples, from leaves [8, 5, 4], expected one sample from leaf 8\n    keptLeafIds: length 3 vs 1\n",
+      );
+      expect(message).toMatch(
+        /\[training sample\] v1 samples\[0\] \(left\) is not bitwise equal to v2 samples\[0\] \(right\) under trainingMetadataProjection\n\s+sample\.loss_mask\[0\]: 0x3ff0000000000000 \(1\) vs \+0\n[^]*\d+ differences in total \(the first 10 shown\)$/,
+      );
       expect(message).not.toContain("[session metadata]");
     });
 
@@ -179,8 +193,12 @@ describe(`weather parity: ${BATCH} trajectories per version through the global-s
       right.samples[0].reward = -0;
       const message = failureOf(() => expect(left).toHaveTrainingPayloadParity(right));
       expect(message).toContain("(part training sample):\n");
-      expect(message).toContain("[training sample] v1 samples[0] (left) is not bitwise equal to v2 samples[0] (right) under trainingMetadataProjection\n    sample.reward: +0 vs -0\n    1 difference in total");
-      expect(failureOf(() => expect(left.samples[0]).toBeBitwiseEqual(right.samples[0], { metadataProjection: trainingMetadataProjection }))).toContain("sample.reward: +0 vs -0");
+      expect(message).toContain(
+        "[training sample] v1 samples[0] (left) is not bitwise equal to v2 samples[0] (right) under trainingMetadataProjection\n    sample.reward: +0 vs -0\n    1 difference in total",
+      );
+      expect(failureOf(() => expect(left.samples[0]).toBeBitwiseEqual(right.samples[0], { metadataProjection: trainingMetadataProjection }))).toContain(
+        "sample.reward: +0 vs -0",
+      );
       right.samples[0].reward = 0;
       expect(left).toHaveTrainingPayloadParity(right);
     });
@@ -193,8 +211,30 @@ describe(`weather parity: ${BATCH} trajectories per version through the global-s
       expect(message).toContain("First difference: first differing node: tree.nodes[5] is (5, parent 4), expected (5, parent 3)");
       expect(message).toContain("[tree.nodes] node table differs (9 received vs 9 expected nodes)");
       expect(message).toContain("tree.nodes[5].parent: 4 vs 3\n    1 difference in total");
-      expect(message).toContain(["Received tree:", "  0", "  `-- 1", "      `-- 2", "          `-- 3", "              |-- 4 [leaf]", "              |   `-- 5 [leaf]", "              `-- 6"].join("\n"));
-      expect(message).toContain(["Expected tree:", "  0", "  `-- 1", "      `-- 2", "          `-- 3", "              |-- 4 [leaf]", "              |-- 5 [leaf]", "              `-- 6"].join("\n"));
+      expect(message).toContain(
+        [
+          "Received tree:",
+          "  0",
+          "  `-- 1",
+          "      `-- 2",
+          "          `-- 3",
+          "              |-- 4 [leaf]",
+          "              |   `-- 5 [leaf]",
+          "              `-- 6",
+        ].join("\n"),
+      );
+      expect(message).toContain(
+        [
+          "Expected tree:",
+          "  0",
+          "  `-- 1",
+          "      `-- 2",
+          "          `-- 3",
+          "              |-- 4 [leaf]",
+          "              |-- 5 [leaf]",
+          "              `-- 6",
+        ].join("\n"),
+      );
       const parity = failureOf(() => expect(v1[5]).toHaveTrainingPayloadParity(run));
       expect(parity).toContain("[v2 retry topology: tree.nodes] node table differs");
       expect(parity).toContain("tree.nodes[5].parent: 4 vs 3");

@@ -45,7 +45,12 @@ function pair(pass: boolean, v2Tokens: number[], keptLeaves: number[]): ReportPa
 }
 
 describe("renderHtmlReport", () => {
-  const page = renderHtmlReport({ title: "t", generatedAt: "2026-01-01T00:00:00.000Z", summary: [["verdict", "FAIL"]], pairs: [pair(true, [1, 2, 3, 4], [2]), pair(false, [1, 2, 9, 4], [1, 2])] });
+  const page = renderHtmlReport({
+    title: "t",
+    generatedAt: "2026-01-01T00:00:00.000Z",
+    summary: [["verdict", "FAIL"]],
+    pairs: [pair(true, [1, 2, 3, 4], [2]), pair(false, [1, 2, 9, 4], [1, 2])],
+  });
 
   test("one section per pair, failing pairs open and passing ones folded", () => {
     expect(page.match(/<section class="pair /g)).toHaveLength(2);
@@ -81,7 +86,9 @@ describe("retry tree drawing", () => {
   test("roots, kept leaves, superseded leaves and failing leaves have their own classes", () => {
     const svg = drawRetryTree(run("v2", [1, 2, 3, 4], [2], TREE), [1]);
     expect(svg).toContain(`<g class="node root"><title>node 0 (root), parent none, 13 tokens, weight version w0`);
-    expect(svg).toContain(`<g class="node leaf superseded failing"><title>node 1 (superseded retry leaf, failing), parent 0, 16 tokens, weight version not on the active path`);
+    expect(svg).toContain(
+      `<g class="node leaf superseded failing"><title>node 1 (superseded retry leaf, failing), parent 0, 16 tokens, weight version not on the active path`,
+    );
     expect(svg).toContain(`<g class="node leaf kept"><title>node 2 (active leaf, kept)`);
     expect(svg.match(/<path class="edge"/g)).toHaveLength(2);
   });

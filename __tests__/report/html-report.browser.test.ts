@@ -15,7 +15,8 @@ jest.setTimeout(120_000);
 /** Debian's Chromium, or the one named by SESSION_PARITY_CHROMIUM. */
 const CHROMIUM = process.env.SESSION_PARITY_CHROMIUM ?? "/usr/bin/chromium";
 const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) console.warn(`html-report.browser.test: SKIPPED the browser checks, no Chromium at ${CHROMIUM} (apt-get install chromium, or set SESSION_PARITY_CHROMIUM)`);
+if (!haveChromium)
+  console.warn(`html-report.browser.test: SKIPPED the browser checks, no Chromium at ${CHROMIUM} (apt-get install chromium, or set SESSION_PARITY_CHROMIUM)`);
 const browserTest = haveChromium ? test : test.skip;
 
 /** The browser's `getComputedStyle`, typed here because this project's typings have no DOM. */
@@ -63,7 +64,7 @@ test("the failing run's page names the failing parts exactly as the terminal and
 test("the passing run's page has one folded section per trajectory and no difference", async () => {
   const html = await readFile(passingPage, "utf8");
   expect(html.match(/<section class="pair pass"/g)).toHaveLength(3);
-  expect(html).not.toContain("first-diff\"");
+  expect(html).not.toContain('first-diff"');
   expect(html).toContain("every token, mask entry and log-prob bit agrees");
 });
 
@@ -71,7 +72,15 @@ browserTest("in Chromium: no console error, the failing leaf and first differing
   const { chromium } = await import("playwright-core");
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
@@ -88,7 +97,10 @@ browserTest("in Chromium: no console error, the failing leaf and first differing
     expect(await page.locator("section.pair").count()).toBe(1);
     expect(await page.locator("section.pair.fail details[open]").count()).toBe(1);
     expect(await page.locator("svg.tree g.failing").count()).toBe(2);
-    const failingLeafFill = await page.locator("svg.tree g.failing rect").first().evaluate((rect) => (globalThis as unknown as StyleWindow).getComputedStyle(rect).fill);
+    const failingLeafFill = await page
+      .locator("svg.tree g.failing rect")
+      .first()
+      .evaluate((rect) => (globalThis as unknown as StyleWindow).getComputedStyle(rect).fill);
     expect(failingLeafFill).toBe("rgb(251, 217, 217)");
     const first = page.locator("#pair-0-first-diff");
     expect(await first.isVisible()).toBe(true);

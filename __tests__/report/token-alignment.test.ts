@@ -50,12 +50,10 @@ describe("alignSamples", () => {
     const changed = [...base];
     changed[1000] = 7;
     const segments = alignSamples(sample(base, 10), sample(changed, 10), { context: 5, foldAbove: 100 });
-    expect(segments.map((segment) => (segment.kind === "folded" ? `fold ${segment.from}-${segment.to}` : `show ${segment.tokens[0].index}-${segment.tokens.at(-1)?.index}`))).toEqual([
-      "show 0-4",
-      "fold 5-995",
-      "show 995-1005",
-      "fold 1006-1995",
-      "show 1995-1999",
-    ]);
+    expect(
+      segments.map((segment) =>
+        segment.kind === "folded" ? `fold ${segment.from}-${segment.to}` : `show ${segment.tokens[0].index}-${segment.tokens.at(-1)?.index}`,
+      ),
+    ).toEqual(["show 0-4", "fold 5-995", "show 995-1005", "fold 1006-1995", "show 1995-1999"]);
   });
 });

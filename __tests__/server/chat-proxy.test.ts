@@ -82,7 +82,7 @@ describe("request normalization and records", () => {
     expect(record.status_code).toBe(200);
     expect(record.timestamp).toBeGreaterThanOrEqual(record.request_timestamp);
     expect(Number.isInteger(record.timestamp)).toBe(false);
-    const completionIds = (record.response).choices[0].meta_info.output_token_logprobs.map((p: number[]) => p[1]);
+    const completionIds = record.response.choices[0].meta_info.output_token_logprobs.map((p: number[]) => p[1]);
     expect(view.metadata.accumulated_token_ids).toEqual([...expectedIds, ...completionIds]);
     expect(view.metadata.tito_session_mismatch).toEqual([]);
   });

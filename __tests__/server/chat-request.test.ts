@@ -53,7 +53,16 @@ describe("chat_template_kwargs", () => {
 
 describe("stream and forced flags", () => {
   test("stream is remembered by truthiness and removed with stream_options; flags are forced", () => {
-    const cases: Array<[unknown, boolean]> = [[true, true], [1, true], ["yes", true], [false, false], [0, false], [null, false], [undefined, false], [[], false]];
+    const cases: Array<[unknown, boolean]> = [
+      [true, true],
+      [1, true],
+      ["yes", true],
+      [false, false],
+      [0, false],
+      [null, false],
+      [undefined, false],
+      [[], false],
+    ];
     for (const [stream, expected] of cases) {
       const normalized = normalizeChatRequest(
         { messages: [USER], stream, stream_options: { include_usage: true }, logprobs: false, return_meta_info: false, no_stop_trim: true },

@@ -92,7 +92,14 @@ const logger = recordingLogger();
 
 beforeAll(async () => {
   backend = await startScriptedBackend();
-  server = await startSessionServer({ version: "v1", backendUrl: backend.url, maxBodyBytes: MAX_BODY, maxReplyBytes: MAX_REPLY, upstreamTimeoutMs: 60_000, logger });
+  server = await startSessionServer({
+    version: "v1",
+    backendUrl: backend.url,
+    maxBodyBytes: MAX_BODY,
+    maxReplyBytes: MAX_REPLY,
+    upstreamTimeoutMs: 60_000,
+    logger,
+  });
   sessionId = await createSession(server.url);
   const first = await chat(server.url, sessionId, { messages: MESSAGES });
   expect(first.status).toBe(200);
@@ -338,7 +345,9 @@ describe("client mistakes are 4xx without paths", () => {
   test("tool-call arguments that are not JSON are a 400 naming the field, with no absolute path", async () => {
     const call0 = { id: "call_1", type: "function", function: { name: "get_weather", arguments: "{location: Beijing}" } };
     const id = await createSession(server.url);
-    const reply = await chat(server.url, id, { messages: [...MESSAGES, { role: "assistant", content: "", tool_calls: [call0] }, { role: "user", content: "go" }] });
+    const reply = await chat(server.url, id, {
+      messages: [...MESSAGES, { role: "assistant", content: "", tool_calls: [call0] }, { role: "user", content: "go" }],
+    });
     expect(reply.status).toBe(400);
     const error = reply.json<{ error: string }>().error;
     expect(error).toMatch(/^TITO render failed: messages\[1\]\.tool_calls\[0\]\.function\.arguments is not valid JSON \(.+\): \{location: Beijing\}$/);

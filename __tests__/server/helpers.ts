@@ -44,7 +44,10 @@ export function chat(serverUrl: string, sessionId: string, body: Record<string, 
 }
 
 /** `GET /sessions/{id}` parsed. */
-export async function getSession(serverUrl: string, sessionId: string): Promise<{ session_id: string; records: Record<string, any>[]; metadata: Record<string, any> }> {
+export async function getSession(
+  serverUrl: string,
+  sessionId: string,
+): Promise<{ session_id: string; records: Record<string, any>[]; metadata: Record<string, any> }> {
   const reply = await call("GET", `${serverUrl}/sessions/${sessionId}`);
   if (reply.status !== 200) throw new Error(`get session failed: ${reply.status} ${reply.text}`);
   return reply.json();
@@ -78,9 +81,7 @@ export interface RawResponse {
 }
 
 /** Starts a raw loopback backend; `respond` returns status, headers and body for each request. */
-export async function startRawBackend(
-  respond: (req: RawRequest) => RawResponse | Promise<RawResponse>,
-): Promise<RawBackend> {
+export async function startRawBackend(respond: (req: RawRequest) => RawResponse | Promise<RawResponse>): Promise<RawBackend> {
   const requests: RawRequest[] = [];
   const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const chunks: Buffer[] = [];
@@ -109,7 +110,10 @@ export async function startRawBackend(
 }
 
 /** A minimal valid SGLang chat reply for the raw backend (completion ids given). */
-export function rawChatReply(ids: number[], overrides: { content?: string | null; completionTokens?: number; meta?: Record<string, unknown> | null } = {}): string {
+export function rawChatReply(
+  ids: number[],
+  overrides: { content?: string | null; completionTokens?: number; meta?: Record<string, unknown> | null } = {},
+): string {
   const meta =
     overrides.meta === null
       ? undefined
@@ -124,6 +128,13 @@ export function rawChatReply(ids: number[], overrides: { content?: string | null
     object: "chat.completion",
     created: 1,
     model: "raw",
-    choices: [{ index: 0, message: { role: "assistant", content: overrides.content === undefined ? "ok" : overrides.content }, finish_reason: "stop", ...(meta ? { meta_info: meta } : {}) }],
+    choices: [
+      {
+        index: 0,
+        message: { role: "assistant", content: overrides.content === undefined ? "ok" : overrides.content },
+        finish_reason: "stop",
+        ...(meta ? { meta_info: meta } : {}),
+      },
+    ],
   });
 }

@@ -11,7 +11,12 @@ import {
 import type { ChatMessage } from "../../src/tokenizer/types";
 import { PyBigInt, PyFloat } from "../../src/wire/py-json";
 
-const call = (args: string, extra: Record<string, unknown> = {}) => ({ id: "call00000", type: "function" as const, function: { name: "get_weather", arguments: args }, ...extra });
+const call = (args: string, extra: Record<string, unknown> = {}) => ({
+  id: "call00000",
+  type: "function" as const,
+  function: { name: "get_weather", arguments: args },
+  ...extra,
+});
 const assistant = (args: string, extra: Record<string, unknown> = {}): ChatMessage => ({ role: "assistant", content: "", tool_calls: [call(args, extra)] });
 
 describe("strict", () => {
@@ -22,7 +27,9 @@ describe("strict", () => {
   });
 
   test("tool-call index and client extras are ignored; everything template-relevant counts", () => {
-    expect(strictMessageMatches(assistant('{"location": "Beijing"}', { index: 0 }), { ...assistant('{"location": "Beijing"}'), provider_specific_fields: { x: 1 } })).toBe(true);
+    expect(
+      strictMessageMatches(assistant('{"location": "Beijing"}', { index: 0 }), { ...assistant('{"location": "Beijing"}'), provider_specific_fields: { x: 1 } }),
+    ).toBe(true);
     expect(strictMessageMatches(assistant('{"location": "Beijing"}'), assistant('{"location":"Beijing"}'))).toBe(false);
     expect(strictMessageMatches({ role: "user", content: "a" }, { role: "system", content: "a" })).toBe(false);
     expect(strictMessageMatches({ role: "assistant", content: "a", reasoning_content: "r" }, { role: "assistant", content: "a" })).toBe(false);
@@ -39,7 +46,13 @@ describe("strict", () => {
 describe("loose_tool_call", () => {
   test("tool-call arguments compare as parsed JSON objects", () => {
     expect(looseToolCallMessageMatches(assistant('{"location": "Beijing", "unit": "c"}'), assistant('{"unit":"c","location":"Beijing"}'))).toBe(true);
-    expect(looseToolCallMessageMatches(assistant('{"location": "Beijing"}'), { role: "assistant", content: "", tool_calls: [{ ...call(""), function: { name: "get_weather", arguments: { location: "Beijing" } } }] })).toBe(true);
+    expect(
+      looseToolCallMessageMatches(assistant('{"location": "Beijing"}'), {
+        role: "assistant",
+        content: "",
+        tool_calls: [{ ...call(""), function: { name: "get_weather", arguments: { location: "Beijing" } } }],
+      }),
+    ).toBe(true);
     expect(looseToolCallMessageMatches(assistant('{"location": "Beijing"}'), assistant('{"location": "Shanghai"}'))).toBe(false);
   });
 
@@ -84,8 +97,20 @@ test("a custom matcher must return a boolean and not throw; a broken one is a 50
 });
 
 test("matchedPrefixLength and assertAppendOnly", () => {
-  const stored: ChatMessage[] = [{ role: "user", content: "a" }, { role: "assistant", content: "b" }];
-  expect(matchedPrefixLength(stored, [{ role: "user", content: "a" }, { role: "assistant", content: "c" }], strictMessageMatches)).toBe(1);
+  const stored: ChatMessage[] = [
+    { role: "user", content: "a" },
+    { role: "assistant", content: "b" },
+  ];
+  expect(
+    matchedPrefixLength(
+      stored,
+      [
+        { role: "user", content: "a" },
+        { role: "assistant", content: "c" },
+      ],
+      strictMessageMatches,
+    ),
+  ).toBe(1);
   const roles = new Set(["user", "tool"]);
   expect(() => assertAppendOnly(stored, [...stored, { role: "tool", content: "t" }], roles, strictMessageMatches)).not.toThrow();
   const bad = () => assertAppendOnly(stored, [...stored, { role: "system", content: "s" }], roles, strictMessageMatches);
@@ -93,7 +118,9 @@ test("matchedPrefixLength and assertAppendOnly", () => {
   expect(bad).toThrow(
     "appended message at index 2 has role='system', allowed=frozenset({'user', 'tool'}); the selected TITO fixed template does not support appending this role",
   );
-  expect(() => assertAppendOnly(stored, [stored[0]], roles, strictMessageMatches)).toThrow(/^\('new messages \(1\) are fewer than stored messages \(2\)', \[\{'role': 'user', 'content': 'a'\}\], /);
+  expect(() => assertAppendOnly(stored, [stored[0]], roles, strictMessageMatches)).toThrow(
+    /^\('new messages \(1\) are fewer than stored messages \(2\)', \[\{'role': 'user', 'content': 'a'\}\], /,
+  );
   expect(() => assertAppendOnly(stored, [stored[0], { role: "assistant", content: "x" }], roles, strictMessageMatches)).toThrow(
     "message mismatch at index 1 (role: stored=assistant, new=assistant). Diffs: {'content': {'stored': \"'b'\", 'new': \"'x'\"}}; the selected TITO fixed template does not support appending this role",
   );
@@ -154,7 +181,11 @@ describe("loose_tool_call with Python's exact JSON semantics", () => {
   // mirrors miles/utils/chat_template_utils/message_matcher_hub/funcs.py::strict_message_matches (Python ==)
   test("strict matching uses Python equality: 1 == 1.0 == True", () => {
     const a: ChatMessage = { role: "assistant", content: "", tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: { v: 1 } } }] };
-    const b: ChatMessage = { role: "assistant", content: "", tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: { v: new PyFloat(1) } } }] } as unknown as ChatMessage;
+    const b: ChatMessage = {
+      role: "assistant",
+      content: "",
+      tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: { v: new PyFloat(1) } } }],
+    } as unknown as ChatMessage;
     const c: ChatMessage = { role: "assistant", content: "", tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: { v: true } } }] };
     expect(strictMessageMatches(a, b)).toBe(true);
     expect(strictMessageMatches(a, c)).toBe(true);

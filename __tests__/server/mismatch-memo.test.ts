@@ -24,7 +24,13 @@ async function countingContext(): Promise<Counting> {
       return [{ type: "assistant_text", segment_index: calls.length, expected_text: "e", actual_text: "a", detail: `call ${calls.length}` }];
     },
   };
-  const ctx: PolicyContext = { tokenizer: await loadTokenizer(), tito, defaultChatTemplateKwargs: {}, messagesMatch: strictMessageMatches, logger: { warn: () => undefined } };
+  const ctx: PolicyContext = {
+    tokenizer: await loadTokenizer(),
+    tito,
+    defaultChatTemplateKwargs: {},
+    messagesMatch: strictMessageMatches,
+    logger: { warn: () => undefined },
+  };
   return { ctx, calls };
 }
 
@@ -98,7 +104,10 @@ test("v1: GET and collect share one report until a turn or a rollback changes th
   const p2 = linearPolicy.prepare(state, request(second), ctx);
   linearPolicy.commit(state, p2.plan, request(second), turn(p2.promptIds, [9], "d"), ctx);
   const view2 = linearPolicy.view(state, ctx);
-  expect(calls).toEqual([{ messages: 2, tokens: 3 }, { messages: 4, tokens: 5 }]);
+  expect(calls).toEqual([
+    { messages: 2, tokens: 3 },
+    { messages: 4, tokens: 5 },
+  ]);
   expect(view2.metadata.tito_session_mismatch).not.toEqual(view1.metadata.tito_session_mismatch);
 
   // A retry of the second turn rolls back one generated turn: the report follows the rolled-back trajectory.
@@ -128,5 +137,8 @@ test("v2: a node's report is computed once across GETs and samples ops", async (
   commitV2Turn(state, p2.plan, request(second), turn(p2.promptIds, [9], "d"), ctx);
   viewV2(state, ctx);
   viewV2(state, ctx);
-  expect(calls).toEqual([{ messages: 2, tokens: 3 }, { messages: 4, tokens: 5 }]);
+  expect(calls).toEqual([
+    { messages: 2, tokens: 3 },
+    { messages: 4, tokens: 5 },
+  ]);
 });

@@ -7,7 +7,12 @@ const BACKEND = "http://127.0.0.1:9";
 
 test("binding 0.0.0.0 warns once, naming the address; binding 127.0.0.1 does not warn", async () => {
   const wildcardWarnings: string[] = [];
-  const wildcard = await startSessionServer({ version: "v1", backendUrl: BACKEND, host: "0.0.0.0", logger: { warn: (message) => wildcardWarnings.push(message) } });
+  const wildcard = await startSessionServer({
+    version: "v1",
+    backendUrl: BACKEND,
+    host: "0.0.0.0",
+    logger: { warn: (message) => wildcardWarnings.push(message) },
+  });
   const loopbackWarnings: string[] = [];
   const loopback = await startSessionServer({ version: "v1", backendUrl: BACKEND, logger: { warn: (message) => loopbackWarnings.push(message) } });
   try {

@@ -20,7 +20,12 @@ interface TreeNode {
 }
 
 function record(prompt: number[], output: number[], finish: string, t: number, experts: boolean): SessionRecord {
-  const meta: Record<string, unknown> = { output_token_logprobs: output.map((id, i) => [-i / 8, id]), completion_tokens: output.length, prompt_tokens: prompt.length, weight_version: `w${t}` };
+  const meta: Record<string, unknown> = {
+    output_token_logprobs: output.map((id, i) => [-i / 8, id]),
+    completion_tokens: output.length,
+    prompt_tokens: prompt.length,
+    weight_version: `w${t}`,
+  };
   if (experts) {
     // One layer, top-1: one expert id per row of len(tokens) - 1 rows (ROUTING below).
     const rows = Int32Array.from({ length: prompt.length + output.length - 1 }, (_, i) => i * 7 + t);
@@ -78,7 +83,13 @@ function assembleLeaves(nodes: TreeNode[], maxTrimTokens: number, memo?: PathPre
   return leafPaths(nodes).map((path) => {
     const leaf = nodes[path[path.length - 1]];
     try {
-      return { sample: assembleTrajectorySample(path.map((id) => nodes[id].record), leaf.snapshot, { decode, maxTrimTokens, maxSeqLen: null, prefixMemo: memo, extraMetadata: { leaf: path }, replay: ROUTING }).sample };
+      return {
+        sample: assembleTrajectorySample(
+          path.map((id) => nodes[id].record),
+          leaf.snapshot,
+          { decode, maxTrimTokens, maxSeqLen: null, prefixMemo: memo, extraMetadata: { leaf: path }, replay: ROUTING },
+        ).sample,
+      };
     } catch (error) {
       return { error: String(error) };
     }
@@ -88,7 +99,10 @@ function assembleLeaves(nodes: TreeNode[], maxTrimTokens: number, memo?: PathPre
 const plan = fc.record({
   parentPick: fc.nat(20),
   rerendered: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 }) }),
-  finish: fc.oneof({ weight: 5, arbitrary: fc.constant<"stop">("stop") }, { weight: 1, arbitrary: fc.constantFrom<"length" | "tool_calls">("length", "tool_calls") }),
+  finish: fc.oneof(
+    { weight: 5, arbitrary: fc.constant<"stop">("stop") },
+    { weight: 1, arbitrary: fc.constantFrom<"length" | "tool_calls">("length", "tool_calls") },
+  ),
   outputLength: fc.integer({ min: 1, max: 5 }),
 });
 
@@ -124,7 +138,10 @@ test("a branch point shares its merged prefix: later leaves merge only their own
   ]);
   const memo = new PathPrefixMemo();
   const paths = leafPaths(nodes);
-  expect(paths).toEqual([[0, 1, 2], [0, 1, 3]]);
+  expect(paths).toEqual([
+    [0, 1, 2],
+    [0, 1, 3],
+  ]);
   assembleLeaves(nodes, 0, memo);
   expect([...memo.prefixes.keys()]).toEqual([nodes[0].record, nodes[1].record]);
   // An early stop at a shared turn hands each leaf its own copy of the held accumulator.

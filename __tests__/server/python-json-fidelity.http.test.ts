@@ -27,7 +27,8 @@ function chatText(id: string, text: string): ReturnType<typeof call> {
 describe("request values keep their Python meaning through the server", () => {
   test("GET /sessions writes the request's 1.0, big int and integer-like keys exactly as Python's _render_json", async () => {
     const id = await createSession(h.server.url);
-    const body = '{"messages": [{"role": "user", "content": "héllo"}], "temperature": 1.0, "seed": 12345678901234567890, "extra": {"b": 1, "2": 0.0, "a": -0.0}}';
+    const body =
+      '{"messages": [{"role": "user", "content": "héllo"}], "temperature": 1.0, "seed": 12345678901234567890, "extra": {"b": 1, "2": 0.0, "a": -0.0}}';
     const reply = await chatText(id, body);
     expect(reply.status).toBe(200);
     const got = await call("GET", `${h.server.url}/sessions/${id}`);
@@ -44,7 +45,10 @@ describe("request values keep their Python meaning through the server", () => {
     const parts = await chatText(id, '{"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}');
     expect([parts.status, parts.json]).toEqual([
       400,
-      { error: 'messages[0].content must be a string for role "user", got a list (content parts); content parts and objects are not rendered by the chat template' },
+      {
+        error:
+          'messages[0].content must be a string for role "user", got a list (content parts); content parts and objects are not rendered by the chat template',
+      },
     ]);
     const tool = await chatText(id, '{"messages": [{"role": "user", "content": "hi"}, {"role": "tool", "content": {"temp": 21.0}}]}');
     expect([tool.status, tool.json]).toEqual([

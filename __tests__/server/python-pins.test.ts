@@ -79,9 +79,7 @@ test("v1 deep rollback: 400 with Python's bytes, state unchanged, the full histo
   const reply = await chat(base, id, { messages: [U1, a1, T1_DIFF] });
   expect(reply.status).toBe(400);
   expect(reply.headers["content-type"]).toBe("application/json");
-  expect(reply.text).toBe(
-    errorBody("rollback failed: discard_count=2 exceeds max_assistant_rollback_steps=1 (stored has 6 messages, request has 3 messages)"),
-  );
+  expect(reply.text).toBe(errorBody("rollback failed: discard_count=2 exceeds max_assistant_rollback_steps=1 (stored has 6 messages, request has 3 messages)"));
   expect(raw.requests.length).toBe(sent);
   expect(await getSession(base, id)).toEqual(before);
   expect((await chat(base, id, { messages: [U1, a1, T1, a2, T2, a3, T3] })).status).toBe(200);

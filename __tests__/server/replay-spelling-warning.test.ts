@@ -131,7 +131,11 @@ test("a different call (other arguments, other id, other content) is not a spell
     content: "Let me look up Beijing.",
     tool_calls: [{ id: "call0", type: "function", function: { name: "get_weather", arguments: '{"location": "Beijing"}' } }],
   };
-  const withCall = (call: Record<string, any>, extra: Partial<ChatMessage> = {}): ChatMessage => ({ ...stored, ...extra, tool_calls: [call as NonNullable<ChatMessage["tool_calls"]>[number]] });
+  const withCall = (call: Record<string, any>, extra: Partial<ChatMessage> = {}): ChatMessage => ({
+    ...stored,
+    ...extra,
+    tool_calls: [call as NonNullable<ChatMessage["tool_calls"]>[number]],
+  });
   const base = (stored.tool_calls as Record<string, any>[])[0];
   expect(toolCallSpellingDifference(stored, withCall({ ...base, function: { ...base.function, arguments: '{"location":"Paris"}' } }))).toBeNull();
   expect(toolCallSpellingDifference(stored, withCall({ ...base, id: "call1" }))).toBeNull();

@@ -9,7 +9,8 @@ import { call, chat, createSession, getSession, recordingLogger } from "./helper
 
 const ROUTED = { numLayers: 3, topk: 2, numExperts: 8 };
 const INDEXER = { numLayers: 2, topk: 3 };
-const reply: ProcessFunction = (prompt) => (prompt.includes("[bad buffer]") ? { text: "odd", meta_info: { routed_experts: "AAAAAA==" } } : { text: "sunny and warm" });
+const reply: ProcessFunction = (prompt) =>
+  prompt.includes("[bad buffer]") ? { text: "odd", meta_info: { routed_experts: "AAAAAA==" } } : { text: "sunny and warm" };
 
 let backend: MockBackend;
 const servers: RunningSessionServer[] = [];

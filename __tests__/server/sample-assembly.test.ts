@@ -1,6 +1,14 @@
 // Pure sample assembly (SPEC §7.3) on hand-built records: alignment, trimming, truncation, merge rules.
 // Uses the real Qwen3 decoder; expected values are written out by hand.
-import { assembleTrajectorySample, mergeSamplePair, mergeTurnSamples, SampleAssemblyError, truncateTurnSamples, turnSamplesFromRecords, type SessionRecord } from "../../src/server";
+import {
+  assembleTrajectorySample,
+  mergeSamplePair,
+  mergeTurnSamples,
+  SampleAssemblyError,
+  truncateTurnSamples,
+  turnSamplesFromRecords,
+  type SessionRecord,
+} from "../../src/server";
 import { loadTokenizer } from "../../src/tokenizer";
 import { Sample } from "../../src/wire/sample";
 
@@ -22,7 +30,12 @@ function record(prompt: number[], output: number[], extra: { finish?: string; me
         {
           finish_reason: extra.finish ?? "stop",
           message: { role: "assistant", content: "" },
-          meta_info: { output_token_logprobs: output.map((id, i) => [-i / 4, id]), completion_tokens: output.length, prompt_tokens: prompt.length, ...(extra.meta ?? {}) },
+          meta_info: {
+            output_token_logprobs: output.map((id, i) => [-i / 4, id]),
+            completion_tokens: output.length,
+            prompt_tokens: prompt.length,
+            ...(extra.meta ?? {}),
+          },
         },
       ],
     },
@@ -79,10 +92,14 @@ test("unmatched trailing tokens are trimmed within max_trim_tokens, never on the
   // mirrors miles/rollout/session/samples/merge.py compute_samples_from_openai_records (the trim_count assertion text,
   // pinned by tests/fast/rollout/session/test_samples.py::TestTITOTrailingTokenTrim)
   expect(() => turnSamplesFromRecords([t1, r2], ACC, { decode, maxTrimTokens: 0 })).toThrow(
-    new SampleAssemblyError("trim_count 1 exceeds allowed=0 (is_last=False, max_trim_tokens=0); output_ids[-3:]=[20, 21, 99], accumulated[cursor:cursor+3]=[20, 21, 30]"),
+    new SampleAssemblyError(
+      "trim_count 1 exceeds allowed=0 (is_last=False, max_trim_tokens=0); output_ids[-3:]=[20, 21, 99], accumulated[cursor:cursor+3]=[20, 21, 30]",
+    ),
   );
   expect(() => assembleTrajectorySample([r1, record([10, 11, 20, 21, 30], [40, 41, 7])], ACC, { decode, maxTrimTokens: 5, maxSeqLen: null })).toThrow(
-    new SampleAssemblyError("trim_count 1 exceeds allowed=0 (is_last=True, max_trim_tokens=5); output_ids[-3:]=[40, 41, 7], accumulated[cursor:cursor+3]=[40, 41, 42]"),
+    new SampleAssemblyError(
+      "trim_count 1 exceeds allowed=0 (is_last=True, max_trim_tokens=5); output_ids[-3:]=[40, 41, 7], accumulated[cursor:cursor+3]=[40, 41, 42]",
+    ),
   );
 });
 
@@ -120,7 +137,14 @@ test("merge refuses broken chains with an assembly error naming the rule", () =>
   expect(() => mergeSamplePair(a, otherMeta, decode)).toThrow(/metadata mismatch/);
   const otherReward = new Sample({ tokens: [1, 2, 9, 3], response_length: 1, loss_mask: [1], rollout_log_probs: [0], status: "completed", reward: 1 });
   expect(() => mergeSamplePair(a, otherReward, decode)).toThrow(new SampleAssemblyError("reward mismatch: a.reward=None, b.reward=1"));
-  const good = new Sample({ tokens: [1, 2, 9, 3], response_length: 1, loss_mask: [1], rollout_log_probs: [0.5], status: "completed", teacher_log_probs: [0.25] });
+  const good = new Sample({
+    tokens: [1, 2, 9, 3],
+    response_length: 1,
+    loss_mask: [1],
+    rollout_log_probs: [0.5],
+    status: "completed",
+    teacher_log_probs: [0.25],
+  });
   const merged = mergeSamplePair(a, good, decode);
   expect(merged.loss_mask).toEqual([1, 0, 1]);
   expect(merged.teacher_log_probs).toEqual([0, 0, 0.25]);

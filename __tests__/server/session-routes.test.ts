@@ -80,7 +80,13 @@ describe("health and sessions", () => {
     const logger = recordingLogger();
     const strict = await startSessionServer({ version: "v1", backendUrl: backend.url, logger });
     try {
-      for (const [method, suffix] of [["GET", ""], ["DELETE", ""], ["POST", "/samples"], ["POST", "/v1/chat/completions"], ["GET", "/health"]]) {
+      for (const [method, suffix] of [
+        ["GET", ""],
+        ["DELETE", ""],
+        ["POST", "/samples"],
+        ["POST", "/v1/chat/completions"],
+        ["GET", "/health"],
+      ]) {
         const reply = await call(method, `${strict.url}/sessions/%E0%A4%A${suffix}`, method === "POST" ? { max_seq_len: null } : undefined);
         expect(reply.status).toBe(404);
         expect(reply.json()).toEqual({ error: "session not found: session_id=%E0%A4%A" });

@@ -132,7 +132,8 @@ describe("load: 256 concurrent sessions x 9 turns", () => {
     const id = await createSession(server.url);
     const history: ChatMessage[] = [{ role: "system", content: `You serve session ${index}.` }];
     for (let turn = 1; turn <= 9; turn += 1) {
-      if (turn === 5) history.pop(); // retry: drop the last assistant reply and ask again
+      if (turn === 5)
+        history.pop(); // retry: drop the last assistant reply and ask again
       else history.push({ role: turn % 3 === 0 ? "system" : "user", content: `s${index}-t${turn}` });
       if (turn % 3 === 0) history.push({ role: "user", content: `s${index}-u${turn}` });
       const reply = await chat(server.url, id, { messages: history, stream: turn % 2 === 0 });
@@ -143,33 +144,29 @@ describe("load: 256 concurrent sessions x 9 turns", () => {
     return { id, history };
   }
 
-  test(
-    "every session ends with exactly its own records and token ids, without errors",
-    async () => {
-      backend.reset();
-      const runs = await Promise.all(Array.from({ length: 256 }, (_, i) => drive(i)));
-      expect(backend.requestLog).toHaveLength(256 * 9);
-      expect(new Set(runs.map((r) => r.id)).size).toBe(256);
-      for (const [index, run] of runs.entries()) {
-        const view = await getSession(server.url, run.id);
-        expect(view.records).toHaveLength(8);
-        const own = new RegExp(`\\bs${index}-`);
-        const foreign = new RegExp(`\\bs(?!${index}-)\\d+-`);
-        let previous: number[] = [];
-        for (const record of view.records) {
-          const text = JSON.stringify(record.request.messages) + JSON.stringify(record.response.choices[0].message);
-          expect(text).toMatch(own);
-          expect(text).not.toMatch(foreign);
-          const ids: number[] = [...record.request.input_ids, ...record.response.choices[0].meta_info.output_token_logprobs.map((p: number[]) => p[1])];
-          expect(ids.slice(0, previous.length)).toEqual(previous);
-          previous = ids;
-        }
-        expect(view.metadata.accumulated_token_ids).toEqual(previous);
-        expect(view.metadata.tito_session_mismatch).toEqual([]);
-        expect(view.records[7].response.choices[0].message.content).toBe(`echo: s${index}-u9`);
-        expect(run.history.filter((m) => m.role === "assistant")).toHaveLength(8);
+  test("every session ends with exactly its own records and token ids, without errors", async () => {
+    backend.reset();
+    const runs = await Promise.all(Array.from({ length: 256 }, (_, i) => drive(i)));
+    expect(backend.requestLog).toHaveLength(256 * 9);
+    expect(new Set(runs.map((r) => r.id)).size).toBe(256);
+    for (const [index, run] of runs.entries()) {
+      const view = await getSession(server.url, run.id);
+      expect(view.records).toHaveLength(8);
+      const own = new RegExp(`\\bs${index}-`);
+      const foreign = new RegExp(`\\bs(?!${index}-)\\d+-`);
+      let previous: number[] = [];
+      for (const record of view.records) {
+        const text = JSON.stringify(record.request.messages) + JSON.stringify(record.response.choices[0].message);
+        expect(text).toMatch(own);
+        expect(text).not.toMatch(foreign);
+        const ids: number[] = [...record.request.input_ids, ...record.response.choices[0].meta_info.output_token_logprobs.map((p: number[]) => p[1])];
+        expect(ids.slice(0, previous.length)).toEqual(previous);
+        previous = ids;
       }
-    },
-    180_000,
-  );
+      expect(view.metadata.accumulated_token_ids).toEqual(previous);
+      expect(view.metadata.tito_session_mismatch).toEqual([]);
+      expect(view.records[7].response.choices[0].message.content).toBe(`echo: s${index}-u9`);
+      expect(run.history.filter((m) => m.role === "assistant")).toHaveLength(8);
+    }
+  }, 180_000);
 });

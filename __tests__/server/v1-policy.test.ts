@@ -2,7 +2,15 @@
 // A TITO double whose merge breaks the prefix rule proves the commit-time 500; the lock is FIFO and exclusive.
 import { AsyncMutex } from "../../src/server/lock";
 import { assertStoredPrefix } from "../../src/server/token-prefix";
-import { linearPolicy, SessionHttpError, strictMessageMatches, type CompletedTurn, type NormalizedChatRequest, type PolicyContext, type TitoLike } from "../../src/server";
+import {
+  linearPolicy,
+  SessionHttpError,
+  strictMessageMatches,
+  type CompletedTurn,
+  type NormalizedChatRequest,
+  type PolicyContext,
+  type TitoLike,
+} from "../../src/server";
 import { loadTokenizer } from "../../src/tokenizer";
 import type { ChatMessage } from "../../src/tokenizer/types";
 
@@ -32,7 +40,15 @@ function turn(promptIds: number[], completionIds: number[], content: string): Co
     assistantMessage: { role: "assistant", content },
     finishReason: "stop",
     responseId: "r",
-    record: { timestamp: 1, request_timestamp: 0, method: "POST", path: "/v1/chat/completions", request: { input_ids: promptIds }, response: {}, status_code: 200 },
+    record: {
+      timestamp: 1,
+      request_timestamp: 0,
+      method: "POST",
+      path: "/v1/chat/completions",
+      request: { input_ids: promptIds },
+      response: {},
+      status_code: 200,
+    },
   };
 }
 
@@ -78,7 +94,9 @@ test("a tokenizer failure during prepare is a 500 and keeps the rollback already
   state.records.push(state.records[0]);
   const snapshot = JSON.stringify(state);
   // Diverges at message 2 -> would roll back one turn, then merge fails.
-  expect(() => linearPolicy.prepare(state, request([...m2.slice(0, 2), { role: "user", content: "other" }]), ctx)).toThrow(/TITO merge failed: template is not append-only here/);
+  expect(() => linearPolicy.prepare(state, request([...m2.slice(0, 2), { role: "user", content: "other" }]), ctx)).toThrow(
+    /TITO merge failed: template is not append-only here/,
+  );
   const rolledBack = JSON.parse(snapshot) as typeof state;
   expect(JSON.parse(JSON.stringify(state))).toEqual({
     messages: rolledBack.messages.slice(0, 2),

@@ -83,7 +83,10 @@ test("a divergent tool result rolls back one turn and continues from the previou
   const after = await getSession(server.url, id);
   expect(after.records).toHaveLength(2);
   expect(after.records[0]).toEqual(before.records[0]);
-  const firstIds = [...before.records[0].request.input_ids, ...before.records[0].response.choices[0].meta_info.output_token_logprobs.map((p: number[]) => p[1])];
+  const firstIds = [
+    ...before.records[0].request.input_ids,
+    ...before.records[0].response.choices[0].meta_info.output_token_logprobs.map((p: number[]) => p[1]),
+  ];
   expect(after.records[1].request.input_ids.slice(0, firstIds.length)).toEqual(firstIds);
   expect(after.records[1].request.messages[3].content).toBe(MOCK_TOOL_RESULTS[2]);
   // ...and the next append-only turn builds on the new branch.
@@ -116,7 +119,9 @@ test("a jump back across two generated turns is 400 and nothing changes", async 
   for (const messages of [jump.slice(0, 2).concat([{ role: "user", content: "different" }]), early.concat([{ role: "user", content: "x" }])]) {
     const reply = await chat(server.url, id, { messages, tools: WEATHER_TOOLS });
     expect(reply.status).toBe(400);
-    expect(reply.json<{ error: string }>().error).toMatch(/^rollback failed: discard_count=3 exceeds max_assistant_rollback_steps=1 \(stored has \d+ messages, request has 3 messages\)$/);
+    expect(reply.json<{ error: string }>().error).toMatch(
+      /^rollback failed: discard_count=3 exceeds max_assistant_rollback_steps=1 \(stored has \d+ messages, request has 3 messages\)$/,
+    );
   }
   const twoBack = [...history.slice(0, 5), { role: "user", content: "a different follow-up" }];
   const reply = await chat(server.url, id, { messages: twoBack, tools: WEATHER_TOOLS });
@@ -159,7 +164,10 @@ test("a disallowed appended role is 400; without a rollback nothing changes, aft
   const after2 = await getSession(server.url, id2);
   expect(before2.records).toHaveLength(3);
   expect(after2.records).toEqual(before2.records.slice(0, 2));
-  const checkpoint2 = [...after2.records[1].request.input_ids, ...after2.records[1].response.choices[0].meta_info.output_token_logprobs.map((p: number[]) => p[1])];
+  const checkpoint2 = [
+    ...after2.records[1].request.input_ids,
+    ...after2.records[1].response.choices[0].meta_info.output_token_logprobs.map((p: number[]) => p[1]),
+  ];
   expect(after2.metadata.accumulated_token_ids).toEqual(checkpoint2);
 });
 

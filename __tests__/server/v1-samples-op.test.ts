@@ -39,7 +39,11 @@ beforeAll(async () => {
   server = await startSessionServer({ version: "v1", backendUrl: backend.url, logger: recordingLogger(), policy: corruptiblePolicy });
   sessionId = await createSession(server.url);
   const history: ChatMessage[] = buildInitialMessages();
-  const steps: ChatMessage[][] = [[], [{ role: "tool", tool_call_id: "call00000", content: MOCK_TOOL_RESULTS[0] }], [{ role: "user", content: USER_FOLLOWUP_TEXT }]];
+  const steps: ChatMessage[][] = [
+    [],
+    [{ role: "tool", tool_call_id: "call00000", content: MOCK_TOOL_RESULTS[0] }],
+    [{ role: "user", content: USER_FOLLOWUP_TEXT }],
+  ];
   for (const step of steps) {
     history.push(...step);
     const reply = await chat(server.url, sessionId, { messages: history, tools: WEATHER_TOOLS });

@@ -58,7 +58,11 @@ describe("global setup and teardown", () => {
     const second = [process.env.SESSION_PARITY_BACKEND_URL as string, process.env.SESSION_PARITY_V1_URL as string];
     for (const url of first) await expect(probeHealth(url)).rejects.toThrow(/ECONNREFUSED/);
     for (const url of second) expect((await probeHealth(url)).status).toBe(200);
-    expect(state?.previousEnv).toEqual({ SESSION_PARITY_BACKEND_URL: undefined, SESSION_PARITY_V1_URL: undefined, SESSION_PARITY_V2_URL: "http://127.0.0.1:7" });
+    expect(state?.previousEnv).toEqual({
+      SESSION_PARITY_BACKEND_URL: undefined,
+      SESSION_PARITY_V1_URL: undefined,
+      SESSION_PARITY_V2_URL: "http://127.0.0.1:7",
+    });
     await globalTeardown();
     expect(process.env.SESSION_PARITY_V1_URL).toBeUndefined();
     expect(process.env.SESSION_PARITY_V2_URL).toBe("http://127.0.0.1:7");

@@ -126,7 +126,10 @@ describe("bit-tree text", () => {
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = { back: cyclic };
     expect(() => text({ metadata: { hook: function onTurn() {} } })).toThrow(
-      new BitwiseUsageError("value.metadata.hook", "a function (onTurn) has no bit tree to snapshot (only numbers, strings, booleans, bigints, null, undefined, arrays, typed arrays, Tensors, plain objects, Maps and classes with static FIELDS have)"),
+      new BitwiseUsageError(
+        "value.metadata.hook",
+        "a function (onTurn) has no bit tree to snapshot (only numbers, strings, booleans, bigints, null, undefined, arrays, typed arrays, Tensors, plain objects, Maps and classes with static FIELDS have)",
+      ),
     );
     expect(() => text(cyclic)).toThrow("value.self.back: cyclic reference (the value contains itself); a cycle has no bit tree to snapshot");
     expect(() => text(new Sample({ metadata: { at: new Date(0) as never } }))).toThrow("sample.metadata.at: a Date has no bit tree to snapshot");
@@ -147,7 +150,9 @@ describe("bit-tree text", () => {
       }
       throw new Error("parsed");
     };
-    expect(readError(good.replace("0x4000000000000000 (2)", "0x4000000000000000 (3)")).message).toBe("line 4: the value beside the bits (3) is not what the bits hold (2)");
+    expect(readError(good.replace("0x4000000000000000 (2)", "0x4000000000000000 (3)")).message).toBe(
+      "line 4: the value beside the bits (3) is not what the bits hold (2)",
+    );
     expect(readError(good.replace("Array(2)", "Array(3)")).message).toBe("line 2: Array(3) holds 2 elements");
     expect(readError(good.replace('  "b": "x"', '  "b": x')).message).toBe('line 6: not a bit-tree value: "x"');
     expect(readError(lines.slice(0, -1).join("\n")).message).toBe("line 6: the text ends inside a value (a closing bracket is missing)");
@@ -173,7 +178,13 @@ describe("bit-tree text", () => {
       emptyReason: null,
     };
     expect(trajectoryPayload(run)).toEqual([
-      { version: "v2", samples: run.samples, sessionMetadata: { max_trim_tokens: 0, tree: { nodes: [{ id: 0, parent: null, committed_at: "<runtime>" }], leaves: [] } }, emptyReason: null, failure: null },
+      {
+        version: "v2",
+        samples: run.samples,
+        sessionMetadata: { max_trim_tokens: 0, tree: { nodes: [{ id: 0, parent: null, committed_at: "<runtime>" }], leaves: [] } },
+        emptyReason: null,
+        failure: null,
+      },
     ]);
     expect((run.sessionMetadata.tree as { nodes: Array<{ committed_at: unknown }> }).nodes[0].committed_at).toBe(1764520000.25);
     expect(projectSessionMetadata({ a: 1 })).toEqual({ a: 1 });

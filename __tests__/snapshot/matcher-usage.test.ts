@@ -16,9 +16,15 @@ test("values with no bit tree and bad options are usage errors that leave the sn
   const cyclic: Record<string, unknown> = {};
   cyclic.loop = [cyclic];
   expect(() => expect({ payload: { at: new Date(0) } }).toMatchBitwiseSnapshot()).toThrow("value.payload.at: a Date has no bit tree to snapshot");
-  expect(() => expect(cyclic).toMatchBitwiseSnapshot("cycle")).toThrow("value.loop[0]: cyclic reference (the value contains itself); a cycle has no bit tree to snapshot");
-  expect(() => expect({ a: 1 }).toMatchBitwiseSnapshot("bad", { largeArrays: "full" } as never)).toThrow('option largeArrays must be "digest" or "safetensors", got "full"');
-  expect(() => expect({ a: 1 }).toMatchBitwiseSnapshot({ tolerance: 0 } as never)).toThrow('unknown toMatchBitwiseSnapshot option "tolerance"; known options: metadataProjection, largeArrays, maxDifferences');
+  expect(() => expect(cyclic).toMatchBitwiseSnapshot("cycle")).toThrow(
+    "value.loop[0]: cyclic reference (the value contains itself); a cycle has no bit tree to snapshot",
+  );
+  expect(() => expect({ a: 1 }).toMatchBitwiseSnapshot("bad", { largeArrays: "full" } as never)).toThrow(
+    'option largeArrays must be "digest" or "safetensors", got "full"',
+  );
+  expect(() => expect({ a: 1 }).toMatchBitwiseSnapshot({ tolerance: 0 } as never)).toThrow(
+    'unknown toMatchBitwiseSnapshot option "tolerance"; known options: metadataProjection, largeArrays, maxDifferences',
+  );
   expect(() => expect({ a: 1 }).not.toMatchBitwiseSnapshot()).toThrow("Snapshot matchers cannot be used with not");
   expect(counts()).toEqual(before);
   expect(state().getUncheckedCount()).toBe(0);

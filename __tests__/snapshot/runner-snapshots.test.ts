@@ -27,10 +27,14 @@ describe("toMatchBitwiseSnapshot under Jest (child processes on a scratch projec
     const ci = project.run(["--ci"], { FLIP_LOG_PROB: "1", FLIP_ROUTED: "1", ADD_NEW: "1" });
     expect(ci.status).toBe(1);
     expect(ci.output).toContain("Snapshot name: `pins the payload 1`");
-    expect(ci.output).toContain("sample.rollout_log_probs[1]: 0xbfd0000000000001 (-0.25000000000000006) vs 0xbfd0000000000000 (-0.25)\n    1 difference in total");
+    expect(ci.output).toContain(
+      "sample.rollout_log_probs[1]: 0xbfd0000000000001 (-0.25000000000000006) vs 0xbfd0000000000000 (-0.25)\n    1 difference in total",
+    );
     expect(ci.output).toContain("Snapshot name: `pins the payload: routed 1`");
     expect(ci.output).toContain("value.routed[720, 1]: 38 vs 39\n    1 difference in total");
-    expect(ci.output).toContain("Snapshot name: `pins the payload: added 1`\n\n    New snapshot was not written. The update flag must be explicitly passed to write a new snapshot.");
+    expect(ci.output).toContain(
+      "Snapshot name: `pins the payload: added 1`\n\n    New snapshot was not written. The update flag must be explicitly passed to write a new snapshot.",
+    );
     expect(ci.output).toContain("3 snapshots failed");
     expect(fs.readFileSync(project.snapshotFile, "utf8")).toBe(written);
     expect(project.storedFiles()).toEqual(stored);

@@ -45,7 +45,9 @@ export class ScratchProject {
         rootDir: this.dir,
         testEnvironment: "node",
         testMatch: ["**/*.test.ts"],
-        transform: { "^.+\\.ts$": [path.join(REPO, "node_modules", "ts-jest"), { tsconfig: { esModuleInterop: true, isolatedModules: true }, diagnostics: false }] },
+        transform: {
+          "^.+\\.ts$": [path.join(REPO, "node_modules", "ts-jest"), { tsconfig: { esModuleInterop: true, isolatedModules: true }, diagnostics: false }],
+        },
         setupFilesAfterEnv: [path.join(REPO, "setup", "setup.ts")],
       };
       fs.writeFileSync(path.join(this.dir, "jest.config.json"), JSON.stringify(config));
@@ -63,7 +65,12 @@ export class ScratchProject {
   /** Names of the stored large-value files beside the snapshot file. */
   storedFiles(): string[] {
     const directory = path.join(this.dir, "__snapshots__");
-    return fs.existsSync(directory) ? fs.readdirSync(directory).filter((name) => name.endsWith(".safetensors")).sort() : [];
+    return fs.existsSync(directory)
+      ? fs
+          .readdirSync(directory)
+          .filter((name) => name.endsWith(".safetensors"))
+          .sort()
+      : [];
   }
 
   /** Runs the runner once with extra flags and env switches; colours off, CI unset unless `--ci` is passed. */
@@ -73,7 +80,13 @@ export class ScratchProject {
     delete childEnv.JEST_WORKER_ID;
     const args =
       this.runner === "jest"
-        ? [path.join(REPO, "node_modules", "jest", "bin", "jest.js"), "--config", path.join(this.dir, "jest.config.json"), ...(flags.includes("--ci") ? [] : ["--ci=false"]), ...flags]
+        ? [
+            path.join(REPO, "node_modules", "jest", "bin", "jest.js"),
+            "--config",
+            path.join(this.dir, "jest.config.json"),
+            ...(flags.includes("--ci") ? [] : ["--ci=false"]),
+            ...flags,
+          ]
         : [path.join(REPO, "node_modules", "vitest", "vitest.mjs"), "run", "--config", path.join(this.dir, "vitest.config.mjs"), ...flags];
     const result = spawnSync(process.execPath, args, { cwd: this.dir, env: childEnv, encoding: "utf8", timeout: 120_000 });
     return { status: result.status, output: `${result.stdout}\n${result.stderr}` };

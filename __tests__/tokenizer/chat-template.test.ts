@@ -87,8 +87,7 @@ describe("derivation from the native Qwen3 template", () => {
 });
 
 describe("message normalization", () => {
-  const render = (messages: ChatMessage[], kwargs: Record<string, unknown> = {}) =>
-    tokenizer.renderChatTemplate(messages, { tools: WEATHER_TOOLS, kwargs });
+  const render = (messages: ChatMessage[], kwargs: Record<string, unknown> = {}) => tokenizer.renderChatTemplate(messages, { tools: WEATHER_TOOLS, kwargs });
 
   it("parses tool-call arguments given as JSON strings before rendering", () => {
     const fromString = render([...buildInitialMessages(), weatherCall('{"location":"Beijing","days":2}')]);
@@ -105,8 +104,18 @@ describe("message normalization", () => {
   });
 
   it('renders content null, missing content and non-string content as ""', () => {
-    const empty = render([{ role: "user", content: "" }, { role: "assistant", content: "" }, { role: "tool", content: "" }]);
-    expect(render([{ role: "user", content: null }, { role: "assistant", content: null }, { role: "tool", content: null }])).toBe(empty);
+    const empty = render([
+      { role: "user", content: "" },
+      { role: "assistant", content: "" },
+      { role: "tool", content: "" },
+    ]);
+    expect(
+      render([
+        { role: "user", content: null },
+        { role: "assistant", content: null },
+        { role: "tool", content: null },
+      ]),
+    ).toBe(empty);
     expect(render([{ role: "user" }, { role: "assistant" }, { role: "tool" }])).toBe(empty);
     expect(
       render([
@@ -115,9 +124,12 @@ describe("message normalization", () => {
         { role: "tool", content: 42 },
       ]),
     ).toBe(empty);
-    expect(render([{ role: "system", content: [{ type: "text", text: "sys" }] }, { role: "user", content: "q" }])).toContain(
-      "<|im_start|>system\n\n\n# Tools",
-    );
+    expect(
+      render([
+        { role: "system", content: [{ type: "text", text: "sys" }] },
+        { role: "user", content: "q" },
+      ]),
+    ).toContain("<|im_start|>system\n\n\n# Tools");
   });
 
   it("does not mutate the caller's messages", () => {
@@ -175,7 +187,10 @@ describe("append-safety changes", () => {
 
   it("a string reasoning_content wins over a think block split out of the content", () => {
     const text = tokenizer.renderChatTemplate(
-      [{ role: "user", content: "q" }, { role: "assistant", content: "<think>\nfrom content\n</think>\n\nreply", reasoning_content: "from field" }],
+      [
+        { role: "user", content: "q" },
+        { role: "assistant", content: "<think>\nfrom content\n</think>\n\nreply", reasoning_content: "from field" },
+      ],
       { kwargs: { clear_thinking: false } },
     );
     expect(text).toContain("<think>\nfrom field\n</think>\n\n<think>\nfrom content\n</think>\n\nreply");
@@ -186,7 +201,10 @@ describe("append-safety changes", () => {
     expect(stripNewlines("\n a\n", "left")).toBe(" a\n");
     expect(stripNewlines("\n a\n\n", "right")).toBe("\n a");
     const text = tokenizer.renderChatTemplate(
-      [{ role: "user", content: "q" }, { role: "assistant", content: "\n  indented reply", reasoning_content: "\n  spaced \n" }],
+      [
+        { role: "user", content: "q" },
+        { role: "assistant", content: "\n  indented reply", reasoning_content: "\n  spaced \n" },
+      ],
       { kwargs: { clear_thinking: false } },
     );
     expect(text).toContain("<think>\n  spaced \n</think>\n\n  indented reply<|im_end|>");

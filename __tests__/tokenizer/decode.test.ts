@@ -110,7 +110,12 @@ describe("table decode equals the library's decode", () => {
     const tito = createTito(tokenizer, { enable_thinking: false });
     const messages: ChatMessage[] = [
       ...buildInitialMessages(),
-      { role: "assistant", content: "", reasoning_content: "让我查一下 🌦️ the weather…", tool_calls: [{ function: { name: "get_weather", arguments: '{"location": "Zürich"}' } }] },
+      {
+        role: "assistant",
+        content: "",
+        reasoning_content: "让我查一下 🌦️ the weather…",
+        tool_calls: [{ function: { name: "get_weather", arguments: '{"location": "Zürich"}' } }],
+      },
       { role: "tool", content: MOCK_TOOL_RESULTS[0] },
       { role: "user", content: "Und morgen? 明天呢？ 👩‍👩‍👧 café naïve \uFEFFbom ∑∫ 🇨🇭 <tool_call>literal</tool_call>" },
       { role: "assistant", content: "<think>\nCheck 東京 and São Paulo.\n</think>\n\nTomorrow: 18°C, clear — enjoy! 😀" },

@@ -42,7 +42,13 @@ describe("the packaged Qwen3 tokenizer", () => {
     expect(tokenizer.tokenToId("</think>")).toBe(151668);
     expect(tokenizer.encode("\n")).toEqual([198]);
     expect(tokenizer.encode("<|im_start|>assistant\n<think>\n\n</think>\n\n")).toEqual([
-      QWEN3_IDS.imStart, 77091, QWEN3_IDS.newline, QWEN3_IDS.thinkOpen, 271, QWEN3_IDS.thinkClose, 271,
+      QWEN3_IDS.imStart,
+      77091,
+      QWEN3_IDS.newline,
+      QWEN3_IDS.thinkOpen,
+      271,
+      QWEN3_IDS.thinkClose,
+      271,
     ]);
     expect(tokenizer.tokenToId("no-such-token-in-the-vocabulary")).toBeUndefined();
   });
@@ -93,7 +99,7 @@ describe("checkpoint directories", () => {
   });
 
   it("fails naming tokenizer.json when it is not valid JSON, and does not cache the failure", async () => {
-    const dir = checkpointDir("corrupt", { "tokenizer.json": "{\"model\": {\"type\": \"BPE\"", "tokenizer_config.json": null });
+    const dir = checkpointDir("corrupt", { "tokenizer.json": '{"model": {"type": "BPE"', "tokenizer_config.json": null });
     const file = path.join(dir, "tokenizer.json");
     await expect(loadTokenizer({ hfCheckpoint: dir })).rejects.toThrow(`cannot parse ${file} as JSON`);
     fs.copyFileSync(path.join(defaultTokenizerDirectory(), "tokenizer.json"), file);
@@ -121,9 +127,7 @@ describe("checkpoint directories", () => {
 
   it("fails naming tokenizer_config.json when only that file is missing", async () => {
     const dir = checkpointDir("no-config", { "tokenizer.json": null });
-    await expect(loadTokenizer({ hfCheckpoint: dir })).rejects.toThrow(
-      `cannot read ${path.join(dir, "tokenizer_config.json")}: file not found`,
-    );
+    await expect(loadTokenizer({ hfCheckpoint: dir })).rejects.toThrow(`cannot read ${path.join(dir, "tokenizer_config.json")}: file not found`);
   });
 
   it("fails naming the file when the vocabulary is not Qwen3's", async () => {
@@ -137,8 +141,6 @@ describe("checkpoint directories", () => {
       model: { type: "BPE", vocab: { a: 0, b: 1 }, merges: [] },
     };
     const dir = checkpointDir("not-qwen", { "tokenizer.json": JSON.stringify(tiny), "tokenizer_config.json": "{}" });
-    await expect(loadTokenizer({ hfCheckpoint: dir })).rejects.toThrow(
-      `${path.join(dir, "tokenizer.json")} has no <|im_start|> token`,
-    );
+    await expect(loadTokenizer({ hfCheckpoint: dir })).rejects.toThrow(`${path.join(dir, "tokenizer.json")} has no <|im_start|> token`);
   });
 });

@@ -82,9 +82,7 @@ describe("compareWithCanonical", () => {
     const ids = [...clean.ids];
     ids[userEnd] = END_OF_TEXT;
     const report = tito.compareWithCanonical(clean.messages, ids, WEATHER_TOOLS, {});
-    expect(report).toEqual([
-      expect.objectContaining({ type: "special_token_type", expected_text: "<|im_end|>", actual_text: "<|endoftext|>" }),
-    ]);
+    expect(report).toEqual([expect.objectContaining({ type: "special_token_type", expected_text: "<|im_end|>", actual_text: "<|endoftext|>" })]);
     expect(report[0].segment_index).toBe(segmentIndexAt(clean.ids, userEnd));
     expect(report[0].segment_index).toBe(6); // [im_start] system [im_end] "\n" [im_start] user [im_end]
   });
@@ -163,15 +161,16 @@ function referenceReport(expectedIds: readonly number[], actualIds: readonly num
   };
   const expected = segmentBySpecialIds(strip(expectedIds), specials);
   const actual = segmentBySpecialIds(strip(actualIds), specials);
-  const describeSegments = (segments: TokenSegment[]) =>
-    segments.map((s) => (s.special ? `[${decode(s.ids)}]` : `(${s.ids.length} tokens)`)).join(" ");
+  const describeSegments = (segments: TokenSegment[]) => segments.map((s) => (s.special ? `[${decode(s.ids)}]` : `(${s.ids.length} tokens)`)).join(" ");
   const structural = (detail: string): TitoMismatchEntry[] => [
     { type: "special_token_count", segment_index: -1, expected_text: describeSegments(expected), actual_text: describeSegments(actual), detail },
   ];
   if (expected.length !== actual.length) return structural(`segment count differs: expected ${expected.length}, got ${actual.length}`);
   if (expected.some((s, i) => s.special !== actual[i].special)) return structural("segment structure (special/content pattern) differs");
   const isAssistant = (segments: TokenSegment[], i: number) =>
-    i > 0 && !segments[i].special && segments[i - 1].special &&
+    i > 0 &&
+    !segments[i].special &&
+    segments[i - 1].special &&
     (decode(segments[i - 1].ids) + decode(segments[i].ids.slice(0, 20))).startsWith("<|im_start|>assistant");
   const entries: TitoMismatchEntry[] = [];
   expected.forEach((exp, i) => {

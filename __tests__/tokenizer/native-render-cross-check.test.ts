@@ -40,7 +40,10 @@ const pyValue: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
 function orderedObject(entries: ReadonlyArray<readonly [string, unknown]>): Record<string, unknown> {
   const object: Record<string, unknown> = {};
   for (const [key, value] of entries) Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
-  rememberKeyOrder(object, entries.map(([key]) => key));
+  rememberKeyOrder(
+    object,
+    entries.map(([key]) => key),
+  );
   return object;
 }
 
@@ -58,7 +61,10 @@ const toolArb = fc
   .map(({ name, description, parameters, strict, wrapped }) => {
     const fn: Record<string, unknown> = { name };
     if (description !== undefined) fn.description = description;
-    fn.parameters = orderedObject([["type", "object"], ["properties", orderedObject(parameters)]]);
+    fn.parameters = orderedObject([
+      ["type", "object"],
+      ["properties", orderedObject(parameters)],
+    ]);
     if (strict !== undefined) fn.strict = strict;
     return wrapped ? { type: "function", function: fn } : fn;
   });
@@ -107,14 +113,20 @@ describe("native Qwen3 template under Python's Jinja2 (transformers' environment
   testWithPython(`${CONVERSATIONS} random tool-bearing conversations render to the same bytes`, () => {
     const cases = fc.sample(conversationArb, { numRuns: CONVERSATIONS, seed: 1207 }).map(caseText);
     const config = JSON.parse(fs.readFileSync(path.join(defaultTokenizerDirectory(), "tokenizer_config.json"), "utf8")) as { chat_template: string };
-    const python = JSON.parse(runPythonScript("render_native_qwen3.py", JSON.stringify({ template: config.chat_template, cases }))) as Array<string | { error: string }>;
+    const python = JSON.parse(runPythonScript("render_native_qwen3.py", JSON.stringify({ template: config.chat_template, cases }))) as Array<
+      string | { error: string }
+    >;
     expect(python).toHaveLength(CONVERSATIONS);
     const template = qwen3ChatTemplate();
     let withFloats = 0;
     cases.forEach((source, index) => {
       const body = parsePyJson(source) as { messages: ChatMessage[]; tools: ToolSpec[]; add_generation_prompt: boolean; kwargs: Record<string, unknown> };
       // clear_thinking true is the native template's behaviour (the servers pin false for append safety)
-      const ours = template.render(body.messages, { tools: body.tools, addGenerationPrompt: body.add_generation_prompt, kwargs: { ...body.kwargs, clear_thinking: true } });
+      const ours = template.render(body.messages, {
+        tools: body.tools,
+        addGenerationPrompt: body.add_generation_prompt,
+        kwargs: { ...body.kwargs, clear_thinking: true },
+      });
       const theirs = python[index];
       if (typeof theirs !== "string") throw new Error(`case ${index}: Python failed: ${theirs?.error}\n${source}`);
       if (ours !== theirs) throw new Error(`case ${index} differs:\n--- ours\n${ours}\n--- python\n${theirs}\n--- input\n${source}`);

@@ -65,9 +65,11 @@ describe("RenderedIdsMemo", () => {
     const odd = [{ when: new Date(0) }];
     memo.get(odd, () => [(computed += 1)]);
     expect(memo.get(odd, () => [(computed += 1)])).toEqual([2]);
-    expect(() => memo.get(["x"], () => {
-      throw new Error("render failed");
-    })).toThrow("render failed");
+    expect(() =>
+      memo.get(["x"], () => {
+        throw new Error("render failed");
+      }),
+    ).toThrow("render failed");
     expect(memo.get(["x"], () => [5])).toEqual([5]);
     expect(memo.size).toBe(1);
     memo.clear();
@@ -117,22 +119,30 @@ describe("Qwen3Tito with memoizeRenders", () => {
     return messages;
   };
   const toolsOf = (pick: number): readonly ToolSpec[] | null => (pick === 0 ? null : WEATHER_TOOLS);
-  const kwargsOf = (pick: number): ChatTemplateKwargs | undefined => (pick === 0 ? undefined : pick === 1 ? { enable_thinking: true } : { enable_thinking: false });
+  const kwargsOf = (pick: number): ChatTemplateKwargs | undefined =>
+    pick === 0 ? undefined : pick === 1 ? { enable_thinking: true } : { enable_thinking: false };
 
   it("returns what an unmemoized instance returns for prompts, appended suffixes and canonical ids", () => {
     const { tokenizer: counting } = countingTokenizer();
     const memoized = new Qwen3Tito(counting, { enable_thinking: false }, { memoizeRenders: true });
     const plain = new Qwen3Tito(tokenizer, { enable_thinking: false });
     fc.assert(
-      fc.property(fc.nat(3), fc.constantFrom("Beijing", "Zürich", "東京"), fc.nat(1), fc.nat(2), fc.string({ maxLength: 12 }), (turns, city, toolPick, kwargPick, text) => {
-        const old = history(turns, city);
-        const next = [...old, { role: "user", content: text } as ChatMessage];
-        const tools = toolsOf(toolPick);
-        const kwargs = kwargsOf(kwargPick);
-        expect(memoized.renderPromptIds(next, tools, kwargs)).toEqual(plain.renderPromptIds(next, tools, kwargs));
-        expect(memoized.mergeTokens(old, next, [1, 151645], tools, kwargs)).toEqual(plain.mergeTokens(old, next, [1, 151645], tools, kwargs));
-        expect(memoized.canonicalIds(old, tools, kwargs)).toEqual(plain.canonicalIds(old, tools, kwargs));
-      }),
+      fc.property(
+        fc.nat(3),
+        fc.constantFrom("Beijing", "Zürich", "東京"),
+        fc.nat(1),
+        fc.nat(2),
+        fc.string({ maxLength: 12 }),
+        (turns, city, toolPick, kwargPick, text) => {
+          const old = history(turns, city);
+          const next = [...old, { role: "user", content: text } as ChatMessage];
+          const tools = toolsOf(toolPick);
+          const kwargs = kwargsOf(kwargPick);
+          expect(memoized.renderPromptIds(next, tools, kwargs)).toEqual(plain.renderPromptIds(next, tools, kwargs));
+          expect(memoized.mergeTokens(old, next, [1, 151645], tools, kwargs)).toEqual(plain.mergeTokens(old, next, [1, 151645], tools, kwargs));
+          expect(memoized.canonicalIds(old, tools, kwargs)).toEqual(plain.canonicalIds(old, tools, kwargs));
+        },
+      ),
       { numRuns: 120, seed: 23 },
     );
   });
@@ -144,7 +154,9 @@ describe("Qwen3Tito with memoizeRenders", () => {
     const first = tito.canonicalIds(messages, WEATHER_TOOLS);
     expect(renders()).toBe(1);
     first.length = 0; // the caller's copy only
-    expect(tito.canonicalIds(structuredClone(messages), structuredClone(WEATHER_TOOLS))).toEqual(tokenizer.encode(tokenizer.renderChatTemplate(messages, { tools: WEATHER_TOOLS, kwargs: tito.mergeKwargs({}) })));
+    expect(tito.canonicalIds(structuredClone(messages), structuredClone(WEATHER_TOOLS))).toEqual(
+      tokenizer.encode(tokenizer.renderChatTemplate(messages, { tools: WEATHER_TOOLS, kwargs: tito.mergeKwargs({}) })),
+    );
     expect(renders()).toBe(1);
     tito.canonicalIds(history(2, "Shanghai"), WEATHER_TOOLS);
     tito.canonicalIds(messages, WEATHER_TOOLS, { enable_thinking: true });

@@ -47,11 +47,46 @@ beforeAll(async () => {
 /** Every added-token string, special or not. */
 const addedContents = () => addedTokens.map((token) => token.content);
 
-const PARTIALS = ["<|im_", "<|im_start", "im_end|>", "<think", "think>", "</think", "<|", "|>", "<", ">", "</", "<tool_", "_call>", "<|endoftext", "|im_end|>", "<<|im_end|>>"];
+const PARTIALS = [
+  "<|im_",
+  "<|im_start",
+  "im_end|>",
+  "<think",
+  "think>",
+  "</think",
+  "<|",
+  "|>",
+  "<",
+  ">",
+  "</",
+  "<tool_",
+  "_call>",
+  "<|endoftext",
+  "|im_end|>",
+  "<<|im_end|>>",
+];
 const SPACES = [" ", "  ", "\n", "\n\n", "\t", "\r\n", " \n", "\n ", "\u00a0", "\u3000", "\u2028", "\u200b"];
 const EMOJI = ["😀", "👩‍👩‍👧", "🇨🇭", "🌦️", "👍🏽", "🧑‍💻", "\ud83d"];
 const CJK = ["明天呢", "東京", "天气很好", "北京", "こんにちは", "서울", "ＡＢＣ１２３"];
-const WORDS = ["Hello", "weather", "get_weather", "Beijing", "'s", "'ll", "don't", "123", "3.14", "{\"location\": \"Zürich\"}", "café", "e\u0301", "\u0301", "Å", "\u212b", "ﬁ", "x"];
+const WORDS = [
+  "Hello",
+  "weather",
+  "get_weather",
+  "Beijing",
+  "'s",
+  "'ll",
+  "don't",
+  "123",
+  "3.14",
+  '{"location": "Zürich"}',
+  "café",
+  "e\u0301",
+  "\u0301",
+  "Å",
+  "\u212b",
+  "ﬁ",
+  "x",
+];
 
 /** Fragments glued together without separators, so special tokens sit right next to text, spaces and partials. */
 function fragmentText(contents: string[]): fc.Arbitrary<string> {
@@ -111,7 +146,7 @@ describe("cached encode equals the library's encode of the whole text", () => {
       "",
       " ",
       "<|endoftext|><|endoftext|>",
-      "<tool_response>\n{\"temp\": 20}\n</tool_response>",
+      '<tool_response>\n{"temp": 20}\n</tool_response>',
     ];
     for (const text of texts) {
       expect({ text, ids: tokenizer.encode(text) }).toEqual({ text, ids: reference(text) });
@@ -221,14 +256,11 @@ describe("the LRU bound", () => {
 
 describe("files where piecewise encoding is not provably exact", () => {
   it("are named with the reason", () => {
-    const withToken = (patch: Record<string, unknown>) =>
-      editedJson((json) => Object.assign((json.added_tokens as Record<string, unknown>[])[1], patch));
+    const withToken = (patch: Record<string, unknown>) => editedJson((json) => Object.assign((json.added_tokens as Record<string, unknown>[])[1], patch));
     expect(segmentEncodingProblem(withToken({ lstrip: true }))).toBe('added token "<|im_start|>" strips its neighbours');
     expect(segmentEncodingProblem(withToken({ rstrip: true }))).toBe('added token "<|im_start|>" strips its neighbours');
     expect(segmentEncodingProblem(withToken({ normalized: true }))).toBe('added token "<|im_start|>" is normalized before matching');
-    expect(segmentEncodingProblem(withToken({ normalized: undefined, special: false }))).toBe(
-      'added token "<|im_start|>" is normalized before matching',
-    );
+    expect(segmentEncodingProblem(withToken({ normalized: undefined, special: false }))).toBe('added token "<|im_start|>" is normalized before matching');
     expect(
       segmentEncodingProblem(
         editedJson((json) => {

@@ -48,8 +48,16 @@ describe("exactDataKey", () => {
       [null, Number.NaN, "NaN", undefined, "undefined", "null"],
       [Infinity, -Infinity, "Infinity", "-Infinity"],
       [{ a: undefined }, {}, { a: null }],
-      [{ a: 1, b: 2 }, { b: 2, a: 1 }],
-      [[1, [2]], [[1], 2], [1, 2], ["1", 2]],
+      [
+        { a: 1, b: 2 },
+        { b: 2, a: 1 },
+      ],
+      [
+        [1, [2]],
+        [[1], 2],
+        [1, 2],
+        ["1", 2],
+      ],
       [{ "a:b": 1 }, { a: { b: 1 } }, { a: "b:1" }],
       [true, "true", 1],
     ];
@@ -124,9 +132,11 @@ describe("TitoPrefixCache", () => {
     const odd = { when: new Date(0) } as ChatTemplateKwargs;
     cache.get(null, odd, [], () => `r${(renders += 1)}`);
     expect(cache.get(null, odd, [], () => `r${(renders += 1)}`)).toBe("r2");
-    expect(() => cache.get(null, {}, [], () => {
-      throw new Error("template failed");
-    })).toThrow("template failed");
+    expect(() =>
+      cache.get(null, {}, [], () => {
+        throw new Error("template failed");
+      }),
+    ).toThrow("template failed");
     expect(cache.get(null, {}, [], () => "ok")).toBe("ok");
     expect(cache.size).toBe(1);
   });
@@ -182,7 +192,10 @@ describe("tokenizeAppended with the cached prefix", () => {
         const appended: ChatMessage[] = [
           [{ role: "tool", content: MOCK_TOOL_RESULTS[0], tool_call_id: "call3" }],
           [{ role: "user", content: text }],
-          [{ role: "tool", content: text }, { role: "system", content: "reminder" }],
+          [
+            { role: "tool", content: text },
+            { role: "system", content: "reminder" },
+          ],
           [],
         ][appendPick];
         const tools = toolsOf(toolPick);

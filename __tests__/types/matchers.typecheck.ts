@@ -1,7 +1,16 @@
 // Type-level fixture (checked by `npm run typecheck`, never run by Jest): the matchers type-check with
 // `@jest/globals`, i.e. through the `declare module "expect"` augmentation pulled in by the package root.
 import { expect } from "@jest/globals";
-import { Sample, trainingMetadataProjection, WEATHER_AGENT_METADATA, WEATHER_RETRY_TOPOLOGY, WEATHER_TOOL_ROUND_TRIPS, type BitwiseEqualTo, type BitwiseOptions, type SessionParityRun } from "../../src";
+import {
+  Sample,
+  trainingMetadataProjection,
+  WEATHER_AGENT_METADATA,
+  WEATHER_RETRY_TOPOLOGY,
+  WEATHER_TOOL_ROUND_TRIPS,
+  type BitwiseEqualTo,
+  type BitwiseOptions,
+  type SessionParityRun,
+} from "../../src";
 
 export function typecheckJestGlobals(left: Sample, right: Sample): void {
   expect(left).toBeBitwiseEqual(right);
@@ -26,7 +35,13 @@ export function typecheckJestGlobals(left: Sample, right: Sample): void {
 
 export function typecheckJestGlobalsParityMatchers(v1: SessionParityRun, v2: SessionParityRun): void {
   expect(v2).toHaveRetryTopology(WEATHER_RETRY_TOPOLOGY);
-  expect(v2.preCollect.metadata.tree).not.toHaveRetryTopology({ nodes: [[0, null], [1, 0]], leaves: [[1, [0, 1]]] });
+  expect(v2.preCollect.metadata.tree).not.toHaveRetryTopology({
+    nodes: [
+      [0, null],
+      [1, 0],
+    ],
+    leaves: [[1, [0, 1]]],
+  });
   expect(v2).toHaveRetryTopology({ nodes: [[0, null]], leaves: [[0, [0]]], selectedLeaf: 0 });
   expect(v1).toMatchAgentMetadata(WEATHER_AGENT_METADATA);
   expect(v2).not.toMatchAgentMetadata({ rollback_count: 3 });

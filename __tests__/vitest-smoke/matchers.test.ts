@@ -67,14 +67,21 @@ describe("parity matchers under Vitest on a real v1/v2 pair", () => {
   });
 
   test("a changed parent fails toHaveRetryTopology with the differing node", () => {
-    const moved = { ...WEATHER_RETRY_TOPOLOGY, nodes: WEATHER_RETRY_TOPOLOGY.nodes.map(([id, parent]) => (id === 5 ? ([5, 4] as const) : ([id, parent] as const))) };
-    expect(() => expect(v2).toHaveRetryTopology(moved)).toThrow("First difference: first differing node: tree.nodes[5] is (5, parent 3), expected (5, parent 4)");
+    const moved = {
+      ...WEATHER_RETRY_TOPOLOGY,
+      nodes: WEATHER_RETRY_TOPOLOGY.nodes.map(([id, parent]) => (id === 5 ? ([5, 4] as const) : ([id, parent] as const))),
+    };
+    expect(() => expect(v2).toHaveRetryTopology(moved)).toThrow(
+      "First difference: first differing node: tree.nodes[5] is (5, parent 3), expected (5, parent 4)",
+    );
     expect(v2).not.toHaveRetryTopology(moved);
   });
 
   test(".not fails on a passing pair and a non-run throws even under .not", () => {
     expect(() => expect(v1).not.toHaveTrainingPayloadParity(v2)).toThrow("The v1 and v2 runs carry the same training payload.");
     expect(() => expect(v1).not.toMatchAgentMetadata(WEATHER_AGENT_METADATA)).toThrow("every part passed, so .not fails.");
-    expect(() => expect(v1.samples[0]).not.toHaveTrainingPayloadParity(v2)).toThrow("toHaveTrainingPayloadParity: the v1 run (received) is not a SessionParityRun");
+    expect(() => expect(v1.samples[0]).not.toHaveTrainingPayloadParity(v2)).toThrow(
+      "toHaveTrainingPayloadParity: the v1 run (received) is not a SessionParityRun",
+    );
   });
 });

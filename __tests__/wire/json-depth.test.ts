@@ -1,6 +1,15 @@
 // The JSON nesting cap (128, the depth at which the Rust safetensors reader behind SGLang stops) in every place
 // JSON enters the wire component: the scan itself, the safetensors header and `_samples_meta`.
-import { MAX_JSON_DEPTH, SafetensorsFormatError, SamplesCodecError, WIRE_FIELDS_V1, decodeSamplesReply, findJsonDepthExcess, readSafetensors, writeSafetensors } from "../../src/wire";
+import {
+  MAX_JSON_DEPTH,
+  SafetensorsFormatError,
+  SamplesCodecError,
+  WIRE_FIELDS_V1,
+  decodeSamplesReply,
+  findJsonDepthExcess,
+  readSafetensors,
+  writeSafetensors,
+} from "../../src/wire";
 import { Sample } from "../../src/wire/sample";
 import { Tensor } from "../../src/wire/tensor";
 
@@ -21,7 +30,7 @@ describe("findJsonDepthExcess", () => {
     expect(MAX_JSON_DEPTH).toBe(128);
     expect(findJsonDepthExcess(nested(128))).toBeNull();
     expect(findJsonDepthExcess(nested(129))).toEqual({ offset: 128, maxDepth: 128 });
-    expect(findJsonDepthExcess(Buffer.from(`{"a":${nested(129, "{\"b\":", "}")}}`))).toEqual({ offset: 5 + 127 * 5, maxDepth: 128 });
+    expect(findJsonDepthExcess(Buffer.from(`{"a":${nested(129, '{"b":', "}")}}`))).toEqual({ offset: 5 + 127 * 5, maxDepth: 128 });
   });
 
   test("brackets inside strings (escaped quotes included) and closed siblings do not add depth", () => {

@@ -26,11 +26,46 @@ if (missing !== null) console.warn(`py-json comparison with Python skipped: ${mi
 const testWithPython = missing === null ? test : test.skip;
 
 const ATOMS = [
-  "1.0", "1", "-0", "-0.0", "0.0", "1e16", "1E+16", "1e-7", "1e-05", "0.0001", "0.1", "0.10000000000000001", "2.50", "100.000",
-  "12345678901234567890", "-9007199254740993", "9007199254740991", "1.5e300", "1e400", "-1e400", "NaN", "Infinity", "-Infinity",
-  "0.99999999999999999", "1796075262.0039878", "1796075261.9999999999", "4503599627370496.5", "123456789012.99999", "-0.00",
-  "1.0000000000000002", "99999999999.000001", "-1796075262.000000001", "0.000000000000001",
-  "true", "false", "null", '"\u00e9\\u00e9\\ud83d\\ude00"', '"\\u2028 \\t \\" \\\\ /"', '""', '"\u007f"',
+  "1.0",
+  "1",
+  "-0",
+  "-0.0",
+  "0.0",
+  "1e16",
+  "1E+16",
+  "1e-7",
+  "1e-05",
+  "0.0001",
+  "0.1",
+  "0.10000000000000001",
+  "2.50",
+  "100.000",
+  "12345678901234567890",
+  "-9007199254740993",
+  "9007199254740991",
+  "1.5e300",
+  "1e400",
+  "-1e400",
+  "NaN",
+  "Infinity",
+  "-Infinity",
+  "0.99999999999999999",
+  "1796075262.0039878",
+  "1796075261.9999999999",
+  "4503599627370496.5",
+  "123456789012.99999",
+  "-0.00",
+  "1.0000000000000002",
+  "99999999999.000001",
+  "-1796075262.000000001",
+  "0.000000000000001",
+  "true",
+  "false",
+  "null",
+  '"\u00e9\\u00e9\\ud83d\\ude00"',
+  '"\\u2028 \\t \\" \\\\ /"',
+  '""',
+  '"\u007f"',
 ];
 
 const atom = fc.oneof(
@@ -40,14 +75,20 @@ const atom = fc.oneof(
   fc.json({ maxDepth: 1 }),
 );
 
-const key = fc.oneof(fc.string({ unit: "grapheme", maxLength: 5 }).map((s) => JSON.stringify(s)), fc.nat({ max: 40 }).map((n) => `"${n}"`), fc.constantFrom('"a"', '"b"'));
+const key = fc.oneof(
+  fc.string({ unit: "grapheme", maxLength: 5 }).map((s) => JSON.stringify(s)),
+  fc.nat({ max: 40 }).map((n) => `"${n}"`),
+  fc.constantFrom('"a"', '"b"'),
+);
 
 const jsonText: fc.Arbitrary<string> = fc.letrec<{ node: string }>((tie) => ({
   node: fc.oneof(
     { depthSize: "small" },
     atom,
     fc.tuple(fc.array(tie("node"), { maxLength: 4 }), fc.constantFrom(",", ", ", " ,\n ")).map(([items, sep]) => `[${items.join(sep)}]`),
-    fc.tuple(fc.array(fc.tuple(key, tie("node")), { maxLength: 4 }), fc.constantFrom(",", ", ")).map(([entries, sep]) => `{${entries.map(([k, v]) => `${k}: ${v}`).join(sep)}}`),
+    fc
+      .tuple(fc.array(fc.tuple(key, tie("node")), { maxLength: 4 }), fc.constantFrom(",", ", "))
+      .map(([entries, sep]) => `{${entries.map(([k, v]) => `${k}: ${v}`).join(sep)}}`),
   ),
 })).node;
 
@@ -61,7 +102,8 @@ function typeTree(value: unknown): unknown {
   if (value !== null && typeof value === "object") {
     const keys = pyObjectKeys(value);
     const out: Record<string, unknown> = {};
-    for (const k of keys) Object.defineProperty(out, k, { value: typeTree((value as Record<string, unknown>)[k]), enumerable: true, writable: true, configurable: true });
+    for (const k of keys)
+      Object.defineProperty(out, k, { value: typeTree((value as Record<string, unknown>)[k]), enumerable: true, writable: true, configurable: true });
     rememberKeyOrder(out, keys);
     return out;
   }
@@ -101,7 +143,12 @@ describe("parsePyJson + dumpsPy agree with Python's json module", () => {
         types: dumpsPy(typeTree(value), PY_TOJSON),
       };
       expect([text, ours]).toEqual([text, { default: expected.default, tojson: expected.tojson, meta: expected.meta, types: expected.types }]);
-      expect([text, stringifyExactJson(value, "v", (at, problem) => { throw new Error(`${at}: ${problem}`); })]).toEqual([text, expected.meta]);
+      expect([
+        text,
+        stringifyExactJson(value, "v", (at, problem) => {
+          throw new Error(`${at}: ${problem}`);
+        }),
+      ]).toEqual([text, expected.meta]);
       if (expected.response !== undefined) expect([text, dumpsPy(value, PY_RESPONSE_JSON)]).toEqual([text, expected.response]);
       else expect(() => dumpsPy(value, PY_RESPONSE_JSON)).toThrow(expected.response_error!);
     });
@@ -120,7 +167,9 @@ describe("the JS form of Python values", () => {
     expect(pyObjectKeys(value)).toEqual(["b", "a", "z", "big", "10"]);
     expect(dumpsPy(value, PY_RESPONSE_JSON)).toBe('{"b":2.5,"a":1,"z":-0.0,"big":123456789012345678901234567890,"10":[1e+16]}');
     // a copy made by object spread keeps the order; keys added later come last, as in a Python dict
-    expect(dumpsPy({ ...value, added: true }, PY_RESPONSE_JSON)).toBe('{"b":2.5,"a":1,"z":-0.0,"big":123456789012345678901234567890,"10":[1e+16],"added":true}');
+    expect(dumpsPy({ ...value, added: true }, PY_RESPONSE_JSON)).toBe(
+      '{"b":2.5,"a":1,"z":-0.0,"big":123456789012345678901234567890,"10":[1e+16],"added":true}',
+    );
     expect(JSON.stringify(parsePyJson("[1.0, 99999999999999999999]"))).toBe("[1,100000000000000000000]");
   });
 
@@ -135,10 +184,21 @@ describe("the JS form of Python values", () => {
     // ids, digits and exponents inside strings never force the exact reader
     expect(isLossyForNativeParse('{"id": "chatcmpl-617090e7", "t": "1.0 and 1e5", "q": "a\\"1.0"}')).toBe(false);
     // -0.0 stays a negative zero in JS: the mock's first log-prob takes the native parser
-    expect(isLossyForNativeParse('[[-0.0, 10061], [-0.0078125, 752]]')).toBe(false);
+    expect(isLossyForNativeParse("[[-0.0, 10061], [-0.0078125, 752]]")).toBe(false);
     // a seconds timestamp whose fraction starts with two zeros cannot round to an integer
     expect(isLossyForNativeParse('{"timestamp": 1796075262.0039878}')).toBe(false);
-    for (const lossy of ["[1.0]", "[0.0]", "[-0]", "[1e5]", "[1.5E-3]", "[9007199254740993]", "[0.99999999999999999]", "[1796075262.0000000001]", '{"10": 1}', "{\"a\": 1, \"7\" : 2}"]) {
+    for (const lossy of [
+      "[1.0]",
+      "[0.0]",
+      "[-0]",
+      "[1e5]",
+      "[1.5E-3]",
+      "[9007199254740993]",
+      "[0.99999999999999999]",
+      "[1796075262.0000000001]",
+      '{"10": 1}',
+      '{"a": 1, "7" : 2}',
+    ]) {
       expect([lossy, isLossyForNativeParse(lossy)]).toEqual([lossy, true]);
     }
   });

@@ -12,7 +12,7 @@ function sampleTensor(dtype: Dtype, shape: number[], seed: number): Tensor {
   for (let i = 0; i < count; i++) {
     const raw = (i * 37 + seed * 11) % 251;
     if (data instanceof BigInt64Array) data[i] = BigInt(raw) * (i % 2 === 0 ? -1n : 1n) * 4_000_000_000_000n;
-    else if (data instanceof BigUint64Array) data[i] = BigInt(raw) * 9_000_000_000_000_000n / 251n;
+    else if (data instanceof BigUint64Array) data[i] = (BigInt(raw) * 9_000_000_000_000_000n) / 251n;
     else if (data instanceof Float32Array || data instanceof Float64Array) data[i] = raw / 7 - 3;
     else if (data instanceof Int8Array || data instanceof Int16Array || data instanceof Int32Array) data[i] = raw - 125;
     else if (dtype === "BOOL") data[i] = raw % 2;
@@ -56,8 +56,8 @@ describe("writeSafetensors / readSafetensors round trip", () => {
   });
 
   test("metadata round trips as a string map and sits first in the header with sorted keys", () => {
-    const bytes = writeSafetensors({ x: sampleTensor("U8", [2], 1) }, { zeta: "1", alpha: "é\"q" });
-    expect(readSafetensors(bytes).metadata).toEqual({ zeta: "1", alpha: "é\"q" });
+    const bytes = writeSafetensors({ x: sampleTensor("U8", [2], 1) }, { zeta: "1", alpha: 'é"q' });
+    expect(readSafetensors(bytes).metadata).toEqual({ zeta: "1", alpha: 'é"q' });
     expect(headerOf(bytes).startsWith('{"__metadata__":{"alpha":"é\\"q","zeta":"1"},"x":')).toBe(true);
   });
 
@@ -113,7 +113,8 @@ describe("writeSafetensors / readSafetensors round trip", () => {
 describe("a container written by hand, byte by byte", () => {
   test("decodes to the expected tensors whatever the header order", () => {
     // Header lists the U8 tensor first though its data comes last; offsets are what count.
-    const header = '{"mask":{"dtype":"U8","shape":[3],"data_offsets":[8,11]},"__metadata__":{"who":"hand"},"ids":{"dtype":"I32","shape":[2],"data_offsets":[0,8]}}';
+    const header =
+      '{"mask":{"dtype":"U8","shape":[3],"data_offsets":[8,11]},"__metadata__":{"who":"hand"},"ids":{"dtype":"I32","shape":[2],"data_offsets":[0,8]}}';
     const padded = header + " ".repeat((8 - (header.length % 8)) % 8);
     const bytes = buildContainer(padded, [...int32Bytes([7, -2]), 1, 0, 1]);
     // Check the hand-made framing itself: size field little-endian, JSON right after it.
@@ -169,7 +170,10 @@ describe("malformed containers", () => {
   });
 
   test("header not UTF-8", () => {
-    expectFormatError(buildContainer("{}", []).map((b, i) => (i === 9 ? 0xff : b)), /header is not valid UTF-8/);
+    expectFormatError(
+      buildContainer("{}", []).map((b, i) => (i === 9 ? 0xff : b)),
+      /header is not valid UTF-8/,
+    );
   });
 
   test("header not JSON", () => {

@@ -83,9 +83,9 @@ describe("declared fields and defaults", () => {
       spec_verify_ct: 3,
       completion_token_num: 44,
     });
-    expect(new PrefixCacheInfo({ cached_tokens: 3, total_prompt_tokens: 10 }).add(new PrefixCacheInfo({ cached_tokens: 4, total_prompt_tokens: 5 }))).toBeBitwiseEqual(
-      new PrefixCacheInfo({ cached_tokens: 7, total_prompt_tokens: 15 }),
-    );
+    expect(
+      new PrefixCacheInfo({ cached_tokens: 3, total_prompt_tokens: 10 }).add(new PrefixCacheInfo({ cached_tokens: 4, total_prompt_tokens: 5 })),
+    ).toBeBitwiseEqual(new PrefixCacheInfo({ cached_tokens: 7, total_prompt_tokens: 15 }));
   });
 });
 
@@ -106,7 +106,11 @@ describe("validate", () => {
     ["opd_reverse_kl", { opd_reverse_kl: [0] }, "opd_reverse_kl has 1 entries, expected response_length 2"],
     ["a negative response_length", { response_length: -1 }, "response_length must be a non-negative integer, got -1"],
     ["an unknown status", { status: "done" as SampleStatus }, 'unknown status "done"'],
-    ["a non-I32 replay tensor", { rollout_routed_experts: new Tensor("I64", [1], new BigInt64Array(1)) as never }, "rollout_routed_experts must be an I32 Tensor or null, got a I64 Tensor"],
+    [
+      "a non-I32 replay tensor",
+      { rollout_routed_experts: new Tensor("I64", [1], new BigInt64Array(1)) as never },
+      "rollout_routed_experts must be an I32 Tensor or null, got a I64 Tensor",
+    ],
   ])("refuses %s", (_name, change, message) => {
     const sample = valid();
     Object.assign(sample, change);
@@ -132,7 +136,11 @@ describe("stripLastOutputTokens", () => {
       rollout_log_probs: outputIds.map((_, i) => -i / 128),
       teacher_log_probs: outputIds.map((_, i) => -i / 64),
       opd_reverse_kl: outputIds.map((_, i) => i / 32),
-      rollout_routed_experts: new Tensor("I32", [promptIds.length + n - 1, 2, 2], Int32Array.from({ length: (promptIds.length + n - 1) * 4 }, (_, i) => i)),
+      rollout_routed_experts: new Tensor(
+        "I32",
+        [promptIds.length + n - 1, 2, 2],
+        Int32Array.from({ length: (promptIds.length + n - 1) * 4 }, (_, i) => i),
+      ),
       metadata: { opd_student_top_logprobs: outputIds.map((id) => [id]), turn: 1 },
     });
     return { sample, promptIds, outputIds };
@@ -174,7 +182,9 @@ describe("stripLastOutputTokens", () => {
   test("refuses to strip more than the output or a bad n", () => {
     const { sample, outputIds } = generated();
     const decode = (ids: readonly number[]): string => tokenizer.decode(ids);
-    expect(() => sample.stripLastOutputTokens(outputIds.length + 1, decode)).toThrow(`cannot strip ${outputIds.length + 1} tokens, only ${outputIds.length} output tokens`);
+    expect(() => sample.stripLastOutputTokens(outputIds.length + 1, decode)).toThrow(
+      `cannot strip ${outputIds.length + 1} tokens, only ${outputIds.length} output tokens`,
+    );
     expect(() => sample.stripLastOutputTokens(-1, decode)).toThrow("n must be a non-negative integer, got -1");
     expect(() => sample.stripLastOutputTokens(1.5, decode)).toThrow("n must be a non-negative integer, got 1.5");
     expect(sample).toBeBitwiseEqual(generated().sample); // nothing changed
@@ -223,7 +233,10 @@ describe("toDict / fromDict", () => {
     [{ status: "done" }, `Sample.fromDict: status must be one of ${SAMPLE_STATUSES.join(", ")}, got "done"`],
     [{ spec_info: { spec_verify_ct: "2" } }, "spec_info.spec_verify_ct: expected a number, got string"],
     [{ prefix_cache_info: { hits: 1 } }, 'prefix_cache_info: unknown field "hits"'],
-    [{ rollout_routed_experts: new Tensor("F32", [1], new Float32Array(1)) }, "Sample.fromDict: rollout_routed_experts must be an I32 Tensor, a {dtype, shape, data} object or null, got a F32 Tensor"],
+    [
+      { rollout_routed_experts: new Tensor("F32", [1], new Float32Array(1)) },
+      "Sample.fromDict: rollout_routed_experts must be an I32 Tensor, a {dtype, shape, data} object or null, got a F32 Tensor",
+    ],
     [{ rollout_indexer_topk: [1, 2] }, "rollout_indexer_topk must be an I32 Tensor"],
   ])("fromDict refuses %p", (dict, message) => {
     expect(() => Sample.fromDict(dict as Record<string, unknown>)).toThrow(message);

@@ -97,7 +97,17 @@ describe.each(GOLDEN_CASES)("golden %s", (file, build) => {
     const names = [...readSafetensors(golden).tensors.keys()];
     expect(names).toEqual(
       file.includes("v2")
-        ? ["tokens.0", "tokens.1", "rollout_log_probs.0", "rollout_log_probs.1", "rollout_indexer_topk.1", "rollout_routed_experts.0", "rollout_routed_experts.1", "_samples_meta", "loss_mask.0"]
+        ? [
+            "tokens.0",
+            "tokens.1",
+            "rollout_log_probs.0",
+            "rollout_log_probs.1",
+            "rollout_indexer_topk.1",
+            "rollout_routed_experts.0",
+            "rollout_routed_experts.1",
+            "_samples_meta",
+            "loss_mask.0",
+          ]
         : ["_samples_meta"],
     );
   });

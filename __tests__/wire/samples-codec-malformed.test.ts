@@ -39,19 +39,55 @@ describe("container-level failures surface as SafetensorsFormatError", () => {
 describe("samples contract failures surface as SamplesCodecError", () => {
   const cases: Array<[string, () => Uint8Array, RegExp]> = [
     ["_samples_meta missing", () => writeSafetensors({ "tokens.0": new Tensor("I64", [3], new BigInt64Array(3)) }), /payload has no _samples_meta tensor/],
-    ["_samples_meta of dtype I32", () => writeSafetensors({ _samples_meta: new Tensor("I32", [4], new Int32Array(4)) }), /_samples_meta must be a rank-1 U8 tensor, got I32 of rank 1/],
-    ["_samples_meta of rank 2", () => writeSafetensors({ _samples_meta: new Tensor("U8", [2, 2], new Uint8Array(4)) }), /_samples_meta must be a rank-1 U8 tensor, got U8 of rank 2/],
+    [
+      "_samples_meta of dtype I32",
+      () => writeSafetensors({ _samples_meta: new Tensor("I32", [4], new Int32Array(4)) }),
+      /_samples_meta must be a rank-1 U8 tensor, got I32 of rank 1/,
+    ],
+    [
+      "_samples_meta of rank 2",
+      () => writeSafetensors({ _samples_meta: new Tensor("U8", [2, 2], new Uint8Array(4)) }),
+      /_samples_meta must be a rank-1 U8 tensor, got U8 of rank 2/,
+    ],
     ["_samples_meta not UTF-8", () => writeSafetensors({ _samples_meta: new Tensor("U8", [2], Uint8Array.of(0x7b, 0xc3)) }), /_samples_meta is not UTF-8 JSON/],
     ["_samples_meta not JSON", () => writeSafetensors({ _samples_meta: metaTensor('{"samples":') }), /_samples_meta is not UTF-8 JSON/],
     ["_samples_meta not an object", () => writeSafetensors({ _samples_meta: metaTensor("[]") }), /_samples_meta must hold a JSON object/],
-    ["_samples_meta without empty_reason", () => writeSafetensors({ _samples_meta: metaTensor('{"samples":[],"session_metadata":{}}') }), /_samples_meta lacks "empty_reason"/],
-    ["samples not an array", () => writeSafetensors({ _samples_meta: metaTensor('{"samples":{},"session_metadata":{},"empty_reason":null}') }), /_samples_meta\.samples must be an array/],
-    ["session_metadata not an object", () => writeSafetensors({ _samples_meta: metaTensor('{"samples":[],"session_metadata":[],"empty_reason":null}') }), /session_metadata must be a JSON object/],
-    ["unknown empty_reason", () => writeSafetensors({ _samples_meta: metaTensor('{"samples":[],"session_metadata":{},"empty_reason":"later"}') }), /unknown empty_reason "later"/],
-    ["a wire sample that is not an object", () => writeSafetensors({ _samples_meta: metaTensor('{"samples":[3],"session_metadata":{},"empty_reason":null}') }), /sample 0 must be a JSON object/],
+    [
+      "_samples_meta without empty_reason",
+      () => writeSafetensors({ _samples_meta: metaTensor('{"samples":[],"session_metadata":{}}') }),
+      /_samples_meta lacks "empty_reason"/,
+    ],
+    [
+      "samples not an array",
+      () => writeSafetensors({ _samples_meta: metaTensor('{"samples":{},"session_metadata":{},"empty_reason":null}') }),
+      /_samples_meta\.samples must be an array/,
+    ],
+    [
+      "session_metadata not an object",
+      () => writeSafetensors({ _samples_meta: metaTensor('{"samples":[],"session_metadata":[],"empty_reason":null}') }),
+      /session_metadata must be a JSON object/,
+    ],
+    [
+      "unknown empty_reason",
+      () => writeSafetensors({ _samples_meta: metaTensor('{"samples":[],"session_metadata":{},"empty_reason":"later"}') }),
+      /unknown empty_reason "later"/,
+    ],
+    [
+      "a wire sample that is not an object",
+      () => writeSafetensors({ _samples_meta: metaTensor('{"samples":[3],"session_metadata":{},"empty_reason":null}') }),
+      /sample 0 must be a JSON object/,
+    ],
     ["nulls missing", () => mutatePayload(valid, (meta) => delete meta.samples[0].nulls), /sample 0: "nulls" must be an array of field names/],
-    ["null markers naming response", () => mutatePayload(valid, (meta) => (meta.samples[0].nulls as string[]).push("response")), /null markers name non-tensor fields: "response"/],
-    ["a promised tensor absent", () => mutatePayload(valid, (_meta, tensors) => tensors.delete("tokens.0")), /sample 0 promises tensor "tokens.0" but the payload lacks it/],
+    [
+      "null markers naming response",
+      () => mutatePayload(valid, (meta) => (meta.samples[0].nulls as string[]).push("response")),
+      /null markers name non-tensor fields: "response"/,
+    ],
+    [
+      "a promised tensor absent",
+      () => mutatePayload(valid, (_meta, tensors) => tensors.delete("tokens.0")),
+      /sample 0 promises tensor "tokens.0" but the payload lacks it/,
+    ],
     [
       "tokens of the wrong dtype",
       () => mutatePayload(valid, (_meta, tensors) => tensors.set("tokens.0", new Tensor("I32", [5], Int32Array.of(1, 2, 3, 10, 11)))),
@@ -83,11 +119,31 @@ describe("samples contract failures surface as SamplesCodecError", () => {
       /payload carries unreferenced tensors: "loss_mask.0"/,
     ],
     ["a missing JSON field", () => mutatePayload(valid, (meta) => delete meta.samples[0].status), /sample 0 lacks JSON field "status"/],
-    ["metadata not an object", () => mutatePayload(valid, (meta) => (meta.samples[0].metadata = ["not", "an", "object"])), /sample 0: metadata must be a JSON object, got an array/],
-    ["an unknown status", () => mutatePayload(valid, (meta) => (meta.samples[0].status = "done")), /sample 0: status must be one of pending, completed, truncated, aborted, failed/],
-    ["weight_versions not strings", () => mutatePayload(valid, (meta) => (meta.samples[0].weight_versions = [1])), /sample 0: weight_versions must be an array of strings/],
-    ["prefix_cache_info with an unknown key", () => mutatePayload(valid, (meta) => (meta.samples[0].prefix_cache_info = { cached_tokens: 1, total_prompt_tokens: 2, x: 3 })), /sample 0: prefix_cache_info must be an object with numbers/],
-    ["a fractional response_length", () => mutatePayload(valid, (meta) => (meta.samples[0].response_length = 1.5)), /sample 0: response_length must be a non-negative integer, got number 1.5/],
+    [
+      "metadata not an object",
+      () => mutatePayload(valid, (meta) => (meta.samples[0].metadata = ["not", "an", "object"])),
+      /sample 0: metadata must be a JSON object, got an array/,
+    ],
+    [
+      "an unknown status",
+      () => mutatePayload(valid, (meta) => (meta.samples[0].status = "done")),
+      /sample 0: status must be one of pending, completed, truncated, aborted, failed/,
+    ],
+    [
+      "weight_versions not strings",
+      () => mutatePayload(valid, (meta) => (meta.samples[0].weight_versions = [1])),
+      /sample 0: weight_versions must be an array of strings/,
+    ],
+    [
+      "prefix_cache_info with an unknown key",
+      () => mutatePayload(valid, (meta) => (meta.samples[0].prefix_cache_info = { cached_tokens: 1, total_prompt_tokens: 2, x: 3 })),
+      /sample 0: prefix_cache_info must be an object with numbers/,
+    ],
+    [
+      "a fractional response_length",
+      () => mutatePayload(valid, (meta) => (meta.samples[0].response_length = 1.5)),
+      /sample 0: response_length must be a non-negative integer, got number 1.5/,
+    ],
   ];
 
   test.each(cases)("%s", (_name, build, message) => {

@@ -97,7 +97,11 @@ describe("round trip", () => {
     const a = computedSample({ metadata: { server_only: { sample: "a" } } });
     const b = computedSample({
       tokens: [1, 2, 3, 10, 11, 20, 21, 30],
-      rollout_routed_experts: new Tensor("I32", [7, 3, 2], Int32Array.from({ length: 42 }, (_, i) => 100 + i)),
+      rollout_routed_experts: new Tensor(
+        "I32",
+        [7, 3, 2],
+        Int32Array.from({ length: 42 }, (_, i) => 100 + i),
+      ),
       rollout_log_probs: [-1.0, -2.0],
       metadata: { server_only: { sample: "b" } },
     });
@@ -243,7 +247,9 @@ describe("objects of another realm (Jest's sandbox vs Node's own fetch)", () => 
     class Meta {
       a = 1;
     }
-    expect(thrown(() => encodeSamples([], { m: new Meta() as never }, V1)).message).toMatch(/session_metadata\.m: \[object Object\] is not a plain JSON object/);
+    expect(thrown(() => encodeSamples([], { m: new Meta() as never }, V1)).message).toMatch(
+      /session_metadata\.m: \[object Object\] is not a plain JSON object/,
+    );
   });
 });
 
@@ -312,7 +318,9 @@ describe("encode refusals (value-changing conversions and wrong replay dtypes)",
   });
 
   test("a replay field that is not a Tensor", () => {
-    expect(encodeOne({ rollout_routed_experts: [[1]] as unknown as Tensor<"I32"> }).message).toMatch(/rollout_routed_experts of sample 0 must be an I32 Tensor, got an array/);
+    expect(encodeOne({ rollout_routed_experts: [[1]] as unknown as Tensor<"I32"> }).message).toMatch(
+      /rollout_routed_experts of sample 0 must be an I32 Tensor, got an array/,
+    );
   });
 
   test("a loss mask holding -1", () => {
@@ -332,11 +340,15 @@ describe("encode refusals (value-changing conversions and wrong replay dtypes)",
   });
 
   test("a token beyond 2^53", () => {
-    expect(encodeOne({ tokens: [2 ** 53 + 2, 1, 2] }).message).toMatch(/tokens of sample 0: value 9007199254740994 at index 0 does not fit wire dtype I64 exactly/);
+    expect(encodeOne({ tokens: [2 ** 53 + 2, 1, 2] }).message).toMatch(
+      /tokens of sample 0: value 9007199254740994 at index 0 does not fit wire dtype I64 exactly/,
+    );
   });
 
   test("a non-number log-prob", () => {
-    expect(encodeOne({ rollout_log_probs: [-0.5, "x" as unknown as number] }).message).toMatch(/rollout_log_probs of sample 0: value "x" at index 1 does not fit wire dtype F64/);
+    expect(encodeOne({ rollout_log_probs: [-0.5, "x" as unknown as number] }).message).toMatch(
+      /rollout_log_probs of sample 0: value "x" at index 1 does not fit wire dtype F64/,
+    );
   });
 
   test("metadata holding undefined or a class instance (NaN is written as miles' codec writes it)", () => {

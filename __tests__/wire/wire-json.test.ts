@@ -83,7 +83,12 @@ const anyValue = fc.letrec((tie) => ({
       arbitrary: fc.constantFrom<unknown>(undefined, Number.NaN, Infinity, () => 1, 1n, Symbol("s"), "\ud800", "ok\udfff", new Map(), new Date(0)),
     },
   ),
-  node: fc.oneof({ depthSize: "small" }, tie("leaf"), fc.array(tie("node"), { maxLength: 5 }), fc.dictionary(fc.oneof(fc.string({ maxLength: 4 }), fc.constant("\ud83d")), tie("node"), { maxKeys: 5 })),
+  node: fc.oneof(
+    { depthSize: "small" },
+    tie("leaf"),
+    fc.array(tie("node"), { maxLength: 5 }),
+    fc.dictionary(fc.oneof(fc.string({ maxLength: 4 }), fc.constant("\ud83d")), tie("node"), { maxKeys: 5 }),
+  ),
 }));
 
 describe("stringifyExactJson", () => {
@@ -98,11 +103,23 @@ describe("stringifyExactJson", () => {
 
   it("names the failing element's full path, after any number of accepted siblings", () => {
     const value = { samples: [{ ok: [1, 2, 3] }, { metadata: { tags: ["a", "b", { score: Number.NaN }] } }] };
-    expect(outcome(() => stringifyExactJson({ ...value, bad: [undefined] }, "meta", fail))).toEqual({ at: "meta.bad[0]", problem: "a undefined is not representable in JSON" });
+    expect(outcome(() => stringifyExactJson({ ...value, bad: [undefined] }, "meta", fail))).toEqual({
+      at: "meta.bad[0]",
+      problem: "a undefined is not representable in JSON",
+    });
     expect(stringifyExactJson(value, "meta", fail)).toBe('{"samples":[{"ok":[1,2,3]},{"metadata":{"tags":["a","b",{"score":NaN}]}}]}');
-    expect(outcome(() => stringifyExactJson([[1], [2, [undefined]]], "x", fail))).toEqual({ at: "x[1][1][0]", problem: "a undefined is not representable in JSON" });
-    expect(outcome(() => stringifyExactJson({ a: { "b.c": [new Map()] } }, "p", fail))).toEqual({ at: "p.a.b.c[0]", problem: "[object Map] is not a plain JSON object" });
-    expect(outcome(() => stringifyExactJson({ a: 1, b: { "\ud800": 1 } }, "p", fail))).toEqual({ at: "p.b", problem: "a key holding a lone UTF-16 surrogate has no UTF-8 form" });
+    expect(outcome(() => stringifyExactJson([[1], [2, [undefined]]], "x", fail))).toEqual({
+      at: "x[1][1][0]",
+      problem: "a undefined is not representable in JSON",
+    });
+    expect(outcome(() => stringifyExactJson({ a: { "b.c": [new Map()] } }, "p", fail))).toEqual({
+      at: "p.a.b.c[0]",
+      problem: "[object Map] is not a plain JSON object",
+    });
+    expect(outcome(() => stringifyExactJson({ a: 1, b: { "\ud800": 1 } }, "p", fail))).toEqual({
+      at: "p.b",
+      problem: "a key holding a lone UTF-16 surrogate has no UTF-8 form",
+    });
   });
 
   it("names cycles and excessive depth where they occur", () => {

@@ -12,7 +12,11 @@ export function computedSample(overrides: SampleInit = {}): Sample {
     response_length: 2,
     loss_mask: [1, 1],
     rollout_log_probs: [-0.5, -0.1234567891234567],
-    rollout_routed_experts: new Tensor("I32", [4, 3, 2], Int32Array.from({ length: 24 }, (_, i) => i)),
+    rollout_routed_experts: new Tensor(
+      "I32",
+      [4, 3, 2],
+      Int32Array.from({ length: 24 }, (_, i) => i),
+    ),
     rollout_indexer_topk: null,
     status: "completed",
     weight_versions: ["w1", "w2"],

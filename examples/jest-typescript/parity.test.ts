@@ -1,6 +1,12 @@
 // One weather-agent trajectory through the reference v1 and v2 session servers (started in this process against
 // the mock backend), then the training payloads compared bit for bit.
-import { buildWeatherInputSamples, runAgenticRetryTrajectories, startParityEnvironment, WEATHER_RETRY_TOPOLOGY, type ParityEnvironment } from "jest-session-parity";
+import {
+  buildWeatherInputSamples,
+  runAgenticRetryTrajectories,
+  startParityEnvironment,
+  WEATHER_RETRY_TOPOLOGY,
+  type ParityEnvironment,
+} from "jest-session-parity";
 
 let environment: ParityEnvironment;
 beforeAll(async () => {

@@ -121,12 +121,7 @@ export function foldChatChunks(chunks: readonly unknown[], label = "chat"): Fold
   return completion;
 }
 
-function mergeToolCallFragment(
-  toolCalls: Map<number, WireObject & { function: WireObject }>,
-  fragment: unknown,
-  label: string,
-  position: number,
-): void {
+function mergeToolCallFragment(toolCalls: Map<number, WireObject & { function: WireObject }>, fragment: unknown, label: string, position: number): void {
   if (!isObject(fragment) || !Number.isSafeInteger(fragment.index)) {
     throw new Error(`${label}: SSE chunk ${position} has a tool-call fragment without an integer index: ${JSON.stringify(fragment)}`);
   }

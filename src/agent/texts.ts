@@ -30,8 +30,7 @@ export const ASSISTANT_INPUT_TEXTS: readonly [string, string] = [
 export const ASSISTANT_INPUT_FOLLOWUP_TEXT = "Give a one-sentence summary of the two results above and do not call a tool.";
 
 /** Text of the message spliced in when a tool-result step finds no tool call (append_tool / append_user modes). */
-export const TOOL_CALL_FAILURE_TEXT =
-  "The previous assistant turn contained no parseable tool call. Please call the tool again with valid arguments.";
+export const TOOL_CALL_FAILURE_TEXT = "The previous assistant turn contained no parseable tool call. Please call the tool again with valid arguments.";
 
 /** Canned `get_weather` results; the n-th tool result of a trajectory uses entry n mod 4. */
 export const MOCK_TOOL_RESULTS: readonly string[] = [

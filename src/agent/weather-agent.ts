@@ -88,7 +88,9 @@ const RESERVED_SAMPLING_KEYS: readonly string[] = ["messages", "tools", "stream"
  */
 export function checkAgentSampling(sampling: unknown, where: string): asserts sampling is AgentSampling {
   if (typeof sampling !== "object" || sampling === null || Array.isArray(sampling)) {
-    throw new Error(`${where}: sampling must be an object of chat-completion parameters, got ${Array.isArray(sampling) ? "an array" : JSON.stringify(sampling)}`);
+    throw new Error(
+      `${where}: sampling must be an object of chat-completion parameters, got ${Array.isArray(sampling) ? "an array" : JSON.stringify(sampling)}`,
+    );
   }
   const reserved = RESERVED_SAMPLING_KEYS.filter((key) => key in sampling);
   if (reserved.length > 0) throw new Error(`${where}: sampling must not set ${reserved.join(", ")} (the agent owns them)`);

@@ -80,8 +80,7 @@ export function buildBackendHandlers(options: LazyBackendOptions): { handlers: R
     ["POST /abort_request", () => jsonResponse(200, { status: "ok" })],
   ]);
   const routeKey = (request: Request): string => `${request.method} ${new URL(request.url).pathname}`;
-  const served = (request: Request): boolean =>
-    origin === undefined ? routes.has(routeKey(request)) : new URL(request.url).origin === origin;
+  const served = (request: Request): boolean => (origin === undefined ? routes.has(routeKey(request)) : new URL(request.url).origin === origin);
   const handler = http.all(
     ({ request }) => served(request),
     ({ request }) => (routes.get(routeKey(request)) ?? ((unmatched: Request) => unknownPathResponse(stats, unmatched)))(request),
@@ -93,7 +92,9 @@ export function buildBackendHandlers(options: LazyBackendOptions): { handlers: R
     origin !== undefined
       ? undefined
       : (method, path, body, headers) =>
-          method === "POST" && (path === "/generate" || path === "/v1/chat/completions") ? engine.answerGeneration(path, method, decoder.decode(body), headers) : undefined;
+          method === "POST" && (path === "/generate" || path === "/v1/chat/completions")
+            ? engine.answerGeneration(path, method, decoder.decode(body), headers)
+            : undefined;
   return { handlers: [handler], stats, directRoute };
 }
 

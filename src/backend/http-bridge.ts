@@ -41,7 +41,11 @@ export function serveHandlers(handlers: RequestHandler[], options: BridgeOptions
  * {@link serveHandlers} with a direct route tried first: it answers the requests it knows without a Fetch Request
  * and Response (undefined: msw's handlers answer), and must decide exactly as the handlers would (call what they call).
  */
-export async function serveHandlersWithDirectRoute(handlers: RequestHandler[], options: BridgeOptions, directRoute: DirectRoute | undefined): Promise<HandlerBridge> {
+export async function serveHandlersWithDirectRoute(
+  handlers: RequestHandler[],
+  options: BridgeOptions,
+  directRoute: DirectRoute | undefined,
+): Promise<HandlerBridge> {
   const host = options.host ?? "127.0.0.1";
   const onUnhandled = options.onUnhandled ?? ((request: Request) => errorResponse(404, `no route for ${request.method} ${new URL(request.url).pathname}`));
   const maxBodyBytes = checkMaxBodyBytes(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
@@ -96,7 +100,10 @@ async function answer(
       throw error;
     }
     // Only a plain path (no query, nothing URL parsing would normalize) may take the direct route.
-    const direct = directRoute !== undefined && req.url !== undefined && /^\/[a-z0-9_/]*$/.test(req.url) ? directRoute(req.method ?? "GET", req.url, body, fetchHeaders(req)) : undefined;
+    const direct =
+      directRoute !== undefined && req.url !== undefined && /^\/[a-z0-9_/]*$/.test(req.url)
+        ? directRoute(req.method ?? "GET", req.url, body, fetchHeaders(req))
+        : undefined;
     if (direct !== undefined) {
       writeReply(res, await direct);
       return;

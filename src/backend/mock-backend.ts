@@ -55,12 +55,16 @@ export async function startMockBackend(options: MockBackendOptions): Promise<Moc
   // are matched by the first handler instead of paying msw's per-handler parse for the stats routes first.
   if (options.statsRoutes === true) handlers.push(...statsRouteHandlers(stats));
   if (options.planRoutes ?? options.statsRoutes === true) handlers.push(...planRouteHandlers(plans));
-  const bridge = await serveHandlersWithDirectRoute(handlers, {
-    host: options.host,
-    port: options.port,
-    onUnhandled: (request) => unknownPathResponse(stats, request),
-    maxBodyBytes: options.maxBodyBytes,
-  }, directRoute);
+  const bridge = await serveHandlersWithDirectRoute(
+    handlers,
+    {
+      host: options.host,
+      port: options.port,
+      onUnhandled: (request) => unknownPathResponse(stats, request),
+      maxBodyBytes: options.maxBodyBytes,
+    },
+    directRoute,
+  );
   const backend = {
     url: bridge.url,
     plans,

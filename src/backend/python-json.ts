@@ -16,7 +16,10 @@ export type PyJsonValue =
 
 /** Thrown by {@link parsePyJson} for text Python's `json.loads` would reject. */
 export class PyJsonDecodeError extends Error {
-  constructor(message: string, readonly position: number) {
+  constructor(
+    message: string,
+    readonly position: number,
+  ) {
     super(`${message} at char ${position}`);
     this.name = "PyJsonDecodeError";
   }
@@ -183,4 +186,3 @@ export function isPyTruthy(value: PyJsonValue | undefined): boolean {
       return false;
   }
 }
-

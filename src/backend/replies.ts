@@ -89,12 +89,7 @@ function metaExtras(result: ProcessResult): Record<string, unknown> {
  * The non-streaming chat completion reply. `meta_info` sits inside `choices[0]` as SGLang returns it with
  * `return_meta_info`; process `meta_info` extras are merged last (they may override computed keys on purpose).
  */
-export function buildChatCompletion(
-  body: Record<string, unknown>,
-  prompt: PromptView,
-  result: ProcessResult,
-  context: ReplyContext,
-): Record<string, unknown> {
+export function buildChatCompletion(body: Record<string, unknown>, prompt: PromptView, result: ProcessResult, context: ReplyContext): Record<string, unknown> {
   const tools = Array.isArray(body["tools"]) ? (body["tools"] as ToolSpec[]) : [];
   let finishReason: FinishReason = result.finish_reason ?? "stop";
   let content = result.text;

@@ -1,12 +1,6 @@
 // Ready-made process functions: the scripted weather run of the verify agent, and a plain echo.
 // weatherScript keys on the agent's own texts (imported, never retyped) so both sides cannot drift apart.
-import {
-  ASSISTANT_INPUT_FOLLOWUP_TEXT,
-  FORCE_FINAL_TEXT,
-  MOCK_TOOL_RESULTS,
-  SYSTEM_REMINDER_TEXT,
-  USER_FOLLOWUP_TEXT,
-} from "../agent/texts";
+import { ASSISTANT_INPUT_FOLLOWUP_TEXT, FORCE_FINAL_TEXT, MOCK_TOOL_RESULTS, SYSTEM_REMINDER_TEXT, USER_FOLLOWUP_TEXT } from "../agent/texts";
 import type { ProcessFunction, ProcessResult } from "./types";
 
 function weatherToolCall(lead: string, city: string): string {

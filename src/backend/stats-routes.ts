@@ -61,7 +61,9 @@ export async function fetchBackendStats(backendUrl: string, dispatcher?: Dispatc
   const reply = await request(`${backendUrl.replace(/\/+$/, "")}${MOCK_STATS_PATH}`, { method: "GET", dispatcher });
   const text = await reply.body.text();
   if (reply.statusCode !== 200) {
-    throw new Error(`GET ${backendUrl}${MOCK_STATS_PATH} answered ${reply.statusCode}: ${text.slice(0, 200)} (is it a mock backend started with statsRoutes: true?)`);
+    throw new Error(
+      `GET ${backendUrl}${MOCK_STATS_PATH} answered ${reply.statusCode}: ${text.slice(0, 200)} (is it a mock backend started with statsRoutes: true?)`,
+    );
   }
   return JSON.parse(text) as BackendStatsSnapshot;
 }
@@ -74,6 +76,8 @@ export async function resetBackendStats(backendUrl: string, dispatcher?: Dispatc
   const reply = await request(`${backendUrl.replace(/\/+$/, "")}${MOCK_RESET_PATH}`, { method: "POST", dispatcher });
   const text = await reply.body.text();
   if (reply.statusCode !== 200) {
-    throw new Error(`POST ${backendUrl}${MOCK_RESET_PATH} answered ${reply.statusCode}: ${text.slice(0, 200)} (is it a mock backend started with statsRoutes: true?)`);
+    throw new Error(
+      `POST ${backendUrl}${MOCK_RESET_PATH} answered ${reply.statusCode}: ${text.slice(0, 200)} (is it a mock backend started with statsRoutes: true?)`,
+    );
   }
 }

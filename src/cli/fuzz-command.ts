@@ -36,7 +36,8 @@ const DEFAULT_IO: FuzzCommandIo = { out: process.stdout, err: process.stderr };
 function integerFlag(min: number, max: number): (value: string) => number {
   return (value) => {
     const n = Number(value);
-    if (!/^\s*-?\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) throw new InvalidArgumentError(`must be an integer from ${min} to ${max}`);
+    if (!/^\s*-?\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max)
+      throw new InvalidArgumentError(`must be an integer from ${min} to ${max}`);
     return n;
   };
 }
@@ -92,7 +93,14 @@ export async function executeFuzz(options: FuzzCommandOptions, io: FuzzCommandIo
     if (io.err.isTTY === true) io.err.write(`\rfuzz: ${done}/${total} schedules, ${failures} failing`);
   };
   const report: FuzzReport = await fuzz
-    .fuzzAgenticParity({ ...environmentOptions, runs: options.runs, seed: options.seed, maxSteps: options.maxSteps, concurrency: options.concurrency, onProgress: progress })
+    .fuzzAgenticParity({
+      ...environmentOptions,
+      runs: options.runs,
+      seed: options.seed,
+      maxSteps: options.maxSteps,
+      concurrency: options.concurrency,
+      onProgress: progress,
+    })
     .catch(usage);
   if (io.err.isTTY === true) io.err.write("\n");
   io.out.write(`${fuzz.formatFuzzReport(report)}\n`);
@@ -100,23 +108,43 @@ export async function executeFuzz(options: FuzzCommandOptions, io: FuzzCommandIo
   const ce = report.counterexample;
   if (ce !== null) {
     const file = options.json ?? path.join(io.cwd ?? process.cwd(), `fuzz-counterexample-${report.seed}.json`);
-    const body: CounterexampleFile = { seed: ce.seed, path: ce.path, salt: ce.salt, schedule: ce.shrunk, original: ce.original, outcome: ce.verdict.outcome, failures: ce.verdict.failures };
-    await writeFile(file, `${JSON.stringify(options.json === undefined ? body : { ...summary(report), counterexample: body }, null, 2)}\n`).catch((error: Error) => usage(new Error(`cannot write ${file}: ${error.message}`)));
+    const body: CounterexampleFile = {
+      seed: ce.seed,
+      path: ce.path,
+      salt: ce.salt,
+      schedule: ce.shrunk,
+      original: ce.original,
+      outcome: ce.verdict.outcome,
+      failures: ce.verdict.failures,
+    };
+    await writeFile(file, `${JSON.stringify(options.json === undefined ? body : { ...summary(report), counterexample: body }, null, 2)}\n`).catch(
+      (error: Error) => usage(new Error(`cannot write ${file}: ${error.message}`)),
+    );
     io.out.write(`Counterexample written to ${file}; replay it with: session-parity fuzz --replay ${file}\n`);
     return EXIT_FAIL;
   }
   if (options.json !== undefined) {
-    await writeFile(options.json, `${JSON.stringify(summary(report), null, 2)}\n`).catch((error: Error) => usage(new Error(`cannot write ${options.json}: ${error.message}`)));
+    await writeFile(options.json, `${JSON.stringify(summary(report), null, 2)}\n`).catch((error: Error) =>
+      usage(new Error(`cannot write ${options.json}: ${error.message}`)),
+    );
     io.out.write(`Report written to ${options.json}\n`);
   }
   return EXIT_PASS;
 }
 
 /** Writes `--html` when given: the run's summary and the counterexample (or the replayed schedule) drawn. */
-async function writeHtml(file: string | undefined, report: FuzzReport | null, replayed: ScheduleVerdict | null, io: FuzzCommandIo, usage: (error: unknown) => never): Promise<void> {
+async function writeHtml(
+  file: string | undefined,
+  report: FuzzReport | null,
+  replayed: ScheduleVerdict | null,
+  io: FuzzCommandIo,
+  usage: (error: unknown) => never,
+): Promise<void> {
   if (file === undefined) return;
   const { renderFuzzHtml } = await import("./fuzz-html");
-  await writeFile(file, await renderFuzzHtml(report, replayed)).catch((error: Error) => usage(new Error(`cannot write the --html report to ${file}: ${error.message}`)));
+  await writeFile(file, await renderFuzzHtml(report, replayed)).catch((error: Error) =>
+    usage(new Error(`cannot write the --html report to ${file}: ${error.message}`)),
+  );
   io.out.write(`HTML report written to ${file}\n`);
 }
 

@@ -28,7 +28,12 @@ function summaryLines(report: ParityReport): [string, string][] {
     return server.origin === "unused" ? "not needed" : `${server.url ?? "?"} (${server.origin})`;
   };
   return [
-    ["verdict", report.summary.pass ? `PASS: ${report.summary.passed}/${report.summary.trajectories}` : `FAIL: ${report.summary.failed} of ${report.summary.trajectories} trajectories differ`],
+    [
+      "verdict",
+      report.summary.pass
+        ? `PASS: ${report.summary.passed}/${report.summary.trajectories}`
+        : `FAIL: ${report.summary.failed} of ${report.summary.trajectories} trajectories differ`,
+    ],
     ["run", `${batch} per version, ${cycles} cycle${cycles === 1 ? "" : "s"}, latency ${latencyMs} ms`],
     ["backend", where("backend")],
     ["v1", where("v1")],

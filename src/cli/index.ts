@@ -15,5 +15,4 @@ export * from "./judge";
 export * from "./summary-table";
 export * from "./progress-bar";
 export * from "./exit-codes";
-;
 export * from "./fuzz-command";

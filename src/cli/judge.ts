@@ -18,7 +18,9 @@ function parityOptionsFor(cycles: number): TrainingPayloadParityOptions {
  * `toHaveRetryTopology` against {@link WEATHER_RETRY_TOPOLOGY} (v2). An `Error` in place of a run fails the pair.
  */
 export function judgePair(index: number, v1: SessionParityRun | Error, v2: SessionParityRun | Error, cycles: number): ReportTrajectory {
-  const broken = [v1, v2].flatMap((run, k) => (run instanceof Error ? [{ part: `${k === 0 ? "v1" : "v2"} run`, message: run.message, differences: [], totalDifferences: 0 }] : []));
+  const broken = [v1, v2].flatMap((run, k) =>
+    run instanceof Error ? [{ part: `${k === 0 ? "v1" : "v2"} run`, message: run.message, differences: [], totalDifferences: 0 }] : [],
+  );
   if (broken.length > 0 || v1 instanceof Error || v2 instanceof Error) {
     return { trajectory: index, pass: false, parity: { pass: false, failures: broken }, topology: null };
   }

@@ -62,7 +62,9 @@ export function mockCommand(): Command {
     .option("--host <host>", "interface to bind", "127.0.0.1")
     .option("--latency-ms <ms>", "delay before each generation reply", parseLatencyMs, 0)
     .addOption(
-      new Option("--script <name>", "what the model answers: the weather agent's script, or `echo: <last user message>`").choices(["weather", "echo"]).default("weather"),
+      new Option("--script <name>", "what the model answers: the weather agent's script, or `echo: <last user message>`")
+        .choices(["weather", "echo"])
+        .default("weather"),
     )
     .option("--hf-checkpoint <dir>", "local checkpoint directory with tokenizer.json and tokenizer_config.json", parseCheckpointDir)
     .action(async (options: MockCommandOptions) => {

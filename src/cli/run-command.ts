@@ -7,7 +7,18 @@ import { CliExit, EXIT_FAIL, EXIT_PASS, EXIT_USAGE } from "./exit-codes";
 import type { ProgressStream } from "./progress-bar";
 import type { ParityReport } from "./report";
 import { runParity } from "./run-parity";
-import { parseBatch, parseCheckpointDir, parseCycles, parseJsonPath, parseLatencyMs, parseRoutingDim, parseUrl, parseUrlList, RUN_DEFAULTS, type RunCommandOptions } from "./run-options";
+import {
+  parseBatch,
+  parseCheckpointDir,
+  parseCycles,
+  parseJsonPath,
+  parseLatencyMs,
+  parseRoutingDim,
+  parseUrl,
+  parseUrlList,
+  RUN_DEFAULTS,
+  type RunCommandOptions,
+} from "./run-options";
 import { renderReport } from "./summary-table";
 import type { SessionParityRun } from "../fixture/types";
 
@@ -72,7 +83,10 @@ export function runCommand(io: RunCommandIo = DEFAULT_IO): Command {
     .option("--latency-ms <ms>", "latency of the embedded mock backend", parseLatencyMs, RUN_DEFAULTS.latencyMs)
     .option("--json <file>", "also write the full report (verdicts, differences, timings, servers, versions) as JSON", parseJsonPath)
     .option("--html <file>", "also write a self-contained HTML report: retry trees, aligned tokens, differing leaves", parseJsonPath)
-    .option("--routing-replay", "replay MoE routing through the chain: the mock returns routed experts, the servers carry them as tensors (env SESSION_PARITY_ROUTING_REPLAY)")
+    .option(
+      "--routing-replay",
+      "replay MoE routing through the chain: the mock returns routed experts, the servers carry them as tensors (env SESSION_PARITY_ROUTING_REPLAY)",
+    )
     .option("--num-layers <n>", "with --routing-replay: MoE layers per routed-experts row (default 4)", parseRoutingDim)
     .option("--topk <k>", "with --routing-replay: experts per token and layer of the embedded mock (default 2)", parseRoutingDim)
     .option("--indexer-replay", "with --routing-replay: also replay the indexer top-k")

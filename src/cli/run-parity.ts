@@ -111,7 +111,8 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
       logger: { warn: (message) => warnings.set(message, (warnings.get(message) ?? 0) + 1) },
     });
   } catch (error) {
-    const blame = hfCheckpoint !== undefined ? ` (tokenizer from ${options.hfCheckpoint !== undefined ? "--hf-checkpoint" : HF_CHECKPOINT_ENV} ${hfCheckpoint})` : "";
+    const blame =
+      hfCheckpoint !== undefined ? ` (tokenizer from ${options.hfCheckpoint !== undefined ? "--hf-checkpoint" : HF_CHECKPOINT_ENV} ${hfCheckpoint})` : "";
     throw new CliExit(EXIT_USAGE, `could not start the servers${blame}: ${describeTransportError(error)}`);
   }
 
@@ -121,7 +122,11 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
   let progress: ProgressBar | null = null;
   try {
     for (const url of [environment.backendUrl, ...environment.v1Url.split(","), ...environment.v2Url.split(",")]) {
-      if (url !== null && !(url in health)) health[url] = await probeHealth(url, context.probeTimeoutMs).then((result) => result.body, () => null);
+      if (url !== null && !(url in health))
+        health[url] = await probeHealth(url, context.probeTimeoutMs).then(
+          (result) => result.body,
+          () => null,
+        );
     }
     const startupMs = performance.now() - t0;
 
@@ -134,7 +139,13 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
       const start = performance.now();
       let run: SessionParityRun | Error;
       try {
-        [run] = await runAgenticRetryTrajectories({ version, inputSamples: [inputs[version][i]], sessionServerUrls: urls[version], cycles: options.cycles, dispatcher });
+        [run] = await runAgenticRetryTrajectories({
+          version,
+          inputSamples: [inputs[version][i]],
+          sessionServerUrls: urls[version],
+          cycles: options.cycles,
+          dispatcher,
+        });
       } catch (error) {
         run = error instanceof Error ? error : new Error(String(error));
       }
@@ -155,7 +166,19 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
       pair.map(({ run, startedMs, wallMs }, k): ReportRun => {
         const version = VERSIONS[k];
         if (run instanceof Error) {
-          return { trajectory: i, version, sessionId: null, server: null, records: 0, requests: 0, samples: 0, emptyReason: null, failure: run.message, startedMs, wallMs };
+          return {
+            trajectory: i,
+            version,
+            sessionId: null,
+            server: null,
+            records: 0,
+            requests: 0,
+            samples: 0,
+            emptyReason: null,
+            failure: run.message,
+            startedMs,
+            wallMs,
+          };
         }
         const sessionId = run.preCollect.session_id;
         const instance = counter.server(sessionId);
@@ -247,7 +270,8 @@ function locate(
 function routingReplaySettings(options: RunCommandOptions, env: NodeJS.ProcessEnv): RoutingReplaySettings | null {
   if (options.routingReplay !== true) {
     const stray = (["numLayers", "topk", "indexerReplay", "additionR3"] as const).filter((key) => options[key] !== undefined);
-    if (stray.length > 0) throw new CliExit(EXIT_USAGE, `--num-layers, --topk, --indexer-replay and --addition-r3 need --routing-replay (got ${stray.join(", ")})`);
+    if (stray.length > 0)
+      throw new CliExit(EXIT_USAGE, `--num-layers, --topk, --indexer-replay and --addition-r3 need --routing-replay (got ${stray.join(", ")})`);
     try {
       return routingReplayFromEnv(env);
     } catch (error) {

@@ -56,7 +56,10 @@ function parseUrl(value: string): string {
  * @throws CliExit (status 2) when the backend does not answer (unless `checkBackend` is false) or the server
  *   cannot start (port taken, tokenizer or hook that cannot be loaded).
  */
-export async function runServe(options: ServeCommandOptions, io: { log: (line: string) => void } = { log: (line) => console.log(line) }): Promise<RunningSessionServer> {
+export async function runServe(
+  options: ServeCommandOptions,
+  io: { log: (line: string) => void } = { log: (line) => console.log(line) },
+): Promise<RunningSessionServer> {
   if (options.checkBackend !== false) {
     try {
       await probeHealth(options.backend);
@@ -70,24 +73,24 @@ export async function runServe(options: ServeCommandOptions, io: { log: (line: s
   let server: RunningSessionServer;
   try {
     server = await startSessionServer({
-    version: options.version,
-    backendUrl: options.backend,
-    port: options.port,
-    host: options.host,
-    hfCheckpoint: options.hfCheckpoint,
-    instanceId: options.instanceId,
-    messageMatcher: options.messageMatcher,
-    samplePicker: options.samplePicker,
-    samplePostprocessor: options.samplePostprocessor,
-    logger: options.quiet ? { warn: () => undefined } : undefined,
-    useRoutingReplay: options.useRolloutRoutingReplay,
-    useIndexerReplay: options.useRolloutIndexerReplay,
-    useAdditionR3: options.useAdditionR3,
-    numLayers: options.numLayers,
-    maxBodyBytes: options.maxBodyBytes,
-    maxReplyBytes: options.maxReplyBytes,
-    upstreamTimeoutMs: options.upstreamTimeoutMs,
-  });
+      version: options.version,
+      backendUrl: options.backend,
+      port: options.port,
+      host: options.host,
+      hfCheckpoint: options.hfCheckpoint,
+      instanceId: options.instanceId,
+      messageMatcher: options.messageMatcher,
+      samplePicker: options.samplePicker,
+      samplePostprocessor: options.samplePostprocessor,
+      logger: options.quiet ? { warn: () => undefined } : undefined,
+      useRoutingReplay: options.useRolloutRoutingReplay,
+      useIndexerReplay: options.useRolloutIndexerReplay,
+      useAdditionR3: options.useAdditionR3,
+      numLayers: options.numLayers,
+      maxBodyBytes: options.maxBodyBytes,
+      maxReplyBytes: options.maxReplyBytes,
+      upstreamTimeoutMs: options.upstreamTimeoutMs,
+    });
   } catch (error) {
     throw new CliExit(EXIT_USAGE, `could not start the ${options.version} session server: ${(error as Error).message}`);
   }
@@ -106,9 +109,7 @@ export function serveCommand(): Command {
     .option("--host <host>", "interface to bind", "127.0.0.1")
     .option("--hf-checkpoint <dir>", "local checkpoint directory with tokenizer.json and tokenizer_config.json")
     .option("--instance-id <id>", "id reported by GET /health")
-    .addOption(
-      new Option("--message-matcher <name>", "history matcher").choices(["strict", "loose_tool_call", "role_content_only"]).default("strict"),
-    )
+    .addOption(new Option("--message-matcher <name>", "history matcher").choices(["strict", "loose_tool_call", "role_content_only"]).default("strict"))
     .option("--sample-picker <spec>", 'v2 picker hook, "module/path#exportName"')
     .option("--sample-postprocessor <spec>", 'v2 post-processor hook, "module/path#exportName"')
     .option("--max-body-bytes <n>", "request body limit in bytes (413 beyond; default 67108864 = 64 MiB)", parsePositiveInteger)
@@ -123,7 +124,5 @@ export function serveCommand(): Command {
     .action(async (options: ServeCommandOptions) => {
       await runServe(options);
     });
-  return withCliConventions(command, [
-    "session-parity serve --version v2 --backend http://127.0.0.1:30000 --port 8002 --message-matcher loose_tool_call",
-  ]);
+  return withCliConventions(command, ["session-parity serve --version v2 --backend http://127.0.0.1:30000 --port 8002 --message-matcher loose_tool_call"]);
 }

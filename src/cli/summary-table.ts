@@ -119,7 +119,8 @@ function renderVerdictLine(report: ParityReport): string {
       `(${timing}). First cause: ${firstServerProblem}`
     );
   }
-  if (failed === 0) return `PASS: ${passed}/${trajectories} ${trajectories === 1 ? "trajectory" : "trajectories"} — the v2 training payload equals v1's bit for bit (${timing}).`;
+  if (failed === 0)
+    return `PASS: ${passed}/${trajectories} ${trajectories === 1 ? "trajectory" : "trajectories"} — the v2 training payload equals v1's bit for bit (${timing}).`;
   return `FAIL: ${failed} of ${trajectories} ${trajectories === 1 ? "trajectory differs" : "trajectories differ"} (${timing}).`;
 }
 

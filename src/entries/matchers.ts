@@ -30,7 +30,14 @@ export { registerSessionParityMatchers, sessionParityMatchers, sessionParityAsym
 export type { SessionParityMatchers, SessionParityAsymmetricMatchers } from "../matchers/typings";
 export { Sample, type JsonObject, type JsonValue, type SampleInit, type SampleStatus } from "../wire/sample";
 export { Tensor, type Dtype } from "../wire/tensor";
-export { encodeSamples, decodeSamplesReply, type EncodeSamplesOptions, type DecodeSamplesOptions, type SamplesReply, type EmptyReason } from "../wire/samples-codec";
+export {
+  encodeSamples,
+  decodeSamplesReply,
+  type EncodeSamplesOptions,
+  type DecodeSamplesOptions,
+  type SamplesReply,
+  type EmptyReason,
+} from "../wire/samples-codec";
 export type { SessionParityRun, SessionSnapshot } from "../fixture/types";
 export type { WeatherAgentResult } from "../agent/weather-agent";
 export type { SessionRecord, SessionServerVersion } from "../server/types";

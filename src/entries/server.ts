@@ -2,16 +2,7 @@
 // Loading it loads the server code, undici and the tokenizer; the package root never does.
 export { startSessionServer, type SessionServerOptions, type RunningSessionServer } from "../server/session-server";
 export { createPolicy, type PolicyFactoryOptions, type SamplePickerOption, type SamplePostprocessorOption } from "../server/policy-factory";
-export type {
-  AnyTrajectoryPolicy,
-  MessageMatcher,
-  PolicyContext,
-  PolicyLogger,
-  PreparedTurn,
-  SessionView,
-  TitoLike,
-  TrajectoryPolicy,
-} from "../server/policy";
+export type { AnyTrajectoryPolicy, MessageMatcher, PolicyContext, PolicyLogger, PreparedTurn, SessionView, TitoLike, TrajectoryPolicy } from "../server/policy";
 export {
   MESSAGE_MATCHERS,
   looseToolCallMessageMatches,

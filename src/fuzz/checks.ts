@@ -9,7 +9,8 @@ import { callOfWeightVersion } from "./plan";
 import type { AgentSchedule } from "./schedule";
 
 /** The outcome class of a schedule, as the model sees it (the report counts schedules per class). */
-export type ScheduleOutcome = "payloads equal" | "v1 refuses a deep rollback" | "v2 refuses to extend a truncated node" | "v2 keeps several leaves" | "v2 keeps another path";
+export type ScheduleOutcome =
+  "payloads equal" | "v1 refuses a deep rollback" | "v2 refuses to extend a truncated node" | "v2 keeps several leaves" | "v2 keeps another path";
 
 /** One thing that went against the model or against parity. */
 interface FuzzFailure {
@@ -65,28 +66,42 @@ function checkServer(version: SessionServerVersion, observed: ServerObservation,
   if (observed.run.failure !== undefined) failures.push({ where: version, message: observed.run.failure });
   const records = recordCalls(observed);
   if (!sameJson(records, predicted.records)) {
-    failures.push({ where: version, message: `GET /sessions shows the records of calls ${JSON.stringify(records)}, the model predicted calls ${JSON.stringify(predicted.records)}` });
+    failures.push({
+      where: version,
+      message: `GET /sessions shows the records of calls ${JSON.stringify(records)}, the model predicted calls ${JSON.stringify(predicted.records)}`,
+    });
   }
   return failures;
 }
 
 function checkTree(observed: ServerObservation, prediction: SchedulePrediction, truncating: boolean): { failures: FuzzFailure[]; leaf: number | null } {
   const failures: FuzzFailure[] = [];
-  const tree = observed.run.preCollect.metadata.tree as { nodes?: Array<{ id: number; parent: number | null }>; leaves?: Array<{ node_id: number; path_node_ids: number[] }> } | undefined;
+  const tree = observed.run.preCollect.metadata.tree as
+    { nodes?: Array<{ id: number; parent: number | null }>; leaves?: Array<{ node_id: number; path_node_ids: number[] }> } | undefined;
   const nodes = (tree?.nodes ?? []).map((row) => [row.id, row.parent]);
   const leaves = (tree?.leaves ?? []).map((row) => [row.node_id, row.path_node_ids]);
   const expected = prediction.v2.tree;
   if (!sameJson(nodes, expected.nodes)) {
     const at = expected.nodes.findIndex((row, i) => !sameJson(row, nodes[i]));
-    failures.push({ where: "v2", message: `tree nodes [id, parent] are ${JSON.stringify(nodes)}, the model predicted ${JSON.stringify(expected.nodes)} (first difference at node ${at === -1 ? nodes.length : at})` });
+    failures.push({
+      where: "v2",
+      message: `tree nodes [id, parent] are ${JSON.stringify(nodes)}, the model predicted ${JSON.stringify(expected.nodes)} (first difference at node ${at === -1 ? nodes.length : at})`,
+    });
   }
-  if (!sameJson(leaves, expected.leaves)) failures.push({ where: "v2", message: `tree leaves [node_id, path] are ${JSON.stringify(leaves)}, the model predicted ${JSON.stringify(expected.leaves)}` });
+  if (!sameJson(leaves, expected.leaves))
+    failures.push({
+      where: "v2",
+      message: `tree leaves [node_id, path] are ${JSON.stringify(leaves)}, the model predicted ${JSON.stringify(expected.leaves)}`,
+    });
   const kept = observed.run.samples.map((sample) => (sample.metadata.leaf as { node_id?: number } | undefined)?.node_id ?? null);
   const keptOk = truncating ? kept.every((id) => id !== null && expected.kept.includes(id)) : sameJson(kept, expected.kept);
   let leaf: number | null = null;
   if (!keptOk) {
     leaf = kept.find((id) => id !== null && !expected.kept.includes(id)) ?? expected.kept.find((id) => !kept.includes(id)) ?? null;
-    failures.push({ where: "v2", message: `the picker kept leaves ${JSON.stringify(kept)}, the model predicted ${JSON.stringify(expected.kept)} (default picker: a leaf superseded by a later sibling is dropped)` });
+    failures.push({
+      where: "v2",
+      message: `the picker kept leaves ${JSON.stringify(kept)}, the model predicted ${JSON.stringify(expected.kept)} (default picker: a leaf superseded by a later sibling is dropped)`,
+    });
   }
   return { failures, leaf };
 }

@@ -31,7 +31,10 @@ export function applyAction(history: readonly HistoryEntry[], action: FuzzAction
       out.push(own({ role: "system", content: pick(FUZZ_TEXTS.systems, action.variant) }));
       return out;
     case "assistant_input":
-      out.push(own({ role: "assistant", content: pick(FUZZ_TEXTS.injected, action.variant) }), own({ role: "user", content: pick(FUZZ_TEXTS.users, action.variant) }));
+      out.push(
+        own({ role: "assistant", content: pick(FUZZ_TEXTS.injected, action.variant) }),
+        own({ role: "user", content: pick(FUZZ_TEXTS.users, action.variant) }),
+      );
       return out;
     case "tool_results": {
       const last = out[out.length - 1];

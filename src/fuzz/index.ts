@@ -10,4 +10,3 @@ export * from "./checks";
 export * from "./environment";
 export * from "./runner";
 export * from "./report";
-;

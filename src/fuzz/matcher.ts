@@ -19,13 +19,15 @@ export function toHaveAgenticParity(this: MatcherContext, received: unknown): Sy
   if (isReport(received)) {
     return {
       pass: received.pass,
-      message: () => `${head}\n\n${received.pass ? "The fuzz run found no counterexample, so .not fails.\n" : "The fuzz run found a counterexample.\n"}${formatFuzzReport(received)}`,
+      message: () =>
+        `${head}\n\n${received.pass ? "The fuzz run found no counterexample, so .not fails.\n" : "The fuzz run found a counterexample.\n"}${formatFuzzReport(received)}`,
     };
   }
   if (isVerdict(received)) {
     return {
       pass: received.pass,
-      message: () => `${head}\n\n${received.pass ? "The schedule passed every check, so .not fails.\n" : "The schedule breaks the model or parity.\n"}${formatScheduleVerdict(received)}`,
+      message: () =>
+        `${head}\n\n${received.pass ? "The schedule passed every check, so .not fails.\n" : "The schedule breaks the model or parity.\n"}${formatScheduleVerdict(received)}`,
     };
   }
   throw new TypeError("toHaveAgenticParity: expected the report of fuzzAgenticParity or the verdict of replayAgentSchedule");

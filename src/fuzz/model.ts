@@ -49,7 +49,8 @@ export interface SchedulePrediction {
  * reasoning_content and tool_calls (each call without its wire `index`), with null, "" and [] as one empty value.
  */
 function messageKey(message: ChatMessage): string {
-  const empty = (value: unknown): unknown => (value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0) ? null : value);
+  const empty = (value: unknown): unknown =>
+    value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0) ? null : value;
   const calls = empty(message.tool_calls);
   const projected = Array.isArray(calls)
     ? calls.map((call) => {
@@ -63,7 +64,11 @@ function messageKey(message: ChatMessage): string {
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+    );
   }
   return value;
 }
@@ -140,7 +145,11 @@ class TreeModel implements Server {
     this.pending = { parent: best, matched: best === null ? 0 : best.path.length };
     const siblings = best === null ? this.nodes.filter((n) => n.parent === null) : this.nodes.filter((n) => n.parent === best.id);
     const where = best === null ? (this.nodes.length === 0 ? "the first root" : "a new root") : `a child of node ${best.id}`;
-    return { call: index, status: 200, note: `becomes node ${this.nodes.length}, ${where}${siblings.length > 0 ? ` (sibling of ${siblings.map((n) => n.id).join(", ")})` : ""}` };
+    return {
+      call: index,
+      status: 200,
+      note: `becomes node ${this.nodes.length}, ${where}${siblings.length > 0 ? ` (sibling of ${siblings.map((n) => n.id).join(", ")})` : ""}`,
+    };
   }
 
   commit(request: string[], assistant: string, index: number, truncated: boolean): void {
@@ -153,7 +162,8 @@ class TreeModel implements Server {
 
   pathOf(id: number): number[] {
     const out: number[] = [];
-    for (let node: ModelNode | undefined = this.nodes[id]; node !== undefined; node = node.parent === null ? undefined : this.nodes[node.parent]) out.unshift(node.id);
+    for (let node: ModelNode | undefined = this.nodes[id]; node !== undefined; node = node.parent === null ? undefined : this.nodes[node.parent])
+      out.unshift(node.id);
     return out;
   }
 

@@ -19,7 +19,9 @@ function observedLines(observation: ServerObservation): string[] {
   const tree = observation.run.preCollect.metadata.tree as { nodes?: Array<{ id: number; parent: number | null }> } | undefined;
   if (tree?.nodes !== undefined) lines.push(`tree nodes [id, parent]: ${JSON.stringify(tree.nodes.map((n) => [n.id, n.parent]))}`);
   const leaves = observation.run.samples.map((s) => (s.metadata.leaf as { node_id?: number } | undefined)?.node_id ?? "-");
-  lines.push(`samples: ${observation.run.samples.length}${observation.version === "v2" ? ` (leaves ${JSON.stringify(leaves)})` : ""}${observation.run.emptyReason === null ? "" : `, empty: ${observation.run.emptyReason}`}`);
+  lines.push(
+    `samples: ${observation.run.samples.length}${observation.version === "v2" ? ` (leaves ${JSON.stringify(leaves)})` : ""}${observation.run.emptyReason === null ? "" : `, empty: ${observation.run.emptyReason}`}`,
+  );
   return lines;
 }
 
@@ -44,11 +46,13 @@ export function formatScheduleVerdict(verdict: ScheduleVerdict, title?: string):
   out.push("The model predicted:");
   out.push(indent(p.v1.calls.map((c) => `v1 call ${c.call}: ${c.status}, ${c.note}`)));
   out.push(indent(p.v2.calls.map((c) => `v2 call ${c.call}: ${c.status}, ${c.note}`)));
-  out.push(indent([
-    `v1 records: calls ${JSON.stringify(p.v1.records)}; v2 active path: calls ${JSON.stringify(p.v2.records)}`,
-    `v2 tree nodes [id, parent]: ${JSON.stringify(p.v2.tree.nodes)}; kept leaves: ${JSON.stringify(p.v2.tree.kept)}`,
-    `payloads ${p.agree ? "must be equal" : "must differ"}: ${p.why}`,
-  ]));
+  out.push(
+    indent([
+      `v1 records: calls ${JSON.stringify(p.v1.records)}; v2 active path: calls ${JSON.stringify(p.v2.records)}`,
+      `v2 tree nodes [id, parent]: ${JSON.stringify(p.v2.tree.nodes)}; kept leaves: ${JSON.stringify(p.v2.tree.kept)}`,
+      `payloads ${p.agree ? "must be equal" : "must differ"}: ${p.why}`,
+    ]),
+  );
   out.push("v1 did:", indent(observedLines(verdict.observed.v1)));
   out.push("v2 did:", indent(observedLines(verdict.observed.v2)));
   if (verdict.differingLeaf !== null) out.push(`Differing leaf: v2 node ${verdict.differingLeaf}`);

@@ -100,7 +100,13 @@ export async function replayAgentSchedule(
   return withEnvironment(options, (environment) => runSchedule(environment, schedule, options.salt ?? 0));
 }
 
-const OUTCOMES: ScheduleOutcome[] = ["payloads equal", "v1 refuses a deep rollback", "v2 refuses to extend a truncated node", "v2 keeps several leaves", "v2 keeps another path"];
+const OUTCOMES: ScheduleOutcome[] = [
+  "payloads equal",
+  "v1 refuses a deep rollback",
+  "v2 refuses to extend a truncated node",
+  "v2 keeps several leaves",
+  "v2 keeps another path",
+];
 
 /**
  * Draws `runs` schedules from the grammar with `seed`, runs them `concurrency` at a time through v1 and v2, checks each

@@ -116,7 +116,7 @@ function describeAction(action: FuzzAction): string {
     case "assistant_input":
       return `injects the assistant message ${JSON.stringify(pick(FUZZ_TEXTS.injected, action.variant))} and a user message`;
     case "tool_results":
-      return "answers the last reply's tool calls (one tool message each; one \"none\" result when there is none)";
+      return 'answers the last reply\'s tool calls (one tool message each; one "none" result when there is none)';
     case "retry": {
       const what = action.depth === 1 ? "drops the last reply" : `rewinds ${action.depth} replies`;
       return action.divergent ? `${what} and rephrases the last user message (divergent retry)` : `${what} and resends (pure retry)`;
@@ -127,7 +127,8 @@ function describeAction(action: FuzzAction): string {
 /** The schedule as numbered lines, one per call. */
 export function describeSchedule(schedule: AgentSchedule): string[] {
   const lines: string[] = [];
-  const call = (c: FuzzCall): string => `call (${c.stream ? "streamed" : "not streamed"}, ${c.tools ? "with tools" : "no tools"}); the model answers ${describeReply(c.reply)}`;
+  const call = (c: FuzzCall): string =>
+    `call (${c.stream ? "streamed" : "not streamed"}, ${c.tools ? "with tools" : "no tools"}); the model answers ${describeReply(c.reply)}`;
   lines.push(`1. the agent opens with ${schedule.fewShot ? "a few-shot example (system, user, assistant, user)" : "system + user"}; ${call(schedule.first)}`);
   schedule.steps.forEach((step, i) => lines.push(`${i + 2}. the agent ${describeAction(step.action)}; ${call(step)}`));
   lines.push(`then collect with max_seq_len ${schedule.maxSeqLen === null ? "null" : schedule.maxSeqLen}`);

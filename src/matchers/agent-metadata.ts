@@ -33,12 +33,20 @@ export function checkAgentMetadata(received: unknown, expected: Readonly<Record<
   const { run } = read;
   if (run.version === "v2") {
     const agent = run.sessionMetadata.agent;
-    if (agent === undefined) builder.fail("sessionMetadata.agent", "the v2 session metadata has no `agent` key (was the agent metadata sent with the collect?)");
+    if (agent === undefined)
+      builder.fail("sessionMetadata.agent", "the v2 session metadata has no `agent` key (was the agent metadata sent with the collect?)");
     else if (options.subset === true && isPlainRecord(agent)) {
       const held: Record<string, unknown> = {};
       for (const key of Object.keys(expected)) if (Object.prototype.hasOwnProperty.call(agent, key)) held[key] = agent[key];
-      builder.compare("sessionMetadata.agent", "v2 sessionMetadata.agent lacks or differs in expected keys (subset match)", held, expected, { rootPath: "sessionMetadata.agent", integers: true });
-    } else builder.compare("sessionMetadata.agent", "v2 sessionMetadata.agent differs from the expected agent metadata", agent, expected, { rootPath: "sessionMetadata.agent", integers: true });
+      builder.compare("sessionMetadata.agent", "v2 sessionMetadata.agent lacks or differs in expected keys (subset match)", held, expected, {
+        rootPath: "sessionMetadata.agent",
+        integers: true,
+      });
+    } else
+      builder.compare("sessionMetadata.agent", "v2 sessionMetadata.agent differs from the expected agent metadata", agent, expected, {
+        rootPath: "sessionMetadata.agent",
+        integers: true,
+      });
   }
   if (run.samples.length === 0) builder.fail("samples", `the ${run.version} run has no sample to carry the agent metadata`);
   run.samples.forEach((sample, i) => {

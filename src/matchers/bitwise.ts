@@ -50,20 +50,7 @@ export function isBitwiseEqual(left: unknown, right: unknown, options: BitwiseOp
 }
 
 /** How a value takes part in the bit tree. */
-type Kind =
-  | "number"
-  | "string"
-  | "boolean"
-  | "bigint"
-  | "undefined"
-  | "null"
-  | "array"
-  | "typed"
-  | "tensor"
-  | "map"
-  | "plain"
-  | "declared"
-  | "unsupported";
+type Kind = "number" | "string" | "boolean" | "bigint" | "undefined" | "null" | "array" | "typed" | "tensor" | "map" | "plain" | "declared" | "unsupported";
 
 type Side = "left" | "right";
 
@@ -453,7 +440,10 @@ function rejectSymbolKeys(object: object, path: PathNode, side: Side): void {
 }
 
 function unsupported(path: PathNode, value: unknown, side: Side): BitwiseUsageError {
-  return new BitwiseUsageError(renderPath(path), `${describeUnsupported(value)} on the ${side} cannot be compared bitwise (only numbers, strings, booleans, bigints, null, undefined, arrays, typed arrays, Tensors, plain objects, Maps and classes with static FIELDS can)`);
+  return new BitwiseUsageError(
+    renderPath(path),
+    `${describeUnsupported(value)} on the ${side} cannot be compared bitwise (only numbers, strings, booleans, bigints, null, undefined, arrays, typed arrays, Tensors, plain objects, Maps and classes with static FIELDS can)`,
+  );
 }
 
 function describeUnsupported(value: unknown): string {
@@ -514,11 +504,17 @@ export function assertBitwiseOptions(options: unknown): asserts options is Bitwi
 
 function checkOptions(options: BitwiseOptions): void {
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
-    throw new BitwiseUsageError("", `bitwise options must be an object, got ${options === null ? "null" : Array.isArray(options) ? "an array" : typeof options}`);
+    throw new BitwiseUsageError(
+      "",
+      `bitwise options must be an object, got ${options === null ? "null" : Array.isArray(options) ? "an array" : typeof options}`,
+    );
   }
   const unknown = Object.keys(options).filter((key) => !OPTION_KEYS.includes(key));
   if (unknown.length > 0) {
-    throw new BitwiseUsageError("", `unknown bitwise option${unknown.length > 1 ? "s" : ""} ${unknown.map((key) => JSON.stringify(key)).join(", ")}; known options: ${OPTION_KEYS.join(", ")}`);
+    throw new BitwiseUsageError(
+      "",
+      `unknown bitwise option${unknown.length > 1 ? "s" : ""} ${unknown.map((key) => JSON.stringify(key)).join(", ")}; known options: ${OPTION_KEYS.join(", ")}`,
+    );
   }
   const { maxDifferences, metadataProjection, rootPath: root } = options;
   if (maxDifferences !== undefined && !(maxDifferences === Infinity || (Number.isInteger(maxDifferences) && maxDifferences >= 0))) {

@@ -151,7 +151,8 @@ function describeStringDifference(left: string, right: string): string {
   let at = 0;
   while (at < left.length && at < right.length && left.charCodeAt(at) === right.charCodeAt(at)) at++;
   const from = Math.max(0, at - STRING_CONTEXT);
-  const excerpt = (s: string): string => `${from > 0 ? "…" : ""}${JSON.stringify(s.slice(from, at + STRING_CONTEXT))}${at + STRING_CONTEXT < s.length ? "…" : ""}`;
+  const excerpt = (s: string): string =>
+    `${from > 0 ? "…" : ""}${JSON.stringify(s.slice(from, at + STRING_CONTEXT))}${at + STRING_CONTEXT < s.length ? "…" : ""}`;
   return `strings differ at index ${at} (lengths ${left.length} vs ${right.length}): ${excerpt(left)} vs ${excerpt(right)}`;
 }
 

@@ -52,11 +52,22 @@ function result(
 export function toHaveRetryTopology(this: MatcherContext, received: unknown, expected: RetryTopology): SyncExpectationResult {
   const verdict = checkRetryTopology(received, expected);
   observe(this, "toHaveRetryTopology", received, expected, verdict);
-  const indent = (text: string): string => text.split("\n").map((line) => `  ${line}`).join("\n");
+  const indent = (text: string): string =>
+    text
+      .split("\n")
+      .map((line) => `  ${line}`)
+      .join("\n");
   const trees =
     `\n\n${verdict.firstDifference === null ? "" : `First difference: ${verdict.firstDifference}\n\n`}` +
     `Received tree:\n${verdict.receivedTree === null ? "  (none)" : indent(verdict.receivedTree)}\n\nExpected tree:\n${indent(verdict.expectedTree)}`;
-  return result(this, "toHaveRetryTopology", verdict, "The retry tree does not have the expected topology", "The retry tree has the expected topology.", verdict.pass ? "" : trees);
+  return result(
+    this,
+    "toHaveRetryTopology",
+    verdict,
+    "The retry tree does not have the expected topology",
+    "The retry tree has the expected topology.",
+    verdict.pass ? "" : trees,
+  );
 }
 
 /**
@@ -87,16 +98,34 @@ export function toMatchAgentMetadata(
  * advertised exactly the expected tools, record `call` holds exactly that tool call with those parsed arguments,
  * and record `result`'s last request message is the tool message answering that call id.
  */
-export function toRoundTripToolCalls(this: MatcherContext, received: unknown, expected: readonly ToolCallRoundTrip[], options?: ToolCallRoundTripOptions): SyncExpectationResult {
+export function toRoundTripToolCalls(
+  this: MatcherContext,
+  received: unknown,
+  expected: readonly ToolCallRoundTrip[],
+  options?: ToolCallRoundTripOptions,
+): SyncExpectationResult {
   const verdict = checkToolCallRoundTrips(received, expected, options);
-  return result(this, "toRoundTripToolCalls", verdict, "The session's records do not show the expected tool-call round trips", "The session's records show the expected tool-call round trips.", "", options === undefined ? undefined : "options");
+  return result(
+    this,
+    "toRoundTripToolCalls",
+    verdict,
+    "The session's records do not show the expected tool-call round trips",
+    "The session's records show the expected tool-call round trips.",
+    "",
+    options === undefined ? undefined : "options",
+  );
 }
 
 /**
  * `expect(v1Run).toHaveTrainingPayloadParity(v2Run, options?)`: the whole v1/v2 parity check of
  * {@link checkTrainingPayloadParity}. The failure names each failing part and shows its differences (left v1, right v2).
  */
-export function toHaveTrainingPayloadParity(this: MatcherContext, received: unknown, v2Run: unknown, options?: TrainingPayloadParityOptions): SyncExpectationResult {
+export function toHaveTrainingPayloadParity(
+  this: MatcherContext,
+  received: unknown,
+  v2Run: unknown,
+  options?: TrainingPayloadParityOptions,
+): SyncExpectationResult {
   const verdict = checkTrainingPayloadParity(received, v2Run, options);
   observe(this, "toHaveTrainingPayloadParity", received, v2Run, verdict);
   return result(
@@ -116,5 +145,14 @@ export function toHaveTrainingPayloadParity(this: MatcherContext, received: unkn
  */
 export function toBeWellFormedTrainingSample(this: MatcherContext, received: unknown, options?: TrainingSampleInvariantOptions): SyncExpectationResult {
   const verdict = checkTrainingSampleInvariants(received, options);
-  return result(this, "toBeWellFormedTrainingSample", verdict, "The sample is not a well-formed training sample", "The sample is a well-formed training sample.", "", undefined, options === undefined ? "" : "options");
+  return result(
+    this,
+    "toBeWellFormedTrainingSample",
+    verdict,
+    "The sample is not a well-formed training sample",
+    "The sample is a well-formed training sample.",
+    "",
+    undefined,
+    options === undefined ? "" : "options",
+  );
 }

@@ -52,7 +52,12 @@ export class VerdictBuilder {
   /** Records a failing part. */
   fail(part: string, message: string, differences: BitwiseDifference[] = [], totalDifferences = differences.length): void {
     this.passed(part);
-    this.failures.push({ part, message, differences: differences.slice(0, this.maxDifferences), totalDifferences: Math.max(totalDifferences, differences.length) });
+    this.failures.push({
+      part,
+      message,
+      differences: differences.slice(0, this.maxDifferences),
+      totalDifferences: Math.max(totalDifferences, differences.length),
+    });
   }
 
   /** Records a usage failure: a value the check cannot read (see {@link ParityFailure.usage}). */

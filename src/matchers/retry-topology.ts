@@ -45,18 +45,43 @@ export function checkRetryTopology(received: unknown, expected: RetryTopology, o
   const { tree, run } = read;
   const nodes: TopologyNode[] = tree.nodes.map((row) => ({ id: row.id, parent: row.parent }));
   const leaves: TopologyLeaf[] = tree.leaves.map((row) => ({ node_id: row.node_id, path_node_ids: row.path_node_ids }));
-  const keptLeaves = run === null ? (read.selectedLeaf !== undefined ? [read.selectedLeaf] : []) : run.samples.map((sample) => (isPlainRecord(sample.metadata.leaf) ? sample.metadata.leaf.node_id : null));
+  const keptLeaves =
+    run === null
+      ? read.selectedLeaf !== undefined
+        ? [read.selectedLeaf]
+        : []
+      : run.samples.map((sample) => (isPlainRecord(sample.metadata.leaf) ? sample.metadata.leaf.node_id : null));
 
-  let firstDifference: string | null = compareTables(builder, "tree.nodes", nodes, expectedNodes, (message) => `node table differs (${nodes.length} received vs ${expectedNodes.length} expected nodes); ${message}`, describeNode);
-  const leafDiffs = compareTables(builder, "tree.leaves", leaves, expectedLeaves, (message) => `leaf table differs (${leaves.length} received vs ${expectedLeaves.length} expected leaves); ${message}`, describeLeaf);
+  let firstDifference: string | null = compareTables(
+    builder,
+    "tree.nodes",
+    nodes,
+    expectedNodes,
+    (message) => `node table differs (${nodes.length} received vs ${expectedNodes.length} expected nodes); ${message}`,
+    describeNode,
+  );
+  const leafDiffs = compareTables(
+    builder,
+    "tree.leaves",
+    leaves,
+    expectedLeaves,
+    (message) => `leaf table differs (${leaves.length} received vs ${expectedLeaves.length} expected leaves); ${message}`,
+    describeLeaf,
+  );
   firstDifference ??= leafDiffs;
 
   if (expected.selectedLeaf !== undefined && run === null && read.selectedLeaf !== undefined) {
     // a hand-built tuple tree names its kept leaf itself
-    builder.compare("selected leaf", `the tree selects leaf ${String(read.selectedLeaf)}, expected leaf ${expected.selectedLeaf}`, read.selectedLeaf, expected.selectedLeaf, {
-      rootPath: "selectedLeaf",
-      integers: true,
-    });
+    builder.compare(
+      "selected leaf",
+      `the tree selects leaf ${String(read.selectedLeaf)}, expected leaf ${expected.selectedLeaf}`,
+      read.selectedLeaf,
+      expected.selectedLeaf,
+      {
+        rootPath: "selectedLeaf",
+        integers: true,
+      },
+    );
   } else if (expected.selectedLeaf !== undefined) checkSelectedLeaf(builder, expected, run, tree.nodes, keptLeaves);
 
   return {

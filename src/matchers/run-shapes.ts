@@ -105,7 +105,9 @@ function isTupleTree(value: unknown): value is { nodes: [unknown, unknown][]; le
 }
 
 function isTree(value: unknown): value is TreeView {
-  return isPlainRecord(value) && Array.isArray(value.nodes) && Array.isArray(value.leaves) && value.nodes.every(isPlainRecord) && value.leaves.every(isPlainRecord);
+  return (
+    isPlainRecord(value) && Array.isArray(value.nodes) && Array.isArray(value.leaves) && value.nodes.every(isPlainRecord) && value.leaves.every(isPlainRecord)
+  );
 }
 
 /** A short description of a value's type for usage messages. */

@@ -31,7 +31,10 @@ export function checkTrainingSampleInvariants(sample: unknown, options: Training
   const limit = options.maxDifferences ?? DEFAULT_PART_DIFFERENCES;
   const builder = new VerdictBuilder(limit);
   if (sample === null || typeof sample !== "object" || Array.isArray(sample)) {
-    builder.usage("sample", `expected a training sample (an object with tokens, response_length, ...), got ${sample === null ? "null" : Array.isArray(sample) ? "an array" : typeof sample}`);
+    builder.usage(
+      "sample",
+      `expected a training sample (an object with tokens, response_length, ...), got ${sample === null ? "null" : Array.isArray(sample) ? "an array" : typeof sample}`,
+    );
     return builder.verdict();
   }
   const fields = sample as Record<string, unknown>;
@@ -55,27 +58,44 @@ export function checkTrainingSampleInvariants(sample: unknown, options: Training
       ? [`${name} has ${value.length} entries, response_length is ${String(responseLength)}`]
       : [];
 
-  check("tokens", entries("tokens", tokens, (id) => Number.isSafeInteger(id) && (id as number) >= 0 && !Object.is(id, -0), "a non-negative integer"));
+  check(
+    "tokens",
+    entries("tokens", tokens, (id) => Number.isSafeInteger(id) && (id as number) >= 0 && !Object.is(id, -0), "a non-negative integer"),
+  );
 
   const lengthProblems: string[] = [];
-  if (!Number.isSafeInteger(responseLength) || (responseLength as number) < 0) lengthProblems.push(`response_length must be a non-negative integer, got ${show(responseLength)}`);
-  else if (Array.isArray(tokens) && tokens.length < (responseLength as number)) lengthProblems.push(`tokens has ${tokens.length} entries, fewer than response_length ${String(responseLength)}`);
+  if (!Number.isSafeInteger(responseLength) || (responseLength as number) < 0)
+    lengthProblems.push(`response_length must be a non-negative integer, got ${show(responseLength)}`);
+  else if (Array.isArray(tokens) && tokens.length < (responseLength as number))
+    lengthProblems.push(`tokens has ${tokens.length} entries, fewer than response_length ${String(responseLength)}`);
   check("response_length", lengthProblems);
 
   const mask = fields.loss_mask;
-  check("loss_mask", mask === null || mask === undefined ? [] : [...lengthProblem("loss_mask", mask), ...entries("loss_mask", mask, (m) => m === 0 || m === 1, "0 or 1")]);
+  check(
+    "loss_mask",
+    mask === null || mask === undefined ? [] : [...lengthProblem("loss_mask", mask), ...entries("loss_mask", mask, (m) => m === 0 || m === 1, "0 or 1")],
+  );
 
   const logProbs = fields.rollout_log_probs;
   check(
     "rollout_log_probs",
     logProbs === null || logProbs === undefined
       ? []
-      : [...lengthProblem("rollout_log_probs", logProbs), ...entries("rollout_log_probs", logProbs, (p) => typeof p === "number" && Number.isFinite(p) && p <= 0, "a finite number ≤ 0")],
+      : [
+          ...lengthProblem("rollout_log_probs", logProbs),
+          ...entries("rollout_log_probs", logProbs, (p) => typeof p === "number" && Number.isFinite(p) && p <= 0, "a finite number ≤ 0"),
+        ],
   );
 
   const versions = fields.weight_versions;
   const versionProblems = entries("weight_versions", versions, (v) => typeof v === "string", "a string");
-  if (versionProblems.length === 0 && options.recordCount !== undefined && Array.isArray(versions) && versions.length > 0 && versions.length !== options.recordCount) {
+  if (
+    versionProblems.length === 0 &&
+    options.recordCount !== undefined &&
+    Array.isArray(versions) &&
+    versions.length > 0 &&
+    versions.length !== options.recordCount
+  ) {
     versionProblems.push(`weight_versions has ${versions.length} entries, expected one per record (${options.recordCount})`);
   }
   check("weight_versions", versionProblems);

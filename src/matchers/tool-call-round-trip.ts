@@ -34,7 +34,14 @@ export function checkToolCallRoundTrips(received: unknown, expected: readonly To
     const part = `records[${i}].request.tools`;
     const advertised = advertisedTools(record);
     if (advertised === null) builder.fail(part, `record ${i} has no request.tools array; expected the tools [${tools.join(", ")}]`);
-    else builder.compare(part, `record ${i} advertised the tools [${advertised.map(String).join(", ")}], expected exactly [${tools.join(", ")}]`, advertised, [...tools], { rootPath: part });
+    else
+      builder.compare(
+        part,
+        `record ${i} advertised the tools [${advertised.map(String).join(", ")}], expected exactly [${tools.join(", ")}]`,
+        advertised,
+        [...tools],
+        { rootPath: part },
+      );
   });
 
   expected.forEach((trip, t) => {
@@ -47,7 +54,10 @@ export function checkToolCallRoundTrips(received: unknown, expected: readonly To
     }
     const toolCalls = responseToolCalls(callRecord);
     if (toolCalls === null || toolCalls.length !== 1) {
-      builder.fail(part, `record ${trip.call}'s response holds ${toolCalls === null ? "no tool_calls" : `${toolCalls.length} tool calls`}, expected exactly one call to ${trip.name}`);
+      builder.fail(
+        part,
+        `record ${trip.call}'s response holds ${toolCalls === null ? "no tool_calls" : `${toolCalls.length} tool calls`}, expected exactly one call to ${trip.name}`,
+      );
       return;
     }
     const [call] = toolCalls;
@@ -62,11 +72,20 @@ export function checkToolCallRoundTrips(received: unknown, expected: readonly To
       return;
     }
     const argsPath = `records[${trip.call}].response.choices[0].message.tool_calls[0].function.arguments`;
-    if (!builder.compare(part, `record ${trip.call}'s ${trip.name} arguments differ from the expected ones`, parsed.value, trip.arguments, { rootPath: argsPath, integers: true })) return;
+    if (
+      !builder.compare(part, `record ${trip.call}'s ${trip.name} arguments differ from the expected ones`, parsed.value, trip.arguments, {
+        rootPath: argsPath,
+        integers: true,
+      })
+    )
+      return;
     const callId = isPlainRecord(call) ? call.id : undefined;
     const answer = lastRequestMessage(resultRecord);
     if (answer === null || answer.role !== "tool") {
-      builder.fail(part, `record ${trip.result}'s last request message is ${answer === null ? "absent" : `a ${JSON.stringify(answer.role)} message`}, expected the tool result of call ${JSON.stringify(callId)}`);
+      builder.fail(
+        part,
+        `record ${trip.result}'s last request message is ${answer === null ? "absent" : `a ${JSON.stringify(answer.role)} message`}, expected the tool result of call ${JSON.stringify(callId)}`,
+      );
       return;
     }
     builder.compare(
@@ -83,7 +102,13 @@ export function checkToolCallRoundTrips(received: unknown, expected: readonly To
 function checkExpected(expected: readonly ToolCallRoundTrip[]): void {
   if (!Array.isArray(expected)) throw new TypeError("toRoundTripToolCalls: expected must be an array of {call, result, name, arguments}");
   expected.forEach((trip, i) => {
-    if (!isPlainRecord(trip) || !Number.isInteger(trip.call) || !Number.isInteger(trip.result) || typeof trip.name !== "string" || !isPlainRecord(trip.arguments)) {
+    if (
+      !isPlainRecord(trip) ||
+      !Number.isInteger(trip.call) ||
+      !Number.isInteger(trip.result) ||
+      typeof trip.name !== "string" ||
+      !isPlainRecord(trip.arguments)
+    ) {
       throw new TypeError(`toRoundTripToolCalls: expected[${i}] must be {call: record index, result: record index, name: string, arguments: object}`);
     }
   });

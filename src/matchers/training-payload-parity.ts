@@ -8,7 +8,14 @@ import { readRun } from "./run-shapes";
 import { checkTrainingSampleInvariants } from "./sample-invariants";
 import { checkToolCallRoundTrips } from "./tool-call-round-trip";
 import { trainingMetadataProjection } from "./training-metadata-projection";
-import { WEATHER_AGENT_METADATA, WEATHER_RECORD_COUNT, WEATHER_RETRY_TOPOLOGY, WEATHER_TOOL_ROUND_TRIPS, type RetryTopology, type ToolCallRoundTrip } from "./weather-expectations";
+import {
+  WEATHER_AGENT_METADATA,
+  WEATHER_RECORD_COUNT,
+  WEATHER_RETRY_TOPOLOGY,
+  WEATHER_TOOL_ROUND_TRIPS,
+  type RetryTopology,
+  type ToolCallRoundTrip,
+} from "./weather-expectations";
 
 /** What the scenario must look like besides parity; defaults describe the scripted weather run. `null` skips a part. */
 export interface TrainingPayloadParityOptions {
@@ -61,7 +68,8 @@ export function checkTrainingPayloadParity(v1Run: unknown, v2Run: unknown, optio
   else builder.passed("empty reason");
 
   const counts = both.filter(([, run]) => run.samples.length !== 1);
-  if (counts.length > 0) builder.fail("sample count", counts.map(([name, run]) => `the ${name} run returned ${run.samples.length} samples, expected 1`).join("; "));
+  if (counts.length > 0)
+    builder.fail("sample count", counts.map(([name, run]) => `the ${name} run returned ${run.samples.length} samples, expected 1`).join("; "));
   else builder.passed("sample count");
 
   const failed = both.filter(([, run]) => run.failure !== undefined);
@@ -71,7 +79,11 @@ export function checkTrainingPayloadParity(v1Run: unknown, v2Run: unknown, optio
   const recordCount = options.recordCount === undefined ? WEATHER_RECORD_COUNT : options.recordCount;
   if (recordCount !== null) {
     const wrong = both.filter(([, run]) => run.preCollect.records.length !== recordCount);
-    if (wrong.length > 0) builder.fail("record count", wrong.map(([name, run]) => `the ${name} session held ${run.preCollect.records.length} records before the collect, expected ${recordCount}`).join("; "));
+    if (wrong.length > 0)
+      builder.fail(
+        "record count",
+        wrong.map(([name, run]) => `the ${name} session held ${run.preCollect.records.length} records before the collect, expected ${recordCount}`).join("; "),
+      );
     else builder.passed("record count");
   }
 
@@ -91,7 +103,11 @@ export function checkTrainingPayloadParity(v1Run: unknown, v2Run: unknown, optio
   // Two servers that emit the same broken sample agree bitwise: each side must also be well formed on its own.
   for (const [name, run] of both) {
     run.samples.forEach((sample, index) => {
-      absorb(builder, `${name} well-formed sample${run.samples.length > 1 ? ` ${index}` : ""}`, checkTrainingSampleInvariants(sample, { maxDifferences: limit }));
+      absorb(
+        builder,
+        `${name} well-formed sample${run.samples.length > 1 ? ` ${index}` : ""}`,
+        checkTrainingSampleInvariants(sample, { maxDifferences: limit }),
+      );
     });
   }
 
@@ -108,7 +124,9 @@ export function checkTrainingPayloadParity(v1Run: unknown, v2Run: unknown, optio
 
   const v2Linear: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(v2.sessionMetadata)) if (!V2_ONLY_SESSION_METADATA_KEYS.includes(key)) v2Linear[key] = value;
-  builder.compare("session metadata", "v1 session metadata (left) is not bitwise equal to v2's without agent and tree (right)", v1.sessionMetadata, v2Linear, { rootPath: "sessionMetadata" });
+  builder.compare("session metadata", "v1 session metadata (left) is not bitwise equal to v2's without agent and tree (right)", v1.sessionMetadata, v2Linear, {
+    rootPath: "sessionMetadata",
+  });
 
   if (v1.samples.length > 0 && v2.samples.length > 0) {
     builder.compare(

@@ -46,7 +46,8 @@ export function recordingsToReport(recordings: readonly RecordedVerdict[], optio
   const sorted = [...recordings].sort((a, b) => (a.testPath ?? "").localeCompare(b.testPath ?? ""));
   const pairs: ReportPairView[] = sorted.map((recording) => {
     const file = recording.testPath === null ? "(unknown file)" : path.relative(options.rootDir, recording.testPath);
-    const testFailed = recording.testPath !== null && recording.testName !== null && (options.failedTests?.get(recording.testPath)?.has(recording.testName) ?? false);
+    const testFailed =
+      recording.testPath !== null && recording.testName !== null && (options.failedTests?.get(recording.testPath)?.has(recording.testName) ?? false);
     const pass = recording.isNot ? !recording.pair.pass : recording.pair.pass;
     const decode = options.decodeToken;
     const pair = recording.pair;

@@ -119,10 +119,7 @@ function runColumn(title: string, run: ReportRunView | null, drawing: (run: Repo
 function pairSection(pair: ReportPairView, index: number): string {
   const failing = failingLeaves(pair);
   const tree = (run: ReportRunView): string => drawRetryTree(run, failing);
-  const failures =
-    pair.failures.length === 0
-      ? ""
-      : `<pre class="failures">${escapeHtml(pair.failures.map((failure) => failure.text).join("\n"))}</pre>`;
+  const failures = pair.failures.length === 0 ? "" : `<pre class="failures">${escapeHtml(pair.failures.map((failure) => failure.text).join("\n"))}</pre>`;
   const status = pair.pass ? "pass" : "fail";
   return [
     `<section class="pair ${status}" id="pair-${index}" data-pass="${pair.pass}"><details${pair.pass ? "" : " open"}>`,
@@ -142,7 +139,10 @@ export function renderHtmlReport(input: HtmlReportInput): string {
   const failed = input.pairs.filter((pair) => !pair.pass).length;
   const summary = input.summary.map(([label, value]) => `<tr><td>${escapeHtml(label)}</td><td>${escapeHtml(value)}</td></tr>`).join("");
   const index = input.pairs
-    .map((pair, i) => `<tr class="${pair.pass ? "pass" : "fail"}"><td><a href="#pair-${i}">${escapeHtml(pair.title)}</a></td><td><span class="badge ${pair.pass ? "pass" : "fail"}">${pair.pass ? "PASS" : "FAIL"}</span></td><td>${escapeHtml(pair.failures.map((failure) => failure.part).join(", "))}</td></tr>`)
+    .map(
+      (pair, i) =>
+        `<tr class="${pair.pass ? "pass" : "fail"}"><td><a href="#pair-${i}">${escapeHtml(pair.title)}</a></td><td><span class="badge ${pair.pass ? "pass" : "fail"}">${pair.pass ? "PASS" : "FAIL"}</span></td><td>${escapeHtml(pair.failures.map((failure) => failure.part).join(", "))}</td></tr>`,
+    )
     .join("");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

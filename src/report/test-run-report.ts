@@ -31,7 +31,10 @@ export interface FinishedTestRun {
  * Writes the page of a finished run (when any parity check was recorded) and removes the recordings.
  * @returns the file written and its counts, or null when nothing was written.
  */
-export async function writeTestRunReport(run: FinishedTestRun, options: SessionParityReporterOptions): Promise<{ file: string; checks: number; failing: number } | null> {
+export async function writeTestRunReport(
+  run: FinishedTestRun,
+  options: SessionParityReporterOptions,
+): Promise<{ file: string; checks: number; failing: number } | null> {
   try {
     const recordings = await readRecordings(run.recordingDir);
     if (recordings.length === 0) return null;

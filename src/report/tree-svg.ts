@@ -48,15 +48,18 @@ function markClasses(marks: TreeNodeMarks | undefined): string {
 
 function markWords(marks: TreeNodeMarks | undefined): string {
   if (marks === undefined) return "";
-  const words = [marks.root ? "root" : null, marks.leaf ? (marks.superseded ? "superseded retry leaf" : "active leaf") : null, marks.kept ? "kept" : null, marks.failing ? "failing" : null];
+  const words = [
+    marks.root ? "root" : null,
+    marks.leaf ? (marks.superseded ? "superseded retry leaf" : "active leaf") : null,
+    marks.kept ? "kept" : null,
+    marks.failing ? "failing" : null,
+  ];
   const text = words.filter((word) => word !== null).join(", ");
   return text === "" ? "" : ` (${text})`;
 }
 
 function box(x: number, y: number, cls: string, lines: string[], title: string): string {
-  const text = lines
-    .map((line, i) => `<text x="${x + BOX_W / 2}" y="${y + 15 + i * 13}" text-anchor="middle">${escapeHtml(line)}</text>`)
-    .join("");
+  const text = lines.map((line, i) => `<text x="${x + BOX_W / 2}" y="${y + 15 + i * 13}" text-anchor="middle">${escapeHtml(line)}</text>`).join("");
   return `<g class="${cls}"><title>${escapeHtml(title)}</title><rect x="${x}" y="${y}" width="${BOX_W}" height="${BOX_H}" rx="6"/>${text}</g>`;
 }
 

@@ -22,7 +22,6 @@ function head200(text: string): string {
   return chars.length > 200 ? chars.slice(0, 200).join("") : text;
 }
 
-
 /** The suffix Python appends to every append-only refusal of v1 and to v2's disallowed-role refusal. */
 const ROLE_REFUSAL_SUFFIX = "; the selected TITO fixed template does not support appending this role";
 
@@ -73,7 +72,10 @@ export function assertAppendOnly(
     const role = incoming[j].role;
     if (!allowedRoles.has(role)) {
       // v1's Python text: the index, the role's repr and the allowed frozenset (whose order Python leaves to the hash seed).
-      throw new SessionHttpError(400, `appended message at index ${j} has role=${pyRepr(role)}, allowed=${pyFrozensetRepr(allowedRoles)}${ROLE_REFUSAL_SUFFIX}`);
+      throw new SessionHttpError(
+        400,
+        `appended message at index ${j} has role=${pyRepr(role)}, allowed=${pyFrozensetRepr(allowedRoles)}${ROLE_REFUSAL_SUFFIX}`,
+      );
     }
   }
 }

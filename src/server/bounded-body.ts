@@ -14,11 +14,7 @@ export class BodyTooLargeError extends Error {
     /** The declared Content-Length, or null when the body was streamed past the limit. */
     readonly declaredLength: number | null,
   ) {
-    super(
-      declaredLength !== null
-        ? `request body of ${declaredLength} bytes exceeds the ${limit}-byte limit`
-        : `request body exceeds the ${limit}-byte limit`,
-    );
+    super(declaredLength !== null ? `request body of ${declaredLength} bytes exceeds the ${limit}-byte limit` : `request body exceeds the ${limit}-byte limit`);
   }
 }
 

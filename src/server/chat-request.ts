@@ -49,7 +49,8 @@ function checkToolCallsShape(toolCalls: unknown, messageIndex: number): void {
   if (!Array.isArray(toolCalls)) throw new SessionHttpError(400, `${where} must be an array of tool calls or null, got ${describeKind(toolCalls)}`);
   toolCalls.forEach((call, j) => {
     if (!isObject(call)) throw new SessionHttpError(400, `${where}[${j}] must be a tool call object, got ${describeKind(call)}`);
-    if (!isObject(call.function)) throw new SessionHttpError(400, `${where}[${j}].function must be an object with name and arguments, got ${describeKind(call.function)}`);
+    if (!isObject(call.function))
+      throw new SessionHttpError(400, `${where}[${j}].function must be an object with name and arguments, got ${describeKind(call.function)}`);
   });
 }
 
@@ -81,7 +82,12 @@ export function parseJsonBody(body: Buffer): unknown {
  * `return_meta_info` (plus the routing-replay return flags `replay` asks for) and `no_stop_trim: false`, merges `chat_template_kwargs` over the defaults (sent only
  * when non-empty). Key order follows the client body; new keys are appended.
  */
-export function normalizeChatRequest(parsed: unknown, defaults: ChatTemplateKwargs, mergeKwargs: KwargsMerger, replay?: ReplayRequestOptions): NormalizedChatRequest {
+export function normalizeChatRequest(
+  parsed: unknown,
+  defaults: ChatTemplateKwargs,
+  mergeKwargs: KwargsMerger,
+  replay?: ReplayRequestOptions,
+): NormalizedChatRequest {
   if (!isObject(parsed)) throw new SessionHttpError(400, "chat request body must be a JSON object");
   const body: Record<string, unknown> = { ...parsed };
 
@@ -132,7 +138,7 @@ export function normalizeChatRequest(parsed: unknown, defaults: ChatTemplateKwar
 
   return {
     messages: messages as ChatMessage[],
-    tools: Array.isArray(tools) ? (tools) : null,
+    tools: Array.isArray(tools) ? tools : null,
     chatTemplateKwargs: kwargs,
     upstreamBody: body,
     clientStream,

@@ -10,5 +10,4 @@ export * from "./append-only";
 export * from "./policy-factory";
 export * from "./samples";
 export * from "./v1";
-;
 export * from "./v2";

@@ -6,8 +6,6 @@ import { jsonEqual } from "./json-equal";
 import { pyTypeName } from "./python-repr";
 import { SessionHttpError } from "./types";
 
-;
-
 /** Names of the built-in message matchers. */
 export type MessageMatcherName = "strict" | "loose_tool_call" | "role_content_only";
 
@@ -93,7 +91,14 @@ function argumentsObject(value: unknown): TaggedJson | typeof INVALID_ARGUMENTS 
       return INVALID_ARGUMENTS;
     }
   }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed) || parsed instanceof PyFloat || parsed instanceof PyBigInt || parsed instanceof ExactJsonNumber) {
+  if (
+    parsed === null ||
+    typeof parsed !== "object" ||
+    Array.isArray(parsed) ||
+    parsed instanceof PyFloat ||
+    parsed instanceof PyBigInt ||
+    parsed instanceof ExactJsonNumber
+  ) {
     return INVALID_ARGUMENTS;
   }
   try {
@@ -102,7 +107,6 @@ function argumentsObject(value: unknown): TaggedJson | typeof INVALID_ARGUMENTS 
     return INVALID_ARGUMENTS;
   }
 }
-
 
 /** miles' `_raw_values_match`: Python types must be identical at every level, then values compare with `==`. */
 function rawValuesMatch(a: unknown, b: unknown): boolean {
@@ -144,9 +148,7 @@ function sameKeys(a: Record<string, unknown>, b: Record<string, unknown>): boole
 function functionsMatch(stored: unknown, incoming: unknown): boolean {
   if (!isDict(stored) || !isDict(incoming)) return rawValuesMatch(stored, incoming);
   if (!sameKeys(stored, incoming)) return false;
-  return Object.keys(stored).every((key) =>
-    key === "arguments" ? toolArgumentsMatch(stored[key], incoming[key]) : jsonEqual(stored[key], incoming[key]),
-  );
+  return Object.keys(stored).every((key) => (key === "arguments" ? toolArgumentsMatch(stored[key], incoming[key]) : jsonEqual(stored[key], incoming[key])));
 }
 
 function toolCallMatches(stored: unknown, incoming: unknown): boolean {
@@ -154,9 +156,7 @@ function toolCallMatches(stored: unknown, incoming: unknown): boolean {
   const { index: _a, ...left } = stored;
   const { index: _b, ...right } = incoming;
   if (!sameKeys(left, right)) return false;
-  return Object.keys(left).every((key) =>
-    key === "function" ? functionsMatch(left[key], right[key]) : jsonEqual(left[key], right[key]),
-  );
+  return Object.keys(left).every((key) => (key === "function" ? functionsMatch(left[key], right[key]) : jsonEqual(left[key], right[key])));
 }
 
 /**

@@ -3,14 +3,7 @@
 import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolSpec } from "../tokenizer/types";
 import type { ReplayAssemblyOptions } from "./samples/replay";
 import type { JsonObject } from "../wire/sample";
-import type {
-  CompletedTurn,
-  NormalizedChatRequest,
-  SamplesRequestBody,
-  SamplesResult,
-  SessionRecord,
-  SessionServerVersion,
-} from "./types";
+import type { CompletedTurn, NormalizedChatRequest, SamplesRequestBody, SamplesResult, SessionRecord, SessionServerVersion } from "./types";
 
 /** Decides whether a stored message and a request message are the same history entry. */
 export type MessageMatcher = (stored: ChatMessage, incoming: ChatMessage) => boolean;

@@ -38,7 +38,9 @@ export function pyRepr(value: unknown): string {
   if (value instanceof PyBigInt) return value.value.toString();
   if (Array.isArray(value)) return `[${value.map(pyRepr).join(", ")}]`;
   if (typeof value === "object") {
-    return `{${Object.entries(value as Record<string, unknown>).map(([key, item]) => `${pyStrRepr(key)}: ${pyRepr(item)}`).join(", ")}}`;
+    return `{${Object.entries(value as Record<string, unknown>)
+      .map(([key, item]) => `${pyStrRepr(key)}: ${pyRepr(item)}`)
+      .join(", ")}}`;
   }
   return String(value);
 }

@@ -30,7 +30,12 @@ function commonPrefixLength(a: readonly number[], b: readonly number[]): number 
  * checkpoint already holds (`len(checkpoint) - 1`). Those rows must stay a causal prefix of the new prompt.
  * @throws SessionHttpError 500 when the prompt does not keep the checkpoint's rows (the original fails an assertion)
  */
-export function addAdditionR3Offset(body: Record<string, unknown>, options: ReplayRequestOptions, checkpointIds: readonly number[] | undefined, promptIds: readonly number[]): void {
+export function addAdditionR3Offset(
+  body: Record<string, unknown>,
+  options: ReplayRequestOptions,
+  checkpointIds: readonly number[] | undefined,
+  promptIds: readonly number[],
+): void {
   if (!options.additionR3 || !body.return_routed_experts) return;
   if (checkpointIds === undefined) {
     throw new SessionHttpError(500, "additional R3 needs the policy's checkpoint ids (PreparedTurn.checkpointIds), and this policy gives none");

@@ -77,7 +77,9 @@ export async function startSessionServer(options: SessionServerOptions): Promise
     throw new Error(`unknown session server version ${JSON.stringify(options.version)}; use "v1" or "v2"`);
   }
   if (typeof options.backendUrl !== "string" || !/^https?:\/\//.test(options.backendUrl)) {
-    throw new Error(`backendUrl must be an http(s) URL, got ${JSON.stringify(typeof options.backendUrl === "string" ? redactUrlCredentials(options.backendUrl) : options.backendUrl)}`);
+    throw new Error(
+      `backendUrl must be an http(s) URL, got ${JSON.stringify(typeof options.backendUrl === "string" ? redactUrlCredentials(options.backendUrl) : options.backendUrl)}`,
+    );
   }
   const replay = resolveReplayOptions(options);
   const logger = options.logger ?? DEFAULT_LOGGER;
@@ -155,4 +157,3 @@ async function closeServer(server: Server, upstream: UpstreamClient, shell: Sess
   shell.clear();
   await closed;
 }
-

@@ -183,7 +183,10 @@ function transportFailure(message: string): UpstreamResult {
  */
 async function readDecodedBody(body: NodeJS.ReadableStream, encoding: string | undefined, cap: number, signal: AbortSignal): Promise<Buffer> {
   const decoders: NodeJS.ReadWriteStream[] = [];
-  for (const coding of (encoding ?? "").split(",").map((part) => part.trim().toLowerCase()).reverse()) {
+  for (const coding of (encoding ?? "")
+    .split(",")
+    .map((part) => part.trim().toLowerCase())
+    .reverse()) {
     if (coding === "" || coding === "identity") continue;
     if (coding === "gzip" || coding === "x-gzip") decoders.push(createGunzip());
     else if (coding === "br") decoders.push(createBrotliDecompress());

@@ -62,7 +62,9 @@ let numberChunk: Float64Array | null = null;
  */
 export function viewSha256(value: ArrayBufferView | Tensor): string {
   if (value instanceof Tensor) return sha256Hex(value);
-  return createHash("sha256").update(new Uint8Array(value.buffer, value.byteOffset, value.byteLength)).digest("hex");
+  return createHash("sha256")
+    .update(new Uint8Array(value.buffer, value.byteOffset, value.byteLength))
+    .digest("hex");
 }
 
 /**

@@ -137,7 +137,10 @@ class BitTreeReader {
     const [, dtypeText, shapeText, tail, digestLength, sha256, stored] = match;
     if (!isDtype(dtypeText)) this.fail(`unknown tensor dtype ${dtypeText}`, at);
     const dtype: Dtype = dtypeText;
-    const shape = shapeText.trim() === "" ? [] : shapeText.split(", ").map((dim) => (/^\d+$/.test(dim) ? Number(dim) : this.fail(`bad tensor dimension ${JSON.stringify(dim)}`, at)));
+    const shape =
+      shapeText.trim() === ""
+        ? []
+        : shapeText.split(", ").map((dim) => (/^\d+$/.test(dim) ? Number(dim) : this.fail(`bad tensor dimension ${JSON.stringify(dim)}`, at)));
     const size = shape.reduce((a, b) => a * b, 1);
     if (sha256 !== undefined) {
       if (Number(digestLength) !== size) this.fail(`tensor shape [${shape.join(", ")}] holds ${size} elements, the line says length ${digestLength}`, at);
@@ -156,14 +159,20 @@ class BitTreeReader {
 
   private elements(at: number, indent: string, dtype: Dtype, kind: string, target: ArrayBufferView, count: number): void {
     let i = 0;
-    const words = kind === "Float64Array" ? new Uint32Array(target.buffer, target.byteOffset, count * 2) : kind === "Float32Array" ? new Uint32Array(target.buffer, target.byteOffset, count) : null;
+    const words =
+      kind === "Float64Array"
+        ? new Uint32Array(target.buffer, target.byteOffset, count * 2)
+        : kind === "Float32Array"
+          ? new Uint32Array(target.buffer, target.byteOffset, count)
+          : null;
     const values = target as unknown as { [index: number]: number | bigint };
     this.items(at, indent, "]", (rest, line) => {
       if (i >= count) this.fail(`more than the ${count} elements announced`, line);
       if (kind === "Float64Array" || kind === "Float32Array" || kind === "F16" || kind === "BF16") {
         const bits = BITS.exec(rest);
         const width = kind === "Float64Array" ? 16 : kind === "Float32Array" ? 8 : 4;
-        if (bits === null || bits[0].length !== rest.length || bits[1].length !== width) this.fail(`expected a ${kind} element as 0x<${width} hex digits> (value), got ${JSON.stringify(rest)}`, line);
+        if (bits === null || bits[0].length !== rest.length || bits[1].length !== width)
+          this.fail(`expected a ${kind} element as 0x<${width} hex digits> (value), got ${JSON.stringify(rest)}`, line);
         const hex = bits[1];
         let value: number;
         if (kind === "Float64Array") {
@@ -201,9 +210,15 @@ class BitTreeReader {
       else {
         this.items(at, indent, "}", (rest, line) => {
           const key = readLeaf(rest, 0);
-          if (key === null || typeof key.value !== "string" || rest.slice(key.end, key.end + 2) !== ": ") this.fail(`expected "key": value, got ${JSON.stringify(rest.slice(0, 60))}`, line);
+          if (key === null || typeof key.value !== "string" || rest.slice(key.end, key.end + 2) !== ": ")
+            this.fail(`expected "key": value, got ${JSON.stringify(rest.slice(0, 60))}`, line);
           if (Object.prototype.hasOwnProperty.call(object, key.value)) this.fail(`key ${JSON.stringify(key.value)} appears twice`, line);
-          Object.defineProperty(object, key.value, { value: this.valueAt(line, indent + "  ", rest.slice(key.end + 2)), enumerable: true, writable: true, configurable: true });
+          Object.defineProperty(object, key.value, {
+            value: this.valueAt(line, indent + "  ", rest.slice(key.end + 2)),
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
         });
       }
       return object;
@@ -232,7 +247,12 @@ class BitTreeReader {
         fields.push([field[1], this.valueAt(line, indent + "  ", rest.slice(field[0].length))]);
       });
     }
-    const instance = Object.create(classFor(name, fields.map(([field]) => field)).prototype) as Record<string, unknown>;
+    const instance = Object.create(
+      classFor(
+        name,
+        fields.map(([field]) => field),
+      ).prototype,
+    ) as Record<string, unknown>;
     for (const [field, value] of fields) Object.defineProperty(instance, field, { value, enumerable: true, writable: true, configurable: true });
     return instance;
   }
@@ -259,7 +279,8 @@ function typedArrayCtor(kind: string): new (length: number) => ArrayBufferView {
 }
 
 function checkReadable(written: string, value: number, line: number): void {
-  if (written !== readable(value)) throw new SnapshotTextError(line + 1, `the value beside the bits (${written}) is not what the bits hold (${readable(value)})`);
+  if (written !== readable(value))
+    throw new SnapshotTextError(line + 1, `the value beside the bits (${written}) is not what the bits hold (${readable(value)})`);
 }
 
 /** Reads one primitive at `pos` of `text`: a JSON string, float64 bits with value, bigint, boolean, null, undefined. */
@@ -287,6 +308,7 @@ function readLeaf(text: string, pos: number): { value: unknown; end: number } | 
   const word = /^(null|undefined|true|false|-?\d+n)(?![\w$])/.exec(rest);
   if (word === null) return null;
   const literal = word[1];
-  const value = literal === "null" ? null : literal === "undefined" ? undefined : literal === "true" ? true : literal === "false" ? false : BigInt(literal.slice(0, -1));
+  const value =
+    literal === "null" ? null : literal === "undefined" ? undefined : literal === "true" ? true : literal === "false" ? false : BigInt(literal.slice(0, -1));
   return { value, end: pos + literal.length };
 }

@@ -72,12 +72,14 @@ class BitTreeWriter {
       this.lines.push(indent + prefix + digestLine(object)); // a tree read back from a snapshot
       return;
     }
-    if (this.ancestors.has(object)) throw new BitwiseUsageError(renderPath(path), "cyclic reference (the value contains itself); a cycle has no bit tree to snapshot");
+    if (this.ancestors.has(object))
+      throw new BitwiseUsageError(renderPath(path), "cyclic reference (the value contains itself); a cycle has no bit tree to snapshot");
     this.ancestors.add(object);
     try {
       if (Array.isArray(object)) this.array(object, path, indent, prefix);
       else if (isPlainObject(object)) this.plain(object as Record<string, unknown>, path, indent, prefix);
-      else if (Object.prototype.toString.call(object) === "[object Map]" && !hasDeclaredFields(object)) this.map(object as ReadonlyMap<unknown, unknown>, path, indent, prefix);
+      else if (Object.prototype.toString.call(object) === "[object Map]" && !hasDeclaredFields(object))
+        this.map(object as ReadonlyMap<unknown, unknown>, path, indent, prefix);
       else if (hasDeclaredFields(object)) this.declared(object, path, indent, prefix);
       else throw unsupported(path, object);
     } finally {
@@ -136,7 +138,8 @@ class BitTreeWriter {
     this.lines.push(`${indent}${prefix}Map(${map.size}) {`);
     for (const [key, item] of map) {
       const keyText = leafText(key);
-      if (keyText === null) throw new BitwiseUsageError(renderPath(path), `a Map key of kind ${kindOf(key)}; only primitive Map keys have a bit tree to snapshot`);
+      if (keyText === null)
+        throw new BitwiseUsageError(renderPath(path), `a Map key of kind ${kindOf(key)}; only primitive Map keys have a bit tree to snapshot`);
       this.value(item, mapKeyPath(path, keyText), indent + INDENT, `${keyText} => `);
     }
     this.lines.push(`${indent}}`);
@@ -146,7 +149,10 @@ class BitTreeWriter {
     const ctor = object.constructor as unknown as { name: string; FIELDS: readonly string[] };
     const name = ctor.name;
     if (!/^[A-Za-z_$][\w$]*$/.test(name) || RESERVED_NAMES.has(name)) {
-      throw new BitwiseUsageError(renderPath(path), `a class named ${JSON.stringify(name)}; a snapshotted class needs an identifier name other than ${[...RESERVED_NAMES].join(", ")}`);
+      throw new BitwiseUsageError(
+        renderPath(path),
+        `a class named ${JSON.stringify(name)}; a snapshotted class needs an identifier name other than ${[...RESERVED_NAMES].join(", ")}`,
+      );
     }
     const fields = ctor.FIELDS;
     if (!fields.every((field) => typeof field === "string" && /^[A-Za-z_$][\w$]*$/.test(field))) {
@@ -155,7 +161,10 @@ class BitTreeWriter {
     const declared = new Set(fields);
     for (const key of Reflect.ownKeys(object)) {
       if (typeof key === "symbol" || !declared.has(key)) {
-        throw new BitwiseUsageError(renderPath(propPath(path, String(key))), `undeclared field: ${name} declares no field ${typeof key === "symbol" ? key.toString() : JSON.stringify(key)}`);
+        throw new BitwiseUsageError(
+          renderPath(propPath(path, String(key))),
+          `undeclared field: ${name} declares no field ${typeof key === "symbol" ? key.toString() : JSON.stringify(key)}`,
+        );
       }
     }
     if (fields.length === 0) {
@@ -211,7 +220,11 @@ class BitTreeWriter {
       return;
     }
     this.lines.push(`${indent}${prefix}${head} [`);
-    this.elements(tensor.data, tensor.dtype === "F16" || tensor.dtype === "BF16" ? tensor.dtype : Object.prototype.toString.call(tensor.data).slice(8, -1), indent + INDENT);
+    this.elements(
+      tensor.data,
+      tensor.dtype === "F16" || tensor.dtype === "BF16" ? tensor.dtype : Object.prototype.toString.call(tensor.data).slice(8, -1),
+      indent + INDENT,
+    );
     this.lines.push(`${indent}]`);
   }
 

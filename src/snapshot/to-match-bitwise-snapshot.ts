@@ -61,17 +61,29 @@ const DEFAULT_REPORTED = 10;
 
 /** Builds `toMatchBitwiseSnapshot` on a runner's snapshot state (`jestSnapshotMatch` for Jest; the Vitest entry passes its own). */
 export function createToMatchBitwiseSnapshot(runnerMatch: RunnerSnapshotMatch) {
-  return function toMatchBitwiseSnapshot(this: SnapshotMatcherContext, received: unknown, hintOrOptions?: string | BitwiseSnapshotOptions, maybeOptions?: BitwiseSnapshotOptions): SyncExpectationResult {
+  return function toMatchBitwiseSnapshot(
+    this: SnapshotMatcherContext,
+    received: unknown,
+    hintOrOptions?: string | BitwiseSnapshotOptions,
+    maybeOptions?: BitwiseSnapshotOptions,
+  ): SyncExpectationResult {
     const hint = typeof hintOrOptions === "string" ? hintOrOptions : undefined;
     const options = checkOptions(typeof hintOrOptions === "object" && hintOrOptions !== null ? hintOrOptions : maybeOptions);
-    const matcherHint = this.utils.matcherHint("toMatchBitwiseSnapshot", undefined, hint === undefined ? "" : "hint", { isNot: this.isNot, promise: this.promise });
+    const matcherHint = this.utils.matcherHint("toMatchBitwiseSnapshot", undefined, hint === undefined ? "" : "hint", {
+      isNot: this.isNot,
+      promise: this.promise,
+    });
     if (this.isNot) throw new Error(`${matcherHint}\n\nSnapshot matchers cannot be used with not`);
     const state = this.snapshotState;
-    if (state === undefined || state === null) throw new Error(`${matcherHint}\n\nSnapshot state must be initialized (toMatchBitwiseSnapshot runs inside a Jest or Vitest test)`);
+    if (state === undefined || state === null)
+      throw new Error(`${matcherHint}\n\nSnapshot state must be initialized (toMatchBitwiseSnapshot runs inside a Jest or Vitest test)`);
     if (!isBitTreeTextSerializerRegistered()) {
-      throw new BitwiseUsageError("", "toMatchBitwiseSnapshot needs its snapshot serializer: register the matchers with the package's setup entry (jest-session-parity/setup or jest-session-parity/vitest) or registerSessionParityMatchers(expect)");
+      throw new BitwiseUsageError(
+        "",
+        "toMatchBitwiseSnapshot needs its snapshot serializer: register the matchers with the package's setup entry (jest-session-parity/setup or jest-session-parity/vitest) or registerSessionParityMatchers(expect)",
+      );
     }
-    const projection = options.metadataProjection === undefined ? trainingMetadataProjection : options.metadataProjection ?? undefined;
+    const projection = options.metadataProjection === undefined ? trainingMetadataProjection : (options.metadataProjection ?? undefined);
     const rootPath = bitwiseRootName(received);
     // Throws a BitwiseUsageError naming the path before the runner's state is touched: nothing is recorded.
     const written = serializeBitTree(received, { metadataProjection: projection, largeArrays: options.largeArrays, rootPath });
@@ -102,7 +114,8 @@ export function createToMatchBitwiseSnapshot(runnerMatch: RunnerSnapshotMatch) {
     const expected = result.expected;
     return {
       pass: false,
-      message: () => `${matcherHint}\n\n${name}${describeMismatch(written.text, expected, written.largeValues, rootPath, options.maxDifferences ?? DEFAULT_REPORTED, snapshotPath, result.key)}`,
+      message: () =>
+        `${matcherHint}\n\n${name}${describeMismatch(written.text, expected, written.largeValues, rootPath, options.maxDifferences ?? DEFAULT_REPORTED, snapshotPath, result.key)}`,
     };
   };
 }
@@ -134,14 +147,27 @@ export const jestSnapshotMatch: RunnerSnapshotMatch = (context, received, hint) 
 };
 
 /** The mismatch report: differing leaves (stored tensors compared element by element), or where the text is unreadable. */
-function describeMismatch(actualText: string, expectedText: string, largeValues: ReadonlyMap<string, Tensor>, rootPath: string, limit: number, snapshotPath: string | undefined, key: string | undefined): string {
+function describeMismatch(
+  actualText: string,
+  expectedText: string,
+  largeValues: ReadonlyMap<string, Tensor>,
+  rootPath: string,
+  limit: number,
+  snapshotPath: string | undefined,
+  key: string | undefined,
+): string {
   let stored: unknown;
   try {
     stored = parseBitTree(expectedText);
   } catch (error) {
     if (!(error instanceof SnapshotTextError)) throw error;
     const header = snapshotPath !== undefined && key !== undefined ? snapshotHeaderLine(snapshotPath, key) : null;
-    const where = snapshotPath === undefined ? `line ${error.line} of the snapshot` : header === null ? `${snapshotPath} (line ${error.line} of the snapshot)` : `${snapshotPath}:${header + error.line}`;
+    const where =
+      snapshotPath === undefined
+        ? `line ${error.line} of the snapshot`
+        : header === null
+          ? `${snapshotPath} (line ${error.line} of the snapshot)`
+          : `${snapshotPath}:${header + error.line}`;
     return `The stored snapshot cannot be read as a bit tree: ${where}: ${error.problem}\nFix the file by hand or rewrite the snapshot with the update flag (-u).`;
   }
   const received = parseBitTree(actualText);
@@ -176,7 +202,14 @@ function describeMismatch(actualText: string, expectedText: string, largeValues:
 }
 
 /** A differing digest whose stored bytes are at hand becomes the differing elements themselves. */
-function expandStoredDigest(difference: BitwiseDifference, received: unknown, stored: unknown, largeValues: ReadonlyMap<string, Tensor>, snapshotPath: string | undefined, notes: string[]): { differences: BitwiseDifference[]; total: number } | null {
+function expandStoredDigest(
+  difference: BitwiseDifference,
+  received: unknown,
+  stored: unknown,
+  largeValues: ReadonlyMap<string, Tensor>,
+  snapshotPath: string | undefined,
+  notes: string[],
+): { differences: BitwiseDifference[]; total: number } | null {
   if (!difference.path.endsWith(".sha256") || typeof difference.left !== "string" || typeof difference.right !== "string") return null;
   const storedDigest = findDigest(stored, difference.right);
   if (storedDigest === null || !storedDigest.stored || snapshotPath === undefined) return null;
@@ -226,13 +259,24 @@ function writeCount(state: RunnerSnapshotState): number {
 
 function checkOptions(options: unknown): BitwiseSnapshotOptions {
   if (options === undefined) return {};
-  if (options === null || typeof options !== "object" || Array.isArray(options)) throw new BitwiseUsageError("", `toMatchBitwiseSnapshot options must be an object, got ${options === null ? "null" : Array.isArray(options) ? "an array" : typeof options}`);
+  if (options === null || typeof options !== "object" || Array.isArray(options))
+    throw new BitwiseUsageError(
+      "",
+      `toMatchBitwiseSnapshot options must be an object, got ${options === null ? "null" : Array.isArray(options) ? "an array" : typeof options}`,
+    );
   const unknown = Object.keys(options).filter((key) => !OPTION_KEYS.includes(key));
-  if (unknown.length > 0) throw new BitwiseUsageError("", `unknown toMatchBitwiseSnapshot option${unknown.length > 1 ? "s" : ""} ${unknown.map((key) => JSON.stringify(key)).join(", ")}; known options: ${OPTION_KEYS.join(", ")}`);
+  if (unknown.length > 0)
+    throw new BitwiseUsageError(
+      "",
+      `unknown toMatchBitwiseSnapshot option${unknown.length > 1 ? "s" : ""} ${unknown.map((key) => JSON.stringify(key)).join(", ")}; known options: ${OPTION_KEYS.join(", ")}`,
+    );
   const { metadataProjection, largeArrays, maxDifferences } = options as BitwiseSnapshotOptions;
-  if (metadataProjection !== undefined && metadataProjection !== null && typeof metadataProjection !== "function") throw new BitwiseUsageError("", `option metadataProjection must be a function or null, got ${typeof metadataProjection}`);
-  if (largeArrays !== undefined && largeArrays !== "digest" && largeArrays !== "safetensors") throw new BitwiseUsageError("", `option largeArrays must be "digest" or "safetensors", got ${JSON.stringify(largeArrays)}`);
-  if (maxDifferences !== undefined && !(maxDifferences === Infinity || (Number.isInteger(maxDifferences) && maxDifferences >= 0))) throw new BitwiseUsageError("", `option maxDifferences must be a non-negative integer or Infinity, got ${String(maxDifferences)}`);
+  if (metadataProjection !== undefined && metadataProjection !== null && typeof metadataProjection !== "function")
+    throw new BitwiseUsageError("", `option metadataProjection must be a function or null, got ${typeof metadataProjection}`);
+  if (largeArrays !== undefined && largeArrays !== "digest" && largeArrays !== "safetensors")
+    throw new BitwiseUsageError("", `option largeArrays must be "digest" or "safetensors", got ${JSON.stringify(largeArrays)}`);
+  if (maxDifferences !== undefined && !(maxDifferences === Infinity || (Number.isInteger(maxDifferences) && maxDifferences >= 0)))
+    throw new BitwiseUsageError("", `option maxDifferences must be a non-negative integer or Infinity, got ${String(maxDifferences)}`);
   return options;
 }
 

@@ -49,4 +49,3 @@ export function projectSessionMetadata(metadata: JsonObject): JsonObject {
   });
   return { ...metadata, tree: { ...tree, nodes } };
 }
-

@@ -29,11 +29,7 @@ export function tableDecodable(tokenizerJson: Record<string, unknown>, tokenizer
   const decoder = tokenizerJson.decoder;
   const model = tokenizerJson.model;
   return (
-    isRecord(decoder) &&
-    decoder.type === "ByteLevel" &&
-    isRecord(model) &&
-    !model.end_of_word_suffix &&
-    tokenizerConfig.clean_up_tokenization_spaces === false
+    isRecord(decoder) && decoder.type === "ByteLevel" && isRecord(model) && !model.end_of_word_suffix && tokenizerConfig.clean_up_tokenization_spaces === false
   );
 }
 

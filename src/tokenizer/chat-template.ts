@@ -36,8 +36,7 @@ function parseArguments(args: unknown, messageIndex: number, callIndex: number):
     return parsePyJson(args);
   } catch (error) {
     throw new ChatTemplateError(
-      `messages[${messageIndex}].tool_calls[${callIndex}].function.arguments is not valid JSON ` +
-        `(${(error as Error).message}): ${args.slice(0, 200)}`,
+      `messages[${messageIndex}].tool_calls[${callIndex}].function.arguments is not valid JSON ` + `(${(error as Error).message}): ${args.slice(0, 200)}`,
     );
   }
 }

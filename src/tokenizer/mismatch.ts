@@ -212,11 +212,7 @@ export class MismatchComparator {
   private describe(segments: SegmentView): string {
     const parts: string[] = [];
     for (let index = 0; index < segments.count; index += 1) {
-      parts.push(
-        segments.isSpecial(index)
-          ? `[${this.options.decode(segments.idsOf(index))}]`
-          : `(${segments.endOf(index) - segments.startOf(index)} tokens)`,
-      );
+      parts.push(segments.isSpecial(index) ? `[${this.options.decode(segments.idsOf(index))}]` : `(${segments.endOf(index) - segments.startOf(index)} tokens)`);
     }
     return parts.join(" ");
   }

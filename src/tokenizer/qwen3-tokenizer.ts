@@ -58,8 +58,7 @@ export class Qwen3Tokenizer implements Tokenizer {
     const added = Array.isArray(tokenizerJson.added_tokens) ? (tokenizerJson.added_tokens as AddedTokenEntry[]) : [];
     this.specialIds = new Set(added.filter((entry) => entry.special === true).map((entry) => entry.id));
     this.vocabSize = vocabularySize(tokenizerJson, added);
-    this.segmentCache =
-      segmentEncodingProblem(tokenizerJson) === null ? new SegmentEncodeCache(added, (text) => this.libraryEncode(text)) : null;
+    this.segmentCache = segmentEncodingProblem(tokenizerJson) === null ? new SegmentEncodeCache(added, (text) => this.libraryEncode(text)) : null;
     this.imStartId = this.requireId("<|im_start|>");
     this.imEndId = this.requireId("<|im_end|>");
     const newline = this.encode("\n");

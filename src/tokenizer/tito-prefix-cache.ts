@@ -112,12 +112,7 @@ export class TitoPrefixCache {
    * The prefix render for these inputs: the cached one, or `render()`'s result, cached when the inputs have an
    * {@link exactDataKey}. Errors from `render` propagate and nothing is cached.
    */
-  get(
-    tools: readonly ToolSpec[] | null,
-    kwargs: Readonly<ChatTemplateKwargs>,
-    toolCalls: readonly ToolCall[],
-    render: () => string,
-  ): string {
+  get(tools: readonly ToolSpec[] | null, kwargs: Readonly<ChatTemplateKwargs>, toolCalls: readonly ToolCall[], render: () => string): string {
     const key = exactDataKey([tools, kwargs, toolCalls]);
     if (key === undefined) return render();
     const cached = this.renders.get(key);

@@ -131,11 +131,7 @@ export class Qwen3Tito {
    * each stored message must also match its counterpart; without one, the caller vouches for the prefix.
    * @throws TitoError naming the offending index and role
    */
-  assertAppendable(
-    oldMessages: readonly ChatMessage[],
-    newMessages: readonly ChatMessage[],
-    matcher?: TitoMessageMatcher,
-  ): void {
+  assertAppendable(oldMessages: readonly ChatMessage[], newMessages: readonly ChatMessage[], matcher?: TitoMessageMatcher): void {
     if (newMessages.length < oldMessages.length) {
       throw new TitoError(`new messages (${newMessages.length}) are fewer than stored messages (${oldMessages.length})`);
     }
@@ -143,8 +139,7 @@ export class Qwen3Tito {
       oldMessages.forEach((stored, index) => {
         if (!matcher(stored, newMessages[index])) {
           throw new TitoError(
-            `message ${index} (role ${JSON.stringify(newMessages[index].role)}) does not match the stored ` +
-              `message (role ${JSON.stringify(stored.role)})`,
+            `message ${index} (role ${JSON.stringify(newMessages[index].role)}) does not match the stored ` + `message (role ${JSON.stringify(stored.role)})`,
           );
         }
       });

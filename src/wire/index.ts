@@ -5,5 +5,4 @@ export * from "./sample";
 export * from "./errors";
 export * from "./safetensors";
 export * from "./samples-codec";
-;
 export * from "./json-depth";

@@ -524,7 +524,9 @@ export function pyRepr(value: unknown): string {
   if (value instanceof PyBigInt) return value.value.toString();
   if (Array.isArray(value)) return `[${value.map(pyRepr).join(", ")}]`;
   if (typeof value === "object") {
-    return `{${pyObjectKeys(value).map((key) => `${pyStringRepr(key)}: ${pyRepr((value as Record<string, unknown>)[key])}`).join(", ")}}`;
+    return `{${pyObjectKeys(value)
+      .map((key) => `${pyStringRepr(key)}: ${pyRepr((value as Record<string, unknown>)[key])}`)
+      .join(", ")}}`;
   }
   return String(value);
 }

@@ -133,7 +133,8 @@ export function writeSafetensorsChunks(
   metadata?: Readonly<Record<string, string>>,
 ): Uint8Array[] {
   assertLittleEndianHost();
-  const items: Array<[string, Tensor]> = tensors instanceof Map ? [...(tensors as ReadonlyMap<string, Tensor>).entries()] : Object.entries(tensors as Record<string, Tensor>);
+  const items: Array<[string, Tensor]> =
+    tensors instanceof Map ? [...(tensors as ReadonlyMap<string, Tensor>).entries()] : Object.entries(tensors as Record<string, Tensor>);
   for (const [name, tensor] of items) checkWritable(name, tensor);
   items.sort(([nameA, a], [nameB, b]) => DTYPE_RANK[b.dtype] - DTYPE_RANK[a.dtype] || compareCodePoints(nameA, nameB));
 
@@ -231,7 +232,7 @@ function checkEntry(name: string, info: unknown, dataLength: number): HeaderEntr
   const expected = count === null ? null : count * DTYPE_BYTES[dtype];
   if (expected === null || expected !== end - begin) {
     throw new SafetensorsFormatError(
-      `${where}: byte length ${end - begin} does not match dtype ${dtype} (${DTYPE_BYTES[dtype]} bytes) × shape [${(shape).join(", ")}]`,
+      `${where}: byte length ${end - begin} does not match dtype ${dtype} (${DTYPE_BYTES[dtype]} bytes) × shape [${shape.join(", ")}]`,
     );
   }
   return { name, dtype, shape: shape, begin, end, count: count as number };
@@ -292,7 +293,9 @@ function checkWritable(name: string, tensor: Tensor): void {
   }
   if (!(tensor instanceof Tensor)) throw new SafetensorsFormatError(`safetensors: ${JSON.stringify(name)} is not a Tensor (${describe(tensor)})`);
   if (!(tensor.data instanceof DTYPE_ARRAY[tensor.dtype]) || tensor.data.length !== elementCount(tensor.shape)) {
-    throw new SafetensorsFormatError(`safetensors: tensor ${JSON.stringify(name)} data does not match dtype ${tensor.dtype} and shape [${tensor.shape.join(", ")}]`);
+    throw new SafetensorsFormatError(
+      `safetensors: tensor ${JSON.stringify(name)} data does not match dtype ${tensor.dtype} and shape [${tensor.shape.join(", ")}]`,
+    );
   }
 }
 

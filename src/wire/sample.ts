@@ -123,7 +123,13 @@ export type SampleField = (typeof SAMPLE_FIELDS)[number];
 export type SampleInit = Partial<{ [K in SampleField]: Sample[K] }>;
 
 /** Plain-object form of a Sample (`toDict`), snake_case like the wire. Tensors stay {@link Tensor}s. */
-export type SampleDict = { [K in SampleField]: K extends "spec_info" ? ReturnType<SpecInfo["toDict"]> : K extends "prefix_cache_info" ? ReturnType<PrefixCacheInfo["toDict"]> : Sample[K] };
+export type SampleDict = {
+  [K in SampleField]: K extends "spec_info"
+    ? ReturnType<SpecInfo["toDict"]>
+    : K extends "prefix_cache_info"
+      ? ReturnType<PrefixCacheInfo["toDict"]>
+      : Sample[K];
+};
 
 /** A decoder for token ids, needed to re-derive `response` text. */
 export type DecodeFn = (ids: readonly number[]) => string;

@@ -26,7 +26,14 @@ export type WireTensorField = (typeof WIRE_TENSOR_FIELDS)[number];
 export type WireJsonField = "response" | "response_length" | "status" | "weight_versions" | "prefix_cache_info" | "metadata" | "reward";
 
 /** JSON fields of the v1 server's samples reply. */
-export const WIRE_FIELDS_V1: readonly WireJsonField[] = Object.freeze(["response", "response_length", "status", "weight_versions", "prefix_cache_info", "metadata"] as const);
+export const WIRE_FIELDS_V1: readonly WireJsonField[] = Object.freeze([
+  "response",
+  "response_length",
+  "status",
+  "weight_versions",
+  "prefix_cache_info",
+  "metadata",
+] as const);
 
 /** JSON fields of the v2 server's samples reply: the v1 list plus `reward`. */
 export const WIRE_FIELDS_V2: readonly WireJsonField[] = Object.freeze([...WIRE_FIELDS_V1, "reward"] as const);
@@ -123,7 +130,9 @@ export function encodeSamplesChunks(samples: readonly Sample[], sessionMetadata:
     sampleTexts.push(`{${parts.join(",")}}`);
   });
   const sessionText = stringifyExactJson(sessionMetadata, "encodeSamples: session_metadata", failEncode);
-  const metaBytes = UTF8_ENCODER.encode(`{"samples":[${sampleTexts.join(",")}],"session_metadata":${sessionText},"empty_reason":${JSON.stringify(emptyReason)}}`);
+  const metaBytes = UTF8_ENCODER.encode(
+    `{"samples":[${sampleTexts.join(",")}],"session_metadata":${sessionText},"empty_reason":${JSON.stringify(emptyReason)}}`,
+  );
   tensors.set(SAMPLES_META_TENSOR, new Tensor("U8", [metaBytes.length], metaBytes));
   return writeSafetensorsChunks(tensors);
 }
@@ -152,7 +161,10 @@ export function decodeSamplesReply(payload: Uint8Array, inputSample: Sample, opt
   const samples = meta.samples.map((wire, index) => overlaySample(wire, index, inputSample, jsonFields, tensors));
   if (tensors.size > 0) {
     const names = [...tensors.keys()].sort();
-    const shown = names.slice(0, 10).map((name) => JSON.stringify(name)).join(", ");
+    const shown = names
+      .slice(0, 10)
+      .map((name) => JSON.stringify(name))
+      .join(", ");
     throw new SamplesCodecError(`samples reply: payload carries unreferenced tensors: ${shown}${names.length > 10 ? ` and ${names.length - 10} more` : ""}`);
   }
   return { samples, session_metadata: meta.session_metadata, empty_reason: meta.empty_reason };
@@ -245,7 +257,7 @@ function overlaySample(
     applyJsonField(sample, field, checkJsonField(field, wire[field], `${where}: ${field}`));
   }
   for (const field of WIRE_TENSOR_FIELDS) {
-    if ((nulls).includes(field)) {
+    if (nulls.includes(field)) {
       if (field === "tokens") sample.tokens = [];
       else sample[field] = null;
       continue;
@@ -309,7 +321,11 @@ function checkJsonField(field: WireJsonField, value: unknown, label: string): un
       break;
     case "prefix_cache_info": {
       const keys = PrefixCacheInfo.FIELDS as readonly string[];
-      if (!isJsonObject(value) || Object.keys(value).some((key) => !keys.includes(key)) || !keys.every((key) => typeof value[key] === "number" && Number.isFinite(value[key]))) {
+      if (
+        !isJsonObject(value) ||
+        Object.keys(value).some((key) => !keys.includes(key)) ||
+        !keys.every((key) => typeof value[key] === "number" && Number.isFinite(value[key]))
+      ) {
         fail(`an object with numbers ${keys.join(", ")}`);
       }
       break;

@@ -42,7 +42,13 @@ export const DTYPE_BYTES: Readonly<Record<Dtype, number>> = {
 };
 
 /** Constructors of the typed array backing each dtype. */
-export const DTYPE_ARRAY: { readonly [D in Dtype]: { new (buffer: ArrayBufferLike, byteOffset: number, length: number): DtypeArrayMap[D]; new (length: number): DtypeArrayMap[D]; BYTES_PER_ELEMENT: number } } = {
+export const DTYPE_ARRAY: {
+  readonly [D in Dtype]: {
+    new (buffer: ArrayBufferLike, byteOffset: number, length: number): DtypeArrayMap[D];
+    new (length: number): DtypeArrayMap[D];
+    BYTES_PER_ELEMENT: number;
+  };
+} = {
   BOOL: Uint8Array,
   U8: Uint8Array,
   I8: Int8Array,

@@ -79,7 +79,6 @@ export function stringifyExactJson(value: unknown, path: string, fail: (path: st
   return write(value);
 }
 
-
 /**
  * True for a plain object: prototype `null` or the `Object.prototype` of this realm or of another one. Objects
  * parsed by Node's own `fetch`/`Response.json()` inside Jest's vm sandbox carry the outer realm's prototype and

@@ -41,7 +41,13 @@ function record(prompt: number[], output: number[], meta: Record<string, unknown
     path: "/v1/chat/completions",
     request: { input_ids: prompt, ...request },
     response: {
-      choices: [{ finish_reason: finish, message: { role: "assistant", content: "" }, meta_info: { output_token_logprobs: output.map((id, i) => [-(i + 1) / 8, id]), ...meta } }],
+      choices: [
+        {
+          finish_reason: finish,
+          message: { role: "assistant", content: "" },
+          meta_info: { output_token_logprobs: output.map((id, i) => [-(i + 1) / 8, id]), ...meta },
+        },
+      ],
     },
     status_code: 200,
   };
@@ -49,7 +55,10 @@ function record(prompt: number[], output: number[], meta: Record<string, unknown
 
 /** The two-turn trajectory with full R3 buffers (turn 1: 4 rows of seed 0; turn 2: 8 rows of seed 100). */
 function fullRecords(): SessionRecord[] {
-  return [record([1, 2, 3], [10, 11], { routed_experts: rowsB64(0, 0, 4) }), record([1, 2, 3, 10, 11, 20, 21], [30, 31], { routed_experts: rowsB64(100, 0, 8) })];
+  return [
+    record([1, 2, 3], [10, 11], { routed_experts: rowsB64(0, 0, 4) }),
+    record([1, 2, 3, 10, 11, 20, 21], [30, 31], { routed_experts: rowsB64(100, 0, 8) }),
+  ];
 }
 
 /** The same trajectory with additional-R3 patches of the seed-100 stream: turn 1 rows [0, 4), turn 2 rows [start2, 8). */
@@ -195,7 +204,9 @@ describe("additional R3", () => {
   test("a start beyond the record's own rows is refused as invalid offsets", () => {
     const records = [record([], [], { routed_experts: "" }, { routed_experts_start_len: 0 })];
     const merged = new Sample({ tokens: [1, 10, 11], response_length: 2 });
-    expect(failure(() => applyAdditionR3(merged, records, { numLayers: NUM_LAYERS, additionR3: true }))).toBe("additional R3: record 0 has invalid offsets (start=0, end=-1)");
+    expect(failure(() => applyAdditionR3(merged, records, { numLayers: NUM_LAYERS, additionR3: true }))).toBe(
+      "additional R3: record 0 has invalid offsets (start=0, end=-1)",
+    );
   });
 
   // mirrors miles/rollout/session/samples/merge.py::merge_samples_with_addition_r3 (rows must cover the sample)

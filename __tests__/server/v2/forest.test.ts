@@ -16,7 +16,12 @@ const A3: ChatMessage = { role: "assistant", content: "a3" };
 
 const same = (a: ChatMessage, b: ChatMessage): boolean => a.role === b.role && a.content === b.content;
 
-function commit(forest: TrajectoryForest, parent: TrajectoryNode | null, delta: ChatMessage[], extra: { finishReason?: string; committedAt?: number } = {}): TrajectoryNode {
+function commit(
+  forest: TrajectoryForest,
+  parent: TrajectoryNode | null,
+  delta: ChatMessage[],
+  extra: { finishReason?: string; committedAt?: number } = {},
+): TrajectoryNode {
   const id = forest.nodes.length;
   const tokens = [...(parent?.tokenIds ?? []), 100 + id];
   return forest.createNode(parent, {
@@ -104,7 +109,10 @@ describe("attach-point search", () => {
     const forest = new TrajectoryForest();
     let parent: TrajectoryNode | null = null;
     for (let i = 0; i < MAX_TREE_NODES; i += 1) parent = commit(forest, parent, [U1]);
-    const point = forest.findAttachPoint(Array.from({ length: MAX_TREE_NODES }, () => U1), same);
+    const point = forest.findAttachPoint(
+      Array.from({ length: MAX_TREE_NODES }, () => U1),
+      same,
+    );
     expect(point.node).toBe(parent);
     expect(point.matchedMessages).toBe(MAX_TREE_NODES);
   });
@@ -119,7 +127,15 @@ describe("forest bookkeeping", () => {
     expect(n2.depth).toBe(3);
     expect(n2.messageEnd).toBe(7);
     const ids = [...n0.tokenIds, 7];
-    const node = forest.createNode(n0, { deltaMessages: [T1], tokenIds: ids, completionSpan: [1, 2], committedAt: 0, responseId: "x", record: stubRecord(9), finishReason: "stop" });
+    const node = forest.createNode(n0, {
+      deltaMessages: [T1],
+      tokenIds: ids,
+      completionSpan: [1, 2],
+      committedAt: 0,
+      responseId: "x",
+      record: stubRecord(9),
+      finishReason: "stop",
+    });
     ids.push(8);
     expect(node.tokenIds).toEqual([...n0.tokenIds, 7]);
     expect(node.seq).toBe(node.id);

@@ -18,7 +18,10 @@ function leafIds(samples: { metadata: Record<string, unknown> }[]): number[] {
   return samples.map((s) => (s.metadata.leaf as { node_id: number }).node_id);
 }
 
-function run(grower: Grower, options: { picker?: string | typeof keepAll; agent?: Record<string, never> | { [k: string]: import("../../../src/wire/sample").JsonValue } } = {}) {
+function run(
+  grower: Grower,
+  options: { picker?: string | typeof keepAll; agent?: Record<string, never> | { [k: string]: import("../../../src/wire/sample").JsonValue } } = {},
+) {
   const logger = recordingLogger();
   const material = grower.forest.leaves().map(rawLeafSample);
   const hooks = loadSampleHooks({ samplePicker: options.picker });
@@ -158,7 +161,12 @@ describe("defaultPostprocess", () => {
 
 describe("every kept completion trains exactly once (property)", () => {
   test("random forests", () => {
-    const op = fc.record({ kind: fc.constantFrom("root", "retry", "extend"), pick: fc.nat(), env: fc.integer({ min: 1, max: 3 }), completion: fc.integer({ min: 1, max: 4 }) });
+    const op = fc.record({
+      kind: fc.constantFrom("root", "retry", "extend"),
+      pick: fc.nat(),
+      env: fc.integer({ min: 1, max: 3 }),
+      completion: fc.integer({ min: 1, max: 4 }),
+    });
     fc.assert(
       fc.property(fc.array(op, { minLength: 1, maxLength: 25 }), fc.double({ min: 0, max: 1, noNaN: true }), (ops, reward) => {
         const g = new Grower();
@@ -209,7 +217,10 @@ describe("hook loading and running", () => {
     const out = runSampleHooks(g.forest.leaves().map(rawLeafSample), sessionMetadataOf(g.forest), hooks, { logger: recordingLogger() });
     expect(leafIds(out)).toEqual([1, 2]);
     // identityPostprocess leaves the shared root completion trainable in both samples.
-    expect(out.map((s) => s.loss_mask?.slice(0, 2))).toEqual([[1, 1], [1, 1]]);
+    expect(out.map((s) => s.loss_mask?.slice(0, 2))).toEqual([
+      [1, 1],
+      [1, 1],
+    ]);
   });
 
   test("defaults are dropRetries and defaultPostprocess", () => {

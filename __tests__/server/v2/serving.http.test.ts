@@ -50,7 +50,11 @@ describe("positioning", () => {
     const retry = await chat(url, id, [U1, a1, T1]);
     expect(retry.status).toBe(200);
     const after = await getSession(url, id);
-    expect(parents(after.metadata.tree)).toEqual([[0, null], [1, 0], [2, 0]]);
+    expect(parents(after.metadata.tree)).toEqual([
+      [0, null],
+      [1, 0],
+      [2, 0],
+    ]);
     expect(after.metadata.tree.leaves).toEqual([
       { node_id: 1, path_node_ids: [0, 1] },
       { node_id: 2, path_node_ids: [0, 2] },
@@ -64,13 +68,22 @@ describe("positioning", () => {
     const { id, a1 } = await twoTurns();
     const branch = await turn(url, id, [U1, a1, T1_DIFF]);
     let view = await getSession(url, id);
-    expect(parents(view.metadata.tree)).toEqual([[0, null], [1, 0], [2, 0]]);
+    expect(parents(view.metadata.tree)).toEqual([
+      [0, null],
+      [1, 0],
+      [2, 0],
+    ]);
     expect(view.records).toHaveLength(2);
     expect((view.records[1].request.messages as ChatMessage[]).at(-1)).toEqual(T1_DIFF);
     // The next turn extends the new branch, not the abandoned one.
     await turn(url, id, [U1, a1, T1_DIFF, branch, T2]);
     view = await getSession(url, id);
-    expect(parents(view.metadata.tree)).toEqual([[0, null], [1, 0], [2, 0], [3, 2]]);
+    expect(parents(view.metadata.tree)).toEqual([
+      [0, null],
+      [1, 0],
+      [2, 0],
+      [3, 2],
+    ]);
     // The input_ids of the last turn start with the snapshot of node 2.
     const snapshot2 = view.metadata.tree.nodes[2].num_tokens;
     const lastInput = view.records[2].request.input_ids as number[];
@@ -85,7 +98,10 @@ describe("positioning", () => {
     const view = await getSession(url, id);
     expect(view.records).toHaveLength(2);
     expect(view.metadata.tree.nodes).toHaveLength(4);
-    expect(view.metadata.tree.leaves.map((leaf) => leaf.path_node_ids)).toEqual([[0, 1, 2], [0, 3]]);
+    expect(view.metadata.tree.leaves.map((leaf) => leaf.path_node_ids)).toEqual([
+      [0, 1, 2],
+      [0, 3],
+    ]);
     const reply = await collect(url, id);
     expect(sampleLeafIds(reply)).toEqual([2, 3]);
     for (const sample of reply.samples) {
@@ -101,7 +117,10 @@ describe("positioning", () => {
     await turn(url, id, [{ role: "user", content: "a different opening" }]);
     const view = await getSession(url, id);
     expect(view.records).toHaveLength(1);
-    expect(parents(view.metadata.tree)).toEqual([[0, null], [1, null]]);
+    expect(parents(view.metadata.tree)).toEqual([
+      [0, null],
+      [1, null],
+    ]);
     const reply = await collect(url, id);
     expect(sampleLeafIds(reply).sort()).toEqual([0, 1]);
     expect(reply.samples.map((s) => s.tokens)).toEqual(expect.arrayContaining([view.metadata.accumulated_token_ids]));
@@ -135,7 +154,10 @@ describe("positioning", () => {
     expect((await chat(url, id, [U1, a1])).status).toBe(200);
     const view = await getSession(url, id);
     expect(view.records).toHaveLength(2);
-    expect(parents(view.metadata.tree)).toEqual([[0, null], [1, 0]]);
+    expect(parents(view.metadata.tree)).toEqual([
+      [0, null],
+      [1, 0],
+    ]);
   });
 
   test("concurrent requests from the same parent commit siblings, both collected", async () => {
@@ -162,7 +184,11 @@ describe("positioning", () => {
     const ids = new Set(replies.map((r) => r.json.id as string));
     expect(ids.size).toBe(2);
     const tree = (await getSession(keepAll.url, id)).metadata.tree;
-    expect(parents(tree)).toEqual([[0, null], [1, 0], [2, 0]]);
+    expect(parents(tree)).toEqual([
+      [0, null],
+      [1, 0],
+      [2, 0],
+    ]);
     expect(new Set(tree.nodes.slice(1).map((n) => n.response_id))).toEqual(ids);
     const reply = await collect(keepAll.url, id);
     expect(new Set(reply.samples.map((s) => (s.metadata.leaf as { response_id: string }).response_id))).toEqual(ids);
@@ -221,7 +247,10 @@ describe("refusals", () => {
     );
     expect((await getSession(url, id)).metadata.tree.nodes).toHaveLength(1);
     expect((await chat(url, id, [{ role: "user", content: "fresh" }])).status).toBe(200);
-    expect(parents((await getSession(url, id)).metadata.tree)).toEqual([[0, null], [1, null]]);
+    expect(parents((await getSession(url, id)).metadata.tree)).toEqual([
+      [0, null],
+      [1, null],
+    ]);
   });
 
   test(`the ${MAX_TREE_NODES + 1}th node is refused with a clear message and nothing is lost`, async () => {

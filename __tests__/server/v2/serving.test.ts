@@ -29,7 +29,14 @@ function request(messages: ChatMessage[]): NormalizedChatRequest {
 }
 
 function completed(promptIds: number[], completionIds: number[], content: string): CompletedTurn {
-  return { promptIds, completionIds, assistantMessage: { role: "assistant", content }, finishReason: "stop", responseId: `r-${content}`, record: stubRecord(0) };
+  return {
+    promptIds,
+    completionIds,
+    assistantMessage: { role: "assistant", content },
+    finishReason: "stop",
+    responseId: `r-${content}`,
+    record: stubRecord(0),
+  };
 }
 
 const U: ChatMessage = { role: "user", content: "u" };
@@ -46,7 +53,10 @@ describe("prepare/commit", () => {
     const n1 = commitV2Turn(state, p1.plan, next, completed(p1.promptIds, [8], "b"), ctx);
     const n2 = commitV2Turn(state, p2.plan, next, completed(p2.promptIds, [9], "c"), ctx);
     expect([n1.parent?.id, n2.parent?.id]).toEqual([0, 0]);
-    expect(n2.deltaMessages).toEqual([{ role: "user", content: "v" }, { role: "assistant", content: "c" }]);
+    expect(n2.deltaMessages).toEqual([
+      { role: "user", content: "v" },
+      { role: "assistant", content: "c" },
+    ]);
     expect(n2.completionSpan).toEqual([3, 4]);
     expect(state.activeLeaf).toBe(n2);
   });
@@ -97,13 +107,29 @@ describe("prepare/commit", () => {
     expect(() => prepareV2Turn(state, badRole, narrow)).toThrow(expect.objectContaining({ status: 400 }));
     expect(state.activeLeaf).toBe(root);
     state.activeLeaf = child;
-    const broken: PolicyContext = { ...ctx, tito: { ...tito, mergeTokens: () => { throw new Error("not append-only"); } } };
+    const broken: PolicyContext = {
+      ...ctx,
+      tito: {
+        ...tito,
+        mergeTokens: () => {
+          throw new Error("not append-only");
+        },
+      },
+    };
     expect(() => prepareV2Turn(state, request([U, { role: "assistant", content: "a" }, { role: "user", content: "w" }]), broken)).toThrow(
       expect.objectContaining({ status: 500, message: "TITO merge failed: not append-only" }),
     );
     expect(state.activeLeaf).toBe(root);
     // A new root that fails to render leaves the view empty (the attach point of a new root is "no node").
-    const noRender: PolicyContext = { ...ctx, tito: { ...tito, renderPromptIds: () => { throw new Error("template exploded"); } } };
+    const noRender: PolicyContext = {
+      ...ctx,
+      tito: {
+        ...tito,
+        renderPromptIds: () => {
+          throw new Error("template exploded");
+        },
+      },
+    };
     expect(() => prepareV2Turn(state, request([{ role: "user", content: "other" }]), noRender)).toThrow(expect.objectContaining({ status: 500 }));
     expect(state.activeLeaf).toBeNull();
     expect(state.forest.nodes).toEqual([root, child]);
@@ -111,7 +137,17 @@ describe("prepare/commit", () => {
 
   test("a tokenizer failure is a 500 naming the step", () => {
     const state = createV2State();
-    const broken: PolicyContext = { ...ctx, tito: { ...tito, renderPromptIds: () => { throw new Error("template exploded"); } } };
-    expect(() => prepareV2Turn(state, request([U]), broken)).toThrow(expect.objectContaining({ status: 500, message: "TITO render failed: template exploded" }));
+    const broken: PolicyContext = {
+      ...ctx,
+      tito: {
+        ...tito,
+        renderPromptIds: () => {
+          throw new Error("template exploded");
+        },
+      },
+    };
+    expect(() => prepareV2Turn(state, request([U]), broken)).toThrow(
+      expect.objectContaining({ status: 500, message: "TITO render failed: template exploded" }),
+    );
   });
 });

@@ -70,7 +70,15 @@ test("the weather run yields the expected tree, leaves, selected leaf and active
   const view = await getSession(base, id);
   const tree = view.metadata.tree;
   expect(tree.nodes.map((n) => [n.id, n.parent])).toEqual([
-    [0, null], [1, 0], [2, 1], [3, 2], [4, 3], [5, 3], [6, 3], [7, 6], [8, 7],
+    [0, null],
+    [1, 0],
+    [2, 1],
+    [3, 2],
+    [4, 3],
+    [5, 3],
+    [6, 3],
+    [7, 6],
+    [8, 7],
   ]);
   expect(tree.nodes.every((n) => n.seq === n.id && !n.truncated)).toBe(true);
   expect(tree.leaves).toEqual([
@@ -81,7 +89,9 @@ test("the weather run yields the expected tree, leaves, selected leaf and active
   expect(view.records).toHaveLength(7);
   expect(view.metadata.tito_session_mismatch).toEqual([]);
 
-  const agent = { driver_events: ["initial", "append_tool", "append_user", "append_tool", "append_system", "rollback", "rollback", "force_final", "append_assistant"] };
+  const agent = {
+    driver_events: ["initial", "append_tool", "append_user", "append_tool", "append_system", "rollback", "rollback", "force_final", "append_assistant"],
+  };
   const reply = await collect(base, id, { max_seq_len: null, metadata: agent });
   expect(sampleLeafIds(reply)).toEqual([8]);
   const [sample] = reply.samples;

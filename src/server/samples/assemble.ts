@@ -90,7 +90,12 @@ export function assembleTrajectorySample(
  * memo holds with the same trims: every record is still read and aligned (same checks, same order), turns inside
  * that prefix are neither rebuilt nor merged again, and each prefix this walk folds is left in the memo.
  */
-function assembleThroughMemo(records: readonly SessionRecord[], accumulated: readonly number[] | null, options: TrajectoryAssemblyOptions, memo: PathPrefixMemo): Sample {
+function assembleThroughMemo(
+  records: readonly SessionRecord[],
+  accumulated: readonly number[] | null,
+  options: TrajectoryAssemblyOptions,
+  memo: PathPrefixMemo,
+): Sample {
   const last = records.length - 1;
   const trims: number[] = [];
   const turns: (Sample | null)[] = [];

@@ -18,7 +18,11 @@ export function cloneJson<T>(value: T): T {
     Object.defineProperty(copy, key, { value: cloneJson(item), writable: true, enumerable: true, configurable: true });
   }
   const order = (value as { [PY_KEY_ORDER]?: readonly string[] })[PY_KEY_ORDER];
-  if (order !== undefined) rememberKeyOrder(copy, order.filter((key) => Object.prototype.hasOwnProperty.call(copy, key)));
+  if (order !== undefined)
+    rememberKeyOrder(
+      copy,
+      order.filter((key) => Object.prototype.hasOwnProperty.call(copy, key)),
+    );
   return copy as T;
 }
 

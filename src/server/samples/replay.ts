@@ -39,7 +39,10 @@ function int32FromBase64(text: unknown, field: string): Int32Array {
   const bytes = Buffer.from(text, "base64");
   if (bytes.byteLength % 4 !== 0) throw new SampleAssemblyError("buffer size must be a multiple of element size");
   const count = bytes.byteLength / 4;
-  const values = bytes.byteOffset % 4 === 0 ? new Int32Array(bytes.buffer, bytes.byteOffset, count) : new Int32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  const values =
+    bytes.byteOffset % 4 === 0
+      ? new Int32Array(bytes.buffer, bytes.byteOffset, count)
+      : new Int32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
   if (!LITTLE_ENDIAN_HOST) {
     const view = new DataView(values.buffer, values.byteOffset, values.byteLength);
     for (let i = 0; i < count; i++) values[i] = view.getInt32(i * 4, true);

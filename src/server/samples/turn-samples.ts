@@ -147,7 +147,13 @@ export function alignTurn(record: SessionRecord, i: number, isLast: boolean, acc
 }
 
 /** The per-turn sample of record `i` once aligned: tokens, response, masks, status, counters and its lifecycle segment. */
-export function alignedTurnSample(records: readonly SessionRecord[], i: number, aligned: AlignedTurn, decode: DecodeFn, replay: ReplayAssemblyOptions = NO_REPLAY_CONFIG): Sample {
+export function alignedTurnSample(
+  records: readonly SessionRecord[],
+  i: number,
+  aligned: AlignedTurn,
+  decode: DecodeFn,
+  replay: ReplayAssemblyOptions = NO_REPLAY_CONFIG,
+): Sample {
   const sample = turnSample(aligned.tokens, aligned.trimCount, decode, i + 1, replay);
   sample.metadata = { lifecycle: lifecycleSegment(records[i], i > 0 ? records[i - 1] : null, aligned.tokens.meta, i + 1) };
   return sample;

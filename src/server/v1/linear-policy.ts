@@ -60,9 +60,7 @@ export const linearPolicy: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
     const rollback = findRollback(state, request.messages, ctx.messagesMatch);
     if (rollback !== null) {
       warnIfOnlySpelling(state, request, ctx);
-      ctx.logger.info?.(
-        `rolling back: ${state.checkpoints.length} -> ${rollback.keepCheckpoints} checkpoints, messages[:${rollback.keepMessages}]`,
-      );
+      ctx.logger.info?.(`rolling back: ${state.checkpoints.length} -> ${rollback.keepCheckpoints} checkpoints, messages[:${rollback.keepMessages}]`);
       applyRollback(state, rollback);
     }
     let promptIds: number[];
@@ -71,9 +69,7 @@ export const linearPolicy: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
     } else {
       assertAppendOnly(state.messages, request.messages, ctx.tito.allowedAppendRoles, ctx.messagesMatch);
       const effective = [...state.messages, ...request.messages.slice(state.messages.length)];
-      promptIds = titoStep("merge", () =>
-        ctx.tito.mergeTokens(state.messages, effective, currentTokenIds(state), request.tools, request.chatTemplateKwargs),
-      );
+      promptIds = titoStep("merge", () => ctx.tito.mergeTokens(state.messages, effective, currentTokenIds(state), request.tools, request.chatTemplateKwargs));
     }
     return { promptIds, plan: { expectedTurns: state.checkpoints.length }, checkpointIds: currentTokenIds(state) };
   },

@@ -18,9 +18,7 @@ export const defaultPostprocess: SamplePostprocessor = function defaultPostproce
   const agent: JsonObject = sessionMetadata.agent ?? {};
   const reward = agent.reward;
   // Any non-null reward is assigned as is, whatever its type (Python's default_postprocess does not check it).
-  const agentMetadata: JsonObject = Object.fromEntries(
-    Object.entries(agent).filter(([key]) => !SERVER_OWNED_METADATA_KEYS.includes(key)),
-  );
+  const agentMetadata: JsonObject = Object.fromEntries(Object.entries(agent).filter(([key]) => !SERVER_OWNED_METADATA_KEYS.includes(key)));
 
   const leaves = samples.map((sample) => readLeafDescriptor(sample.metadata));
   const owner = new Map<number, number>();
@@ -47,9 +45,10 @@ export const defaultPostprocess: SamplePostprocessor = function defaultPostproce
       sample.loss_mask = mask;
     }
     const serverOwned: JsonObject = Object.fromEntries(
-      SERVER_OWNED_METADATA_KEYS.filter((key) => Object.prototype.hasOwnProperty.call(sample.metadata, key)).map(
-        (key): [string, JsonValue] => [key, sample.metadata[key]],
-      ),
+      SERVER_OWNED_METADATA_KEYS.filter((key) => Object.prototype.hasOwnProperty.call(sample.metadata, key)).map((key): [string, JsonValue] => [
+        key,
+        sample.metadata[key],
+      ]),
     );
     sample.metadata = { ...sample.metadata, ...agentMetadata, ...serverOwned };
     if (reward !== undefined && reward !== null) sample.reward = reward;

@@ -173,8 +173,6 @@ export class TrajectoryForest {
       }
       for (let c = node.children.length - 1; c >= 0; c -= 1) stack.push([node.children[c], matched]);
     }
-    return best === null
-      ? { node: null, matchedMessages: 0, bestOverlap }
-      : { node: best, matchedMessages: bestMatched, bestOverlap };
+    return best === null ? { node: null, matchedMessages: 0, bestOverlap } : { node: best, matchedMessages: bestMatched, bestOverlap };
   }
 }

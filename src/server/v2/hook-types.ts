@@ -20,11 +20,7 @@ export type SamplePicker = (samples: Sample[], sessionMetadata: V2SessionMetadat
  * Finalizes the picked samples (loss-mask ownership, metadata, reward), synchronously; it may edit the
  * samples in place and returns the samples to emit.
  */
-export type SamplePostprocessor = (
-  samples: Sample[],
-  sessionMetadata: V2SessionMetadata,
-  context: SampleHookContext,
-) => Sample[];
+export type SamplePostprocessor = (samples: Sample[], sessionMetadata: V2SessionMetadata, context: SampleHookContext) => Sample[];
 
 /** A hook given either as a function or as a `"module/path#exportName"` string (resolved from the working directory). */
 export type HookSpec<F> = F | string;

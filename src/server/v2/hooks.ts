@@ -28,10 +28,7 @@ export interface LoadedSampleHooks {
  * Resolves both hooks, defaulting to {@link dropRetries} and {@link defaultPostprocess}.
  * @throws Error with a clear message when a hook is async, not a function, or cannot be found.
  */
-export function loadSampleHooks(options: {
-  samplePicker?: HookSpec<SamplePicker>;
-  samplePostprocessor?: HookSpec<SamplePostprocessor>;
-}): LoadedSampleHooks {
+export function loadSampleHooks(options: { samplePicker?: HookSpec<SamplePicker>; samplePostprocessor?: HookSpec<SamplePostprocessor> }): LoadedSampleHooks {
   return {
     picker: loadSampleHook(options.samplePicker ?? dropRetries, "picker"),
     postprocessor: loadSampleHook(options.samplePostprocessor ?? defaultPostprocess, "postprocessor"),
@@ -81,12 +78,7 @@ export function loadSampleHook<F extends SamplePicker | SamplePostprocessor>(spe
  * duplicate-free subset of its input and that both returned arrays of Samples synchronously.
  * @throws SessionHttpError(422, text/plain) whose message names both hooks and the cause.
  */
-export function runSampleHooks(
-  material: Sample[],
-  sessionMetadata: V2SessionMetadata,
-  hooks: LoadedSampleHooks,
-  context: SampleHookContext,
-): Sample[] {
+export function runSampleHooks(material: Sample[], sessionMetadata: V2SessionMetadata, hooks: LoadedSampleHooks, context: SampleHookContext): Sample[] {
   try {
     const picked = expectSamples(hooks.picker.fn([...material], sessionMetadata, context), "picker");
     const allowed = new Set(material);
@@ -101,11 +93,7 @@ export function runSampleHooks(
     return expectSamples(hooks.postprocessor.fn(picked, sessionMetadata, context), "postprocessor");
   } catch (error) {
     const cause = error instanceof Error ? error.message : String(error);
-    throw new SessionHttpError(
-      422,
-      `session sample hook failed (picker=${hooks.picker.name}, postprocessor=${hooks.postprocessor.name}): ${cause}`,
-      true,
-    );
+    throw new SessionHttpError(422, `session sample hook failed (picker=${hooks.picker.name}, postprocessor=${hooks.postprocessor.name}): ${cause}`, true);
   }
 }
 
@@ -132,13 +120,18 @@ function requireFromCwd(modulePath: string, kind: SampleHookKind, spec: string):
     }
   }
   if (resolved === undefined) {
-    throw new Error(`sample ${kind} hook ${JSON.stringify(spec)}: cannot find module ${JSON.stringify(modulePath)} (looked relative to the working directory and as a package)`);
+    throw new Error(
+      `sample ${kind} hook ${JSON.stringify(spec)}: cannot find module ${JSON.stringify(modulePath)} (looked relative to the working directory and as a package)`,
+    );
   }
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- a user hook module, found at run time by path
     return require(resolved) as unknown;
   } catch (error) {
-    throw new Error(`sample ${kind} hook ${JSON.stringify(spec)}: loading ${JSON.stringify(modulePath)} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(
+      `sample ${kind} hook ${JSON.stringify(spec)}: loading ${JSON.stringify(modulePath)} failed: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 }
 

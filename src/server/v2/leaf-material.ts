@@ -27,7 +27,8 @@ export function buildLeafMaterial(forest: TrajectoryForest, maxSeqLen: number | 
       ).sample;
     } catch (error) {
       // The 422 body is the assembly text alone, as in Python; which leaf failed goes to the server log.
-      if (error instanceof SampleAssemblyError) ctx.logger.warn(`samples op: leaf ${leaf.id} (path ${path.map((node) => node.id).join(",")}) cannot be assembled`);
+      if (error instanceof SampleAssemblyError)
+        ctx.logger.warn(`samples op: leaf ${leaf.id} (path ${path.map((node) => node.id).join(",")}) cannot be assembled`);
       throw error;
     }
     if (sample === null) continue;

@@ -41,7 +41,11 @@ export function createV2State(cap?: number): V2SessionState {
  * @throws SessionHttpError 422 (node cap), 409 (extending a truncated generation), 400 (disallowed role),
  *   500 (tokenizer failure).
  */
-export function prepareV2Turn(state: V2SessionState, request: NormalizedChatRequest, ctx: PolicyContext): { promptIds: number[]; plan: V2Plan; checkpointIds: readonly number[] } {
+export function prepareV2Turn(
+  state: V2SessionState,
+  request: NormalizedChatRequest,
+  ctx: PolicyContext,
+): { promptIds: number[]; plan: V2Plan; checkpointIds: readonly number[] } {
   // Deviation (docs/PROTOCOL.md): refused before the upstream call; Python calls the backend, then fails the commit.
   if (state.forest.full) throw new SessionHttpError(422, new ForestCapacityError(state.forest.cap).message);
   const point = state.forest.findAttachPoint(request.messages, ctx.messagesMatch);

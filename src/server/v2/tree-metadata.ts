@@ -81,13 +81,7 @@ export function readLeafDescriptor(metadata: JsonObject): LeafDescriptor {
   }
   const { node_id: nodeId, parent, path_node_ids: pathIds, response_id: responseId } = leaf;
   const isId = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value >= 0;
-  if (
-    !isId(nodeId) ||
-    !(parent === null || isId(parent)) ||
-    !Array.isArray(pathIds) ||
-    !pathIds.every(isId) ||
-    typeof responseId !== "string"
-  ) {
+  if (!isId(nodeId) || !(parent === null || isId(parent)) || !Array.isArray(pathIds) || !pathIds.every(isId) || typeof responseId !== "string") {
     throw new Error(`sample.metadata.leaf is malformed: ${JSON.stringify(leaf)}`);
   }
   return { node_id: nodeId, parent, path_node_ids: pathIds, response_id: responseId };

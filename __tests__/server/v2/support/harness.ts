@@ -88,12 +88,24 @@ export async function turn(base: string, id: string, messages: ChatMessage[]): P
 
 /** Tree metadata as GET returns it. */
 export interface TreeView {
-  nodes: Array<{ id: number; parent: number | null; seq: number; truncated: boolean; committed_at: number; completion_span: [number, number]; num_tokens: number; response_id: string }>;
+  nodes: Array<{
+    id: number;
+    parent: number | null;
+    seq: number;
+    truncated: boolean;
+    committed_at: number;
+    completion_span: [number, number];
+    num_tokens: number;
+    response_id: string;
+  }>;
   leaves: Array<{ node_id: number; path_node_ids: number[] }>;
 }
 
 /** `GET /sessions/{id}`. */
-export async function getSession(base: string, id: string): Promise<{ records: SessionRecord[]; metadata: Record<string, unknown> & { tree: TreeView; accumulated_token_ids: number[] } }> {
+export async function getSession(
+  base: string,
+  id: string,
+): Promise<{ records: SessionRecord[]; metadata: Record<string, unknown> & { tree: TreeView; accumulated_token_ids: number[] } }> {
   const reply = await call("GET", `${base}/sessions/${id}`);
   if (reply.status !== 200) throw new Error(`get session failed: ${reply.status} ${reply.text}`);
   return reply.json as never;
