@@ -7,7 +7,7 @@ import tseslint from "typescript-eslint";
 
 export default defineConfig(
   {
-    ignores: ["node_modules/", "**/node_modules/", "dist/", "coverage/", ".bench-out/", ".test-output/", ".api-report/", "api/", "examples/"],
+    ignores: ["node_modules/", "**/node_modules/", "dist/", "coverage/", ".bench-out/", ".bench-build/", ".test-output/", ".api-report/", "api/", "examples/"],
   },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,

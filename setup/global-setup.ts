@@ -2,9 +2,9 @@
 // Publishes their URLs to the test workers through process.env and leaves the handle for the global teardown.
 import { BACKEND_URL_ENV, sessionServerEnvName } from "../src/fixture/server-resolution";
 import { startParityEnvironment, type ParityEnvironment } from "../src/fixture/parity-environment";
-import { startParityEnvironmentInWorker } from "../src/fixture/environment-thread";
+import { startParityEnvironmentSplit } from "../src/fixture/environment-thread";
 
-/** Set to `0` (or `false`) to keep the started parts on Jest's main thread instead of a worker thread. */
+/** Set to `1` (or `true`) to run the started session servers on a worker thread instead of Jest's thread. */
 const SERVERS_THREAD_ENV = "SESSION_PARITY_SERVERS_THREAD";
 
 /** Key on `globalThis` under which the global setup leaves its state for the teardown. */
@@ -39,16 +39,16 @@ export async function releaseGlobalParityState(): Promise<void> {
 
 /**
  * Starts what is not given by the user's `SESSION_PARITY_BACKEND_URL`, `SESSION_PARITY_V1_URL` and
- * `SESSION_PARITY_V2_URL` (tokenizer from `SESSION_PARITY_HF_CHECKPOINT`), then publishes the three URLs. The parts
- * run on a worker thread (a second core beside the tests, which matters with `--runInBand`) unless
- * `SESSION_PARITY_SERVERS_THREAD=0`.
+ * `SESSION_PARITY_V2_URL` (tokenizer from `SESSION_PARITY_HF_CHECKPOINT`), then publishes the three URLs. With
+ * `SESSION_PARITY_SERVERS_THREAD=1` the session servers run on a worker thread (a second core beside in-band tests,
+ * for about 1.5 s more start-up); by default everything runs on Jest's thread, beside the test workers.
  * @throws Error naming the part that failed to start (everything already started is stopped first).
  */
 export default async function globalSetup(): Promise<void> {
   // A rerun without teardown would otherwise leak the previous servers and adopt their (dead) published URLs.
   await releaseGlobalParityState();
-  const onMainThread = /^(0|false|no|off)$/i.test(process.env[SERVERS_THREAD_ENV]?.trim() ?? "");
-  const environment = onMainThread ? await startParityEnvironment({ env: process.env }) : await startParityEnvironmentInWorker({ env: { ...process.env } });
+  const threaded = /^(1|true|yes|on)$/i.test(process.env[SERVERS_THREAD_ENV]?.trim() ?? "");
+  const environment = threaded ? await startParityEnvironmentSplit({ env: { ...process.env } }) : await startParityEnvironment({ env: process.env });
   const published: Record<string, string | null> = {
     [BACKEND_URL_ENV]: environment.backendUrl,
     [sessionServerEnvName("v1")]: environment.v1Url,

@@ -75,18 +75,18 @@ describe("global setup and teardown", () => {
     expect((globalThis as { [PARITY_ENVIRONMENT_KEY]?: GlobalParityState })[PARITY_ENVIRONMENT_KEY]).toBeUndefined();
   });
 
-  test("the started parts run on a worker thread by default, on Jest's thread with SESSION_PARITY_SERVERS_THREAD=0", async () => {
+  test("SESSION_PARITY_SERVERS_THREAD=1 runs the session servers on a worker thread, the mock on Jest's thread", async () => {
     const state = () => (globalThis as { [PARITY_ENVIRONMENT_KEY]?: GlobalParityState })[PARITY_ENVIRONMENT_KEY];
     const previous = process.env.SESSION_PARITY_SERVERS_THREAD;
     try {
-      delete process.env.SESSION_PARITY_SERVERS_THREAD;
+      process.env.SESSION_PARITY_SERVERS_THREAD = "1";
       await globalSetup();
-      expect(state()?.environment.backend).toBeNull(); // the mock lives on the other thread: no handle here
-      expect((await probeHealth(process.env.SESSION_PARITY_V1_URL as string)).status).toBe(200);
-      await globalTeardown();
-      process.env.SESSION_PARITY_SERVERS_THREAD = "0";
-      await globalSetup();
+      expect(state()?.environment.started).toEqual({ backend: true, v1: true, v2: true });
       expect(state()?.environment.backend?.url).toBe(process.env.SESSION_PARITY_BACKEND_URL);
+      const urls = ["SESSION_PARITY_V1_URL", "SESSION_PARITY_V2_URL"].map((name) => process.env[name] as string);
+      for (const url of urls) expect((await probeHealth(url)).status).toBe(200);
+      await globalTeardown();
+      for (const url of urls) await expect(probeHealth(url)).rejects.toThrow(/ECONNREFUSED/);
     } finally {
       if (previous === undefined) delete process.env.SESSION_PARITY_SERVERS_THREAD;
       else process.env.SESSION_PARITY_SERVERS_THREAD = previous;

@@ -91,7 +91,8 @@ export function runCommand(io: RunCommandIo = DEFAULT_IO): Command {
     .option("--topk <k>", "with --routing-replay: experts per token and layer of the embedded mock (default 2)", parseRoutingDim)
     .option("--indexer-replay", "with --routing-replay: also replay the indexer top-k")
     .option("--addition-r3", "with --routing-replay: additional R3 (only new rows per request, rebuilt at collect time)")
-    .option("--no-servers-thread", "run the embedded mock and servers on the main thread with the agents (default: a worker thread, a second core)")
+    .option("--servers-thread", "run the embedded session servers on a worker thread, a second core (default from --batch 64 on)")
+    .option("--no-servers-thread", "keep the embedded mock and servers on the main thread with the agents")
     .action(async (options: RunCommandOptions) => {
       const { exitCode } = await executeRun(options, io);
       process.exitCode = exitCode;

@@ -36,8 +36,8 @@ export interface RunCommandOptions {
   /** Additional R3: only new rows per request (with `routingReplay`). */
   additionR3?: boolean;
   /**
-   * Run the embedded parts (mock, servers) on a worker thread so they use a second core (default true); false keeps
-   * them on the main thread with the agents.
+   * Run the embedded session servers on a worker thread (the mock stays beside the agents) so a run uses a second
+   * core; false keeps everything on the main thread. Default: a thread from `--batch 64` on.
    */
   serversThread?: boolean;
 }
