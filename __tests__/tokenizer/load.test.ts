@@ -143,4 +143,15 @@ describe("checkpoint directories", () => {
     const dir = checkpointDir("not-qwen", { "tokenizer.json": JSON.stringify(tiny), "tokenizer_config.json": "{}" });
     await expect(loadTokenizer({ hfCheckpoint: dir })).rejects.toThrow(`${path.join(dir, "tokenizer.json")} has no <|im_start|> token`);
   });
+
+  it("vocabSize is one past the highest id of tokenizer.json's vocabulary and added tokens (counted on first use)", () => {
+    const json = JSON.parse(fs.readFileSync(path.join(defaultTokenizerDirectory(), "tokenizer.json"), "utf8")) as {
+      model: { vocab: Record<string, number> };
+      added_tokens: { id: number }[];
+    };
+    const ids = [...Object.values(json.model.vocab), ...json.added_tokens.map((entry) => entry.id)];
+    const highest = ids.reduce((a, b) => Math.max(a, b), -1);
+    expect(tokenizer.vocabSize).toBe(highest + 1);
+    expect(tokenizer.vocabSize).toBe(tokenizer.vocabSize);
+  });
 });

@@ -37,8 +37,9 @@ export class Qwen3Tokenizer implements Tokenizer {
   /** Table decoder, built on first decode; null when the vocabulary needs decode steps the table does not mirror. */
   private tableDecoder: ByteLevelTableDecoder | null | undefined;
   private readonly tableVocabulary: (() => ByteLevelVocabulary) | null;
-  /** One past the highest token id of tokenizer.json (its model vocabulary and its added tokens). */
-  readonly vocabSize: number;
+  /** {@link vocabSize}, once counted. */
+  private vocabSizeCache: number | undefined;
+  private readonly countVocabulary: () => number;
   /** Piecewise cached encoder; null when these files do not make it provably equal to the library's encode. */
   private readonly segmentCache: SegmentEncodeCache | null;
 
@@ -57,7 +58,8 @@ export class Qwen3Tokenizer implements Tokenizer {
     this.hf = new HfTokenizer(tokenizerJson, tokenizerConfig);
     const added = Array.isArray(tokenizerJson.added_tokens) ? (tokenizerJson.added_tokens as AddedTokenEntry[]) : [];
     this.specialIds = new Set(added.filter((entry) => entry.special === true).map((entry) => entry.id));
-    this.vocabSize = vocabularySize(tokenizerJson, added);
+    // Counted on first use: a 150k-entry vocabulary object takes ~0.1 s to walk, and only session servers ask.
+    this.countVocabulary = () => vocabularySize(tokenizerJson, added);
     this.segmentCache = segmentEncodingProblem(tokenizerJson) === null ? new SegmentEncodeCache(added, (text) => this.libraryEncode(text)) : null;
     this.imStartId = this.requireId("<|im_start|>");
     this.imEndId = this.requireId("<|im_end|>");
@@ -113,6 +115,12 @@ export class Qwen3Tokenizer implements Tokenizer {
     return this.tableDecoder ? this.tableDecoder.decode(ids, skip) : this.libraryDecode(ids, skip);
   }
 
+  /** One past the highest token id of tokenizer.json (its model vocabulary and its added tokens). */
+  get vocabSize(): number {
+    this.vocabSizeCache ??= this.countVocabulary();
+    return this.vocabSizeCache;
+  }
+
   /** Id of a vocabulary token (byte-level spelling, e.g. "Ċ" for "\n"), or undefined. */
   tokenToId(token: string): number | undefined {
     return this.hf.token_to_id(token);
@@ -142,7 +150,12 @@ function vocabularySize(tokenizerJson: Record<string, unknown>, added: readonly 
   const model = tokenizerJson.model;
   const vocab = model !== null && typeof model === "object" ? (model as Record<string, unknown>).vocab : undefined;
   if (vocab !== null && typeof vocab === "object" && !Array.isArray(vocab)) {
-    for (const id of Object.values(vocab)) if (typeof id === "number" && id > highest) highest = id;
+    const entries = vocab as Record<string, unknown>;
+    // for-in reads a dictionary-mode object about 2.5x faster than Object.values here
+    for (const token in entries) {
+      const id = entries[token];
+      if (typeof id === "number" && id > highest) highest = id;
+    }
   } else if (Array.isArray(vocab)) {
     highest = vocab.length - 1;
   }
