@@ -1,8 +1,10 @@
 // JSON in and out with Python's meaning: parse as json.loads does (int vs float, exact big ints, key order) and
 // write as json.dumps does (repr floats, separators, ensure_ascii), so the servers' bytes match the Python servers'.
 import { PY_KEY_ORDER, PyBigInt, PyFloat, isArrayIndexKey, pyObjectKeys, rememberKeyOrder, type PyJson } from "./py-json-values";
+import { pythonFloatRepr } from "./py-repr";
 
 export * from "./py-json-values";
+export * from "./py-repr";
 
 /** A text Python's `json.loads` rejects; the message is Python's (`Expecting value: line 1 column 1 (char 0)`). */
 export class PyJsonError extends Error {
@@ -380,25 +382,6 @@ function dumpsPyString(value: string, ensureAscii: boolean): string {
   return ensureAscii ? text.replace(NON_ASCII, asciiEscape) : text;
 }
 
-/** Python's `float.__repr__` (what json.dumps writes for a float): shortest round-trip digits, `1.0`, `1e-07`. */
-export function pythonFloatRepr(value: number): string {
-  if (Number.isNaN(value)) return "NaN";
-  if (value === Number.POSITIVE_INFINITY) return "Infinity";
-  if (value === Number.NEGATIVE_INFINITY) return "-Infinity";
-  if (value === 0) return Object.is(value, -0) ? "-0.0" : "0.0";
-  const sign = value < 0 ? "-" : "";
-  const [mantissa, exponentText] = Math.abs(value).toExponential().split("e");
-  const exponent = Number(exponentText);
-  const digits = mantissa.replace(".", "");
-  if (exponent < -4 || exponent >= 16) {
-    const head = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    return `${sign}${head}e${exponent < 0 ? "-" : "+"}${String(Math.abs(exponent)).padStart(2, "0")}`;
-  }
-  if (exponent < 0) return `${sign}0.${"0".repeat(-exponent - 1)}${digits}`;
-  if (digits.length <= exponent + 1) return `${sign}${digits}${"0".repeat(exponent + 1 - digits.length)}.0`;
-  return `${sign}${digits.slice(0, exponent + 1)}.${digits.slice(exponent + 1)}`;
-}
-
 /** A JS number as Python sees it in our model: an int when integral (and not -0), else a float. */
 function dumpsNumber(value: number, options: PyDumpsOptions): string {
   // Fractional floats in [1e-4, 1e16): JS and Python both print the shortest round-trip digits, without exponent.
@@ -490,43 +473,4 @@ export function dumpsPy(value: unknown, options: PyDumpsOptions): string {
     return `${text}}`;
   };
   return write(value, 0);
-}
-
-function pyStringRepr(value: string): string {
-  const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const char of value) {
-    const code = char.codePointAt(0)!;
-    if (char === "\\") out += "\\\\";
-    else if (char === quote) out += `\\${quote}`;
-    else if (char === "\n") out += "\\n";
-    else if (char === "\r") out += "\\r";
-    else if (char === "\t") out += "\\t";
-    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, "0")}`;
-    else out += char;
-  }
-  return out + quote;
-}
-
-/** Python's `repr()` of a JSON value in its JS form (`False`, `None`, `1.0`, `'text'`, `{'a': [1, 2]}`), for error texts. */
-export function pyRepr(value: unknown): string {
-  if (value === null || value === undefined) return "None";
-  if (value === true) return "True";
-  if (value === false) return "False";
-  if (typeof value === "string") return pyStringRepr(value);
-  if (typeof value === "number") {
-    if (Number.isInteger(value) && !Object.is(value, -0)) return Number.isSafeInteger(value) ? String(value) : BigInt(value).toString();
-    if (Number.isNaN(value)) return "nan";
-    if (!Number.isFinite(value)) return value > 0 ? "inf" : "-inf";
-    return pythonFloatRepr(value);
-  }
-  if (value instanceof PyFloat) return Number.isFinite(value.value) ? pythonFloatRepr(value.value) : pyRepr(value.value);
-  if (value instanceof PyBigInt) return value.value.toString();
-  if (Array.isArray(value)) return `[${value.map(pyRepr).join(", ")}]`;
-  if (typeof value === "object") {
-    return `{${pyObjectKeys(value)
-      .map((key) => `${pyStringRepr(key)}: ${pyRepr((value as Record<string, unknown>)[key])}`)
-      .join(", ")}}`;
-  }
-  return String(value);
 }
