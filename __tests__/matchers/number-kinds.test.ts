@@ -32,13 +32,17 @@ function payload(spelling: Spelling): Uint8Array {
     rollout_log_probs: [-0.5],
     status: "completed",
     reward: spelling.reward,
-    metadata: { score: spelling.score, ...(spelling.big === undefined ? {} : { big: spelling.big }), ...(spelling.zero === undefined ? {} : { zero: spelling.zero }) },
+    metadata: {
+      score: spelling.score,
+      ...(spelling.big === undefined ? {} : { big: spelling.big }),
+      ...(spelling.zero === undefined ? {} : { zero: spelling.zero }),
+    },
   });
   return encodeSamples([sample], { agent: { reward: spelling.agentReward } }, { fields: WIRE_FIELDS_V2 });
 }
 
 const decode = (bytes: Uint8Array): SamplesReply => decodeSamplesReply(bytes, new Sample(), { fields: WIRE_FIELDS_V2 });
-const metaText = (bytes: Uint8Array): string => new TextDecoder().decode(readSafetensors(bytes).tensors.get("_samples_meta")!.data as Uint8Array);
+const metaText = (bytes: Uint8Array): string => new TextDecoder().decode(readSafetensors(bytes).tensors.get("_samples_meta")!.data);
 
 describe("Python number kinds in a samples reply", () => {
   const floats = payload(FLOATS);
@@ -78,7 +82,9 @@ describe("Python number kinds in a samples reply", () => {
   test("session_metadata.agent.reward 1.0 vs 1 differs under the comparator and expect.bitwiseEqualTo", () => {
     const a = decode(floats).session_metadata;
     const b = decode(ints).session_metadata;
-    expect(formatDifferences(compareBitwise(a, b, { rootPath: "session_metadata" }))).toBe("session_metadata.agent.reward: float 1.0 (0x3ff0000000000000) vs int 1");
+    expect(formatDifferences(compareBitwise(a, b, { rootPath: "session_metadata" }))).toBe(
+      "session_metadata.agent.reward: float 1.0 (0x3ff0000000000000) vs int 1",
+    );
     expect(thrownMessage(() => expect({ meta: a }).toEqual({ meta: expect.bitwiseEqualTo(b) }))).toContain(
       "value.agent.reward: float 1.0 (0x3ff0000000000000) vs int 1",
     );
@@ -140,7 +146,9 @@ describe("Python number kinds in a samples reply", () => {
     expect(sample.reward).toBeInstanceOf(PyFloat);
     expect(sample.rollout_log_probs).toEqual([0, -0.5]);
     expect((sample.metadata.n as PyBigInt).value).toBe(2n ** 64n);
-    expect(sample).toBeBitwiseEqual(new Sample({ reward: pyFloat(1), tokens: [1, 2], rollout_log_probs: [0, -0.5], metadata: { score: 2, n: pyInt(2n ** 64n) } }));
+    expect(sample).toBeBitwiseEqual(
+      new Sample({ reward: pyFloat(1), tokens: [1, 2], rollout_log_probs: [0, -0.5], metadata: { score: 2, n: pyInt(2n ** 64n) } }),
+    );
     expect(sample).not.toBeBitwiseEqual(new Sample({ reward: 1, tokens: [1, 2], rollout_log_probs: [0, -0.5], metadata: { score: 2, n: pyInt(2n ** 64n) } }));
     expect(() => Sample.fromDict('{"reward": 1.0,}')).toThrow("Sample.fromDict: the JSON text is not JSON Python reads (Expecting property name");
   });
@@ -211,7 +219,9 @@ describe("Python number kinds in a samples reply", () => {
         }
       }
     }
-    const ourEqual = decoded.map((a) => decoded.map((b) => compareBitwise(a.samples[0], b.samples[0]).length === 0 && compareBitwise(a.session_metadata, b.session_metadata).length === 0));
+    const ourEqual = decoded.map((a) =>
+      decoded.map((b) => compareBitwise(a.samples[0], b.samples[0]).length === 0 && compareBitwise(a.session_metadata, b.session_metadata).length === 0),
+    );
     expect(ourEqual).toEqual(reference.equal);
   });
 });

@@ -41,7 +41,7 @@ function projectSegment(segment: JsonValue, where: string): JsonObject {
   if (!isJsonObject(segment)) {
     throw new TypeError(`trainingMetadataProjection: ${where} must be an object, got ${describe(segment)}`);
   }
-  const projected: JsonObject = { ...(segment as JsonObject) };
+  const projected: JsonObject = { ...segment };
   for (const key of RUNTIME_LIFECYCLE_KEYS) {
     if (!Object.prototype.hasOwnProperty.call(segment, key)) continue;
     const time = segment[key];

@@ -42,11 +42,11 @@ export function trajectoryPayload(runs: SessionParityRun | readonly SessionParit
 export function projectSessionMetadata(metadata: JsonObject): JsonObject {
   const tree = metadata.tree;
   if (!isJsonObject(tree) || !Array.isArray(tree.nodes)) return metadata;
-  const nodes: JsonValue[] = (tree.nodes as JsonValue[]).map((node) => {
+  const nodes: JsonValue[] = tree.nodes.map((node) => {
     if (!isJsonObject(node)) return node;
-    const copy: JsonObject = { ...(node as JsonObject) };
+    const copy: JsonObject = { ...node };
     for (const key of RUNTIME_TREE_NODE_KEYS) if (copy[key] !== undefined && copy[key] !== null) copy[key] = RUNTIME_PLACEHOLDER;
     return copy;
   });
-  return { ...metadata, tree: { ...(tree as JsonObject), nodes } };
+  return { ...metadata, tree: { ...tree, nodes } };
 }

@@ -284,7 +284,7 @@ function parseSampleJson(text: string): Record<string, unknown> {
   try {
     parsed = parsePyJson(text);
   } catch (error) {
-    throw new TypeError(`Sample.fromDict: the JSON text is not JSON Python reads (${(error as Error).message})`);
+    throw new TypeError(`Sample.fromDict: the JSON text is not JSON Python reads (${(error as Error).message})`, { cause: error });
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed) || parsed instanceof PyFloat || parsed instanceof PyBigInt) {
     throw new TypeError("Sample.fromDict: the JSON text must hold an object");
