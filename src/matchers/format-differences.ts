@@ -92,7 +92,7 @@ function isKinded(value: unknown): boolean {
  * A number with the kind Python holds for it, as the seed's bit tree tells them apart: `int 1`,
  * `int 9007199254740993`, `float 1.0 (0x3ff0000000000000)`, `float -0.0 (0x8000000000000000)`.
  */
-export function formatPyNumber(value: unknown): string {
+function formatPyNumber(value: unknown): string {
   if (value instanceof PyBigInt) return `int ${value.value}`;
   const number = value instanceof PyFloat ? value.value : (value as number);
   if (pyNumberKind(value) === "int") return `int ${Number.isSafeInteger(number) ? String(number) : BigInt(number).toString()}`;

@@ -2,8 +2,9 @@
 // Integral floats, integers past 2^53 and objects whose key order JS would rearrange get small markers.
 
 /**
- * A float whose value is integral (`1.0`, `0.0`, `1e16`): a plain JS `1` would be read back as a Python int.
- * Non-integral floats, `-0.0`, NaN and the infinities are plain JS numbers (nothing else can mean them).
+ * A Python float whose value is integral (`1.0`, `0.0`, `1e16`), which a plain JS `1` cannot mean (a plain integral
+ * number is a Python int). The readers make non-integral floats, `-0.0`, NaN and the infinities plain JS numbers;
+ * {@link pyFloat} of such a value compares equal to the plain number. Build one with {@link pyFloat}.
  */
 export class PyFloat {
   constructor(
@@ -16,6 +17,7 @@ export class PyFloat {
     return this.value;
   }
 
+  /** Arithmetic and comparisons in JS see the number (`pyFloat(1) + 1 === 2`). */
   valueOf(): number {
     return this.value;
   }
@@ -35,6 +37,7 @@ export class PyBigInt {
     return Number(this.value);
   }
 
+  /** The exact decimal digits. */
   toString(): string {
     return this.value.toString();
   }

@@ -47,7 +47,7 @@ export function pythonFloatRepr(value: number): string {
 }
 
 /** Python `repr(float)`: as {@link pythonFloatRepr}, with `nan`/`inf`/`-inf` for the non-finite values. */
-export function pyFloatRepr(value: number): string {
+function pyFloatRepr(value: number): string {
   if (Number.isNaN(value)) return "nan";
   if (!Number.isFinite(value)) return value > 0 ? "inf" : "-inf";
   return pythonFloatRepr(value);
