@@ -181,6 +181,17 @@ describe("Python number kinds in a samples reply", () => {
     expect(thrownMessage(() => expect(run("v1", decode(ints))).toHaveTrainingPayloadParity(run("v2", decode(floats)), NO_SCENARIO))).toContain(
       "sample.reward: int 1 vs float 1.0 (0x3ff0000000000000)",
     );
+    // toMatchAgentMetadata: v2's sessionMetadata.agent (and each sample's metadata) against a golden
+    const agentRun = (reply: SamplesReply): SessionParityRun => {
+      const agent = reply.session_metadata.agent as Record<string, JsonValue>;
+      reply.samples.forEach((sample) => (sample.metadata = { ...sample.metadata, reward: agent.reward }));
+      return run("v2", reply);
+    };
+    expect(agentRun(decode(floats))).toMatchAgentMetadata({ reward: pyFloat(1) });
+    expect(agentRun(decode(ints))).toMatchAgentMetadata({ reward: 1 });
+    expect(thrownMessage(() => expect(agentRun(decode(floats))).toMatchAgentMetadata({ reward: 1 }))).toContain(
+      "sessionMetadata.agent.reward: float 1.0 (0x3ff0000000000000) vs int 1",
+    );
     const html = renderHtmlReport({
       title: "kinds",
       generatedAt: "2026-01-01T00:00:00Z",
