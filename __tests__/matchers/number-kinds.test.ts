@@ -8,6 +8,9 @@ import { pairView, renderHtmlReport } from "../../src/report";
 import { checkTrainingPayloadParity } from "../../src/matchers/training-payload-parity";
 import { float64Hex } from "../../src/matchers/float-bits";
 import { pythonMissing, runPythonScript } from "../python/python3";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { SessionClient } from "../../src/fixture/session-client";
 import { thrownMessage } from "./helpers";
 import type { SessionParityRun } from "../../src/fixture/types";
 
@@ -250,3 +253,27 @@ function run(version: "v1" | "v2", reply: SamplesReply): SessionParityRun {
     preCollect: { session_id: "0".repeat(32), records: [], metadata: {} },
   };
 }
+
+describe("the fixture's GET /sessions/{id} view", () => {
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    // A session server's view as bytes, with a float request parameter, an integral float in metadata and a big int.
+    const body = '{"session_id":"s","records":[{"request":{"temperature":1.0,"seed":12345678901234567890}}],"metadata":{"score":2.0,"n":3}}';
+    server = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(body));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+  });
+
+  test("is read as Python's json.loads reads it", async () => {
+    const view = await new SessionClient(url).snapshot("s");
+    const request = view.records[0].request;
+    expect(request.temperature).toBeInstanceOf(PyFloat);
+    expect((request.seed as PyBigInt).value).toBe(12345678901234567890n);
+    expect(view.metadata).toBeBitwiseEqual({ score: pyFloat(2), n: 3 });
+    expect(view.metadata).not.toBeBitwiseEqual({ score: 2, n: 3 });
+  });
+});
