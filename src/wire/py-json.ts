@@ -159,6 +159,8 @@ export function parsePyJson(text: string, options: PyJsonParseOptions = {}): PyJ
 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** Below this many characters an array is read element by element (a slice and a native parse cost more). */
+const FLAT_ARRAY_MIN_CHARS = 64;
 
 /** A JSON number kept as its source text (only produced by {@link parsePyJson} with `exact`). */
 export class ExactJsonNumber {
@@ -283,6 +285,10 @@ class PyJsonReader {
   }
 
   private readArray(): PyJson[] {
+    if (!this.exact) {
+      const flat = this.readNumberArray();
+      if (flat !== null) return flat;
+    }
     const items: PyJson[] = [];
     this.position += 1;
     this.skipWhitespace();
@@ -301,6 +307,36 @@ class PyJsonReader {
       }
       if (c !== ",") return this.fail("Expecting ',' delimiter", this.position);
       this.position += 1;
+    }
+  }
+
+  /**
+   * A long array of numbers or of arrays of numbers only (token ids, log-prob pairs) whose spellings the native parser reads as Python does:
+   * parsed by `JSON.parse` in one call, so such arrays cost what they cost on the fast path. Null when the array
+   * holds anything else or a lossy spelling (`1.0`, `-0`, an exponent, ...); the element-wise reader then runs.
+   */
+  private readNumberArray(): PyJson[] | null {
+    const text = this.text;
+    const start = this.position;
+    let i = start + 1;
+    // Numbers, separators and nested brackets only (`[[-0.5, 151643], ...]` counts), up to the matching `]`.
+    for (let depth = 1; ; i++) {
+      const c = text.charCodeAt(i);
+      if ((c >= 48 && c <= 57) || c === 44 || c === 45 || c === 46 || c === 32 || c === 10 || c === 13 || c === 9) continue;
+      if (c === 91) depth += 1;
+      else if (c === 93) {
+        if (--depth === 0) break;
+      } else return null;
+    }
+    if (i - start < FLAT_ARRAY_MIN_CHARS) return null;
+    const slice = text.slice(start, i + 1);
+    if (this.lossless && isLossyForNativeParse(slice)) return null;
+    try {
+      const items = JSON.parse(slice) as PyJson[];
+      this.position = i + 1;
+      return items;
+    } catch {
+      return null; // not JSON after all (`[1,,2]`): the element-wise reader reports it in Python's words
     }
   }
 
