@@ -120,36 +120,31 @@ export interface PyJsonParseOptions {
    * number comes back as its {@link ExactJsonNumber} text (compared as a decimal, never rounded to a double).
    */
   exact?: boolean;
-  /**
-   * `true` (default): integral floats become {@link PyFloat}, big ints {@link PyBigInt}, reordered keys are remembered.
-   * `false`: plain JS numbers and JS key order, only Python's extra literals (NaN, Infinity) are accepted.
-   */
-  lossless?: boolean;
 }
 
 /**
  * Parses JSON text as Python's `json.loads` does: NaN/Infinity/-Infinity accepted, duplicate keys keep the first
- * position and the last value, ints and floats kept apart. Texts without lossy spellings take the native parser.
+ * position and the last value, ints and floats kept apart (integral floats become {@link PyFloat}, ints past 2^53
+{@link PyBigInt}, reordered keys are remembered). Texts without lossy spellings take the native parser.
  * @throws PyJsonError with Python's message for text Python rejects
  */
 export function parsePyJson(text: string, options: PyJsonParseOptions = {}): PyJson {
-  const lossless = options.lossless !== false;
   if (options.exact === true) {
-    const reader = new PyJsonReader(text, true, true);
+    const reader = new PyJsonReader(text, true);
     reader.skipWhitespace();
     const value = reader.readValue();
     reader.skipWhitespace();
     if (reader.position !== text.length) throw new PyJsonError("Extra data", reader.position, text);
     return value;
   }
-  if (!lossless || !isLossyForNativeParse(text)) {
+  if (!isLossyForNativeParse(text)) {
     try {
       return JSON.parse(text) as PyJson;
     } catch {
       // fall through: Python's literals, or an error to report with Python's words
     }
   }
-  const reader = new PyJsonReader(text, lossless);
+  const reader = new PyJsonReader(text);
   reader.skipWhitespace();
   const value = reader.readValue();
   reader.skipWhitespace();
@@ -193,7 +188,6 @@ class PyJsonReader {
   position = 0;
   constructor(
     private readonly text: string,
-    private readonly lossless: boolean,
     private readonly exact = false,
   ) {}
 
@@ -245,12 +239,11 @@ class PyJsonReader {
     if (match[1] === undefined && match[2] === undefined) {
       const asNumber = Number(token);
       if (Number.isSafeInteger(asNumber)) return asNumber === 0 ? 0 : asNumber;
-      if (!this.lossless) return asNumber;
       const big = BigInt(token);
       return big > MAX_SAFE || big < -MAX_SAFE ? new PyBigInt(big) : Number(big);
     }
     const value = Number(token);
-    if (this.lossless && Number.isInteger(value) && !Object.is(value, -0)) return new PyFloat(value);
+    if (Number.isInteger(value) && !Object.is(value, -0)) return new PyFloat(value);
     return value;
   }
 
@@ -330,7 +323,7 @@ class PyJsonReader {
     }
     if (i - start < FLAT_ARRAY_MIN_CHARS) return null;
     const slice = text.slice(start, i + 1);
-    if (this.lossless && isLossyForNativeParse(slice)) return null;
+    if (isLossyForNativeParse(slice)) return null;
     try {
       const items = JSON.parse(slice) as PyJson[];
       this.position = i + 1;
@@ -372,7 +365,7 @@ class PyJsonReader {
       const c = this.text.charCodeAt(this.position);
       if (c === 125) {
         this.position += 1;
-        if (reorder && this.lossless) rememberKeyOrder(object, keys);
+        if (reorder) rememberKeyOrder(object, keys);
         return object;
       }
       if (c !== 44) return this.fail("Expecting ',' delimiter", this.position);
