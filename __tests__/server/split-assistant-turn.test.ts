@@ -9,9 +9,10 @@ import type { SessionServerVersion } from "../../src/server/types";
 import type { ChatMessage } from "../../src/tokenizer/types";
 import { assistantOf, chat, createSession, getSession } from "./helpers";
 
-const CALLS = [{ id: "call00000", type: "function", function: { name: "get_weather", arguments: '{"location": "Beijing"}' } }];
+type ToolCalls = NonNullable<ChatMessage["tool_calls"]>;
+const CALLS: ToolCalls = [{ id: "call00000", type: "function", function: { name: "get_weather", arguments: '{"location": "Beijing"}' } }];
 const STORED: ChatMessage = { role: "assistant", content: "Let me look up Beijing.", tool_calls: CALLS };
-const callsWith = (argumentsText: string) => [{ ...CALLS[0], function: { ...CALLS[0].function, arguments: argumentsText } }];
+const callsWith = (argumentsText: string): ToolCalls => [{ ...CALLS[0], function: { ...CALLS[0].function, arguments: argumentsText } }];
 
 /** How the Agents SDK re-sends the turn: non-streamed (role and calls copied into the part) and streamed. */
 const SPLIT_NON_STREAMED: ChatMessage[] = [
@@ -156,7 +157,7 @@ const withText =
 const withArguments =
   (argumentsText: string) =>
   (assistant: ChatMessage): ChatMessage[] =>
-    asAgentsSdk({ ...assistant, tool_calls: assistant.tool_calls!.map((c) => ({ ...c, function: { ...(c.function as object), arguments: argumentsText } })) });
+    asAgentsSdk({ ...assistant, tool_calls: assistant.tool_calls!.map((c) => ({ ...c, function: { ...c.function, arguments: argumentsText } })) });
 
 describe.each(["v1", "v2"] as const)("%s", (version) => {
   test.each([
