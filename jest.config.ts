@@ -25,7 +25,10 @@ const config: Config = {
   transform: {
     // @llamaindex/openai (CommonJS build) loads the openai SDK with a dynamic import(), which Jest's CommonJS
     // runtime refuses without --experimental-vm-modules; compiled by ts-jest it becomes a require.
-    "/node_modules/@llamaindex/openai/.+\\.cjs$": ["ts-jest", { tsconfig: { allowJs: true, esModuleInterop: true, isolatedModules: true }, diagnostics: false }],
+    "/node_modules/@llamaindex/openai/.+\\.cjs$": [
+      "ts-jest",
+      { tsconfig: { allowJs: true, esModuleInterop: true, isolatedModules: true }, diagnostics: false },
+    ],
     "^.+\\.(t|j|mj)s$": ["ts-jest", { tsconfig: { allowJs: true, esModuleInterop: true, sourceMap: true, isolatedModules: true }, diagnostics: false }],
   },
   transformIgnorePatterns: shippedPreset.transformIgnorePatterns.map(withFrameworkEsm),

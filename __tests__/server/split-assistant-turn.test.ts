@@ -3,7 +3,13 @@
 import { buildInitialMessages, MOCK_TOOL_RESULTS, WEATHER_TOOLS } from "../../src/agent/texts";
 import { startMockBackend, weatherScript, type MockBackend } from "../../src/backend";
 import { startSessionServer } from "../../src/server";
-import { assistantText, MESSAGE_MATCHERS, resolveMessageMatcher, splitAssistantTurnMessageMatches, type MessageMatcherName } from "../../src/server/message-matchers";
+import {
+  assistantText,
+  MESSAGE_MATCHERS,
+  resolveMessageMatcher,
+  splitAssistantTurnMessageMatches,
+  type MessageMatcherName,
+} from "../../src/server/message-matchers";
 import { joinSplitAssistantTurns } from "../../src/server/split-turns";
 import type { SessionServerVersion } from "../../src/server/types";
 import type { ChatMessage } from "../../src/tokenizer/types";
@@ -27,7 +33,15 @@ const SPLIT_STREAMED: ChatMessage[] = [
 describe("assistantText", () => {
   test("a string, or text parts concatenated", () => {
     expect(assistantText("plain", null)).toBe("plain");
-    expect(assistantText([{ type: "text", text: "Let me " }, { type: "text", text: "look up Beijing." }], null)).toBe("Let me look up Beijing.");
+    expect(
+      assistantText(
+        [
+          { type: "text", text: "Let me " },
+          { type: "text", text: "look up Beijing." },
+        ],
+        null,
+      ),
+    ).toBe("Let me look up Beijing.");
     expect(assistantText([{ type: "text", text: "x", role: "assistant", annotations: [], tool_calls: CALLS }], CALLS)).toBe("x");
   });
 
@@ -54,7 +68,10 @@ describe("splitAssistantTurnMessageMatches", () => {
   test("accepts what loose_tool_call accepts, and text parts that concatenate to the stored content", () => {
     expect(splitAssistantTurnMessageMatches(STORED, STORED)).toBe(true);
     expect(splitAssistantTurnMessageMatches(STORED, { ...STORED, tool_calls: callsWith('{"location":"Beijing"}') })).toBe(true);
-    const parts = [{ type: "text", text: "Let me look " }, { type: "text", text: "up Beijing." }];
+    const parts = [
+      { type: "text", text: "Let me look " },
+      { type: "text", text: "up Beijing." },
+    ];
     expect(splitAssistantTurnMessageMatches(STORED, { ...STORED, content: parts })).toBe(true);
     expect(splitAssistantTurnMessageMatches({ role: "user", content: "hi" }, { role: "user", content: [{ type: "text", text: "hi" }] })).toBe(false);
   });
@@ -63,10 +80,22 @@ describe("splitAssistantTurnMessageMatches", () => {
     const near: ChatMessage[] = [
       { ...STORED, content: [{ type: "text", text: "Let me look up Beijing!" }] },
       { ...STORED, content: [{ type: "text", text: "Let me look up Beijing. " }] },
-      { ...STORED, content: [{ type: "text", text: "Let me look up " }, { type: "text", text: "Beijing" }] },
+      {
+        ...STORED,
+        content: [
+          { type: "text", text: "Let me look up " },
+          { type: "text", text: "Beijing" },
+        ],
+      },
       { ...STORED, content: [{ type: "text", text: "Let me look up Beijing." }], tool_calls: callsWith('{"location": "Shanghai"}') },
       { ...STORED, content: [{ type: "text", text: "Let me look up Beijing." }], tool_calls: null },
-      { ...STORED, content: [{ type: "text", text: "Let me look up Beijing." }, { type: "image_url", image_url: { url: "data:," } }] },
+      {
+        ...STORED,
+        content: [
+          { type: "text", text: "Let me look up Beijing." },
+          { type: "image_url", image_url: { url: "data:," } },
+        ],
+      },
       { ...STORED, content: "Let me look up Beijing.", tool_calls: [{ ...CALLS[0], id: "call00001" }] },
     ];
     for (const incoming of near) expect(splitAssistantTurnMessageMatches(STORED, incoming)).toBe(false);
@@ -84,7 +113,16 @@ describe("joinSplitAssistantTurns", () => {
   });
 
   test("flattens a lone text-part list and keeps its calls", () => {
-    const [message] = joinSplitAssistantTurns([{ role: "assistant", content: [{ type: "text", text: "a" }, { type: "text", text: "b" }], tool_calls: CALLS }]);
+    const [message] = joinSplitAssistantTurns([
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "a" },
+          { type: "text", text: "b" },
+        ],
+        tool_calls: CALLS,
+      },
+    ]);
     expect(message).toEqual({ role: "assistant", content: "ab", tool_calls: CALLS });
   });
 
@@ -96,7 +134,10 @@ describe("joinSplitAssistantTurns", () => {
   test("keeps the reasoning of whichever half carries it, and refuses two", () => {
     const [first] = joinSplitAssistantTurns([{ role: "assistant", content: "t", reasoning_content: "why" }, SPLIT_STREAMED[1]]);
     expect(first).toMatchObject({ content: "t", reasoning_content: "why", tool_calls: CALLS });
-    const both = [{ role: "assistant", content: "t", reasoning_content: "a" }, { ...SPLIT_STREAMED[1], reasoning_content: "b" }];
+    const both = [
+      { role: "assistant", content: "t", reasoning_content: "a" },
+      { ...SPLIT_STREAMED[1], reasoning_content: "b" },
+    ];
     expect(joinSplitAssistantTurns(both)).toBe(both);
   });
 
@@ -105,7 +146,10 @@ describe("joinSplitAssistantTurns", () => {
       [{ role: "assistant", content: "t", tool_calls: CALLS }, SPLIT_STREAMED[1]], // the text half has its own calls
       [SPLIT_STREAMED[0], { ...SPLIT_STREAMED[1], content: "more" }], // the calls half has text
       [{ role: "assistant", content: "" }, SPLIT_STREAMED[1]], // no text at all
-      [{ role: "assistant", content: "t" }, { role: "assistant", content: "u" }], // no calls
+      [
+        { role: "assistant", content: "t" },
+        { role: "assistant", content: "u" },
+      ], // no calls
       [{ role: "user", content: "t" }, SPLIT_STREAMED[1]],
       // calls copied into the part differ from the calls message's
       [{ role: "assistant", content: [{ type: "text", text: "t", tool_calls: callsWith('{"location": "Paris"}') }] }, SPLIT_STREAMED[1]],
@@ -135,11 +179,11 @@ async function replay(version: SessionServerVersion, matcher: MessageMatcherName
     const first = await chat(server.url, id, { messages: history, tools: WEATHER_TOOLS });
     expect(first.status).toBe(200);
     const assistant = assistantOf(first);
-    const toolResult: ChatMessage = { role: "tool", tool_call_id: assistant.tool_calls![0].id as string, content: MOCK_TOOL_RESULTS[0] };
+    const toolResult: ChatMessage = { role: "tool", tool_call_id: assistant.tool_calls![0].id, content: MOCK_TOOL_RESULTS[0] };
     const second = await chat(server.url, id, { messages: [...history, ...pieces(assistant), toolResult], tools: WEATHER_TOOLS });
     const view = await getSession(server.url, id);
     const tree = view.metadata.tree ? view.metadata.tree.nodes.map((n: { id: number; parent: number | null }) => [n.id, n.parent]) : null;
-    return { warnings, status: second.status, records: view.records as Array<Record<string, any>>, tree };
+    return { warnings, status: second.status, records: view.records, tree };
   } finally {
     await server.close();
   }
@@ -201,7 +245,11 @@ describe.each(["v1", "v2"] as const)("%s", (version) => {
     const { warnings, records } = await replay(version, matcher, pieces);
     const landing = version === "v1" ? "v1 rollback: " : "v2 starts a new root instead of extending node 0: ";
     expect(warnings).toHaveLength(1);
-    expect(warnings[0].startsWith(`${landing}${how}; start the server with --message-matcher split_assistant_turn (messageMatcher: "split_assistant_turn") to read it as the stored turn.`)).toBe(true);
+    expect(
+      warnings[0].startsWith(
+        `${landing}${how}; start the server with --message-matcher split_assistant_turn (messageMatcher: "split_assistant_turn") to read it as the stored turn.`,
+      ),
+    ).toBe(true);
     expect(records).toHaveLength(1);
   });
 

@@ -182,8 +182,11 @@ function isTextPart(part: unknown): part is { type: "text"; text: string } & Rec
 }
 
 /** Whether two `tool_calls` values name the same calls, as `loose_tool_call` compares them (`index` ignored). */
-export function toolCallListsMatch(stored: unknown, incoming: unknown): boolean {
-  return looseToolCallMessageMatches({ role: "assistant", tool_calls: stored as ChatMessage["tool_calls"] }, { role: "assistant", tool_calls: incoming as ChatMessage["tool_calls"] });
+function toolCallListsMatch(stored: unknown, incoming: unknown): boolean {
+  return looseToolCallMessageMatches(
+    { role: "assistant", tool_calls: stored as ChatMessage["tool_calls"] },
+    { role: "assistant", tool_calls: incoming as ChatMessage["tool_calls"] },
+  );
 }
 
 /**

@@ -69,6 +69,6 @@ export function readSplitTurns(body: unknown, matcher: MessageMatcher): unknown 
   if (body === null || typeof body !== "object" || Array.isArray(body)) return body;
   const messages = (body as { messages?: unknown }).messages;
   if (!Array.isArray(messages)) return body;
-  const joined = joinSplitAssistantTurns(messages);
+  const joined = joinSplitAssistantTurns(messages as unknown[]);
   return joined === messages ? body : { ...body, messages: [...joined] };
 }

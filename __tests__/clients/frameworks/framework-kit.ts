@@ -26,12 +26,12 @@ export interface FrameworkStyle {
  * refused URLs (frameworks reach for the network on their own: tracing exporters, tokenizer downloads) and the
  * `stream` flag of every chat request that went through.
  */
-export function guardNetwork(): { refused: string[]; streamFlags: boolean[] } {
+function guardNetwork(): { refused: string[]; streamFlags: boolean[] } {
   const refused: string[] = [];
   const streamFlags: boolean[] = [];
   const realFetch = globalThis.fetch;
   beforeAll(() => {
-    globalThis.fetch = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    globalThis.fetch = async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
       const url = new URL(input instanceof Request ? input.url : String(input));
       if (url.hostname !== "127.0.0.1") {
         refused.push(url.href);
@@ -41,7 +41,7 @@ export function guardNetwork(): { refused: string[]; streamFlags: boolean[] } {
         streamFlags.push((JSON.parse(init.body) as { stream?: boolean }).stream === true);
       }
       return realFetch(input, init);
-    }) as typeof fetch;
+    };
   });
   afterAll(() => {
     globalThis.fetch = realFetch;
@@ -50,7 +50,11 @@ export function guardNetwork(): { refused: string[]; streamFlags: boolean[] } {
 }
 
 /** Runs every style on both servers under every built-in matcher, and asserts nothing left loopback. */
-export function describeFrameworkStyles(framework: string, styles: FrameworkStyle[], options: { process?: ProcessFunction; expectedToolInputs?: unknown[] } = {}): void {
+export function describeFrameworkStyles(
+  framework: string,
+  styles: FrameworkStyle[],
+  options: { process?: ProcessFunction; expectedToolInputs?: unknown[] } = {},
+): void {
   const network = guardNetwork();
   let bench: ClientBench;
   beforeAll(async () => {

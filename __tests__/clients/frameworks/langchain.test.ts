@@ -32,7 +32,7 @@ const viaBindTools =
     const weather = weatherTool(toolInputs);
     const model = chatModel(baseURL).bindTools([weather]);
     const ask = async (messages: BaseMessage[]): Promise<AIMessageChunk> => {
-      if (!stream) return (await model.invoke(messages)) as AIMessageChunk;
+      if (!stream) return await model.invoke(messages);
       let whole: AIMessageChunk | undefined;
       for await (const chunk of await model.stream(messages)) whole = whole === undefined ? chunk : whole.concat(chunk);
       return whole!;
@@ -69,7 +69,8 @@ const viaReactAgent =
 
 // LangChain keeps the parsed arguments and re-serializes them (`{"location":"Beijing"}` for the model's
 // `{"location": "Beijing"}`): strict compares the text and breaks; loose_tool_call compares JSON objects.
-const RESPELLED = /the replayed assistant message at index 1 differs from the stored one only in its tool-call spelling \(tool-call arguments re-serialized .*--message-matcher loose_tool_call/;
+const RESPELLED =
+  /the replayed assistant message at index 1 differs from the stored one only in its tool-call spelling \(tool-call arguments re-serialized .*--message-matcher loose_tool_call/;
 const BREAKS = { strict: (version: "v1" | "v2", outcome: SessionOutcome): void => expectBrokenWarning(version, outcome, RESPELLED) };
 
 /** The replayed history: the turn as one message whose arguments are LangChain's spelling. */
@@ -84,7 +85,13 @@ const STYLES: FrameworkStyle[] = [
   { streams: false, name: "ChatOpenAI.bindTools().invoke()", drive: viaBindTools(false), breaks: BREAKS, continuous: respelledTurn },
   { streams: true, name: "ChatOpenAI.bindTools().stream()", drive: viaBindTools(true), breaks: BREAKS, continuous: respelledTurn },
   { streams: false, name: "LangGraph createReactAgent().invoke()", drive: viaReactAgent(false), breaks: BREAKS, continuous: respelledTurn },
-  { streams: true, name: 'LangGraph createReactAgent().stream({ streamMode: "messages" })', drive: viaReactAgent(true), breaks: BREAKS, continuous: respelledTurn },
+  {
+    streams: true,
+    name: 'LangGraph createReactAgent().stream({ streamMode: "messages" })',
+    drive: viaReactAgent(true),
+    breaks: BREAKS,
+    continuous: respelledTurn,
+  },
 ];
 
 describeFrameworkStyles("@langchain", STYLES);

@@ -27,7 +27,7 @@ function weatherAgent(baseURL: string, toolInputs: unknown[]) {
       tool({
         name: WEATHER.name,
         description: WEATHER.description,
-        parameters: WEATHER.parameters as Parameters<typeof tool>[0]["parameters"],
+        parameters: WEATHER.parameters,
         execute: (input: unknown) => {
           toolInputs.push(input);
           return MOCK_TOOL_RESULTS[0];
@@ -54,7 +54,8 @@ async function viaRunStream(baseURL: string): Promise<FrameworkDrive> {
 }
 
 // LlamaIndex keeps the parsed arguments and re-serializes them, as LangChain does: strict breaks.
-const RESPELLED = /the replayed assistant message at index 2 differs from the stored one only in its tool-call spelling \(tool-call arguments re-serialized .*--message-matcher loose_tool_call/;
+const RESPELLED =
+  /the replayed assistant message at index 2 differs from the stored one only in its tool-call spelling \(tool-call arguments re-serialized .*--message-matcher loose_tool_call/;
 const BREAKS = { strict: (version: "v1" | "v2", outcome: SessionOutcome): void => expectBrokenWarning(version, outcome, RESPELLED) };
 
 /** The replayed history: LlamaIndex's system prompt, the turn with re-serialized arguments, the rewritten result. */

@@ -62,7 +62,11 @@ const BREAKS = { strict: splitBreak, loose_tool_call: splitBreak, role_content_o
 function joinedTurn(_matcher: string, outcome: SessionOutcome): void {
   const replayed = outcome.records[1].request.messages as Array<Record<string, unknown>>;
   expect(replayed.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
-  expect(replayed[1]).toMatchObject({ role: "assistant", content: "Let me look up Beijing.", tool_calls: [{ id: "call00000", function: { name: "get_weather", arguments: '{"location": "Beijing"}' } }] });
+  expect(replayed[1]).toMatchObject({
+    role: "assistant",
+    content: "Let me look up Beijing.",
+    tool_calls: [{ id: "call00000", function: { name: "get_weather", arguments: '{"location": "Beijing"}' } }],
+  });
 }
 
 const STYLES: FrameworkStyle[] = [
