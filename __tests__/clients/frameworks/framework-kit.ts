@@ -49,38 +49,43 @@ function guardNetwork(): { refused: string[]; streamFlags: boolean[] } {
   return { refused, streamFlags };
 }
 
-/** Runs every style on both servers under every built-in matcher, and asserts nothing left loopback. */
+/**
+ * Runs every style on both servers under every built-in matcher, and asserts nothing left loopback. `process`
+ * replaces the backend's weather script; `label` names the describe block (default: the framework).
+ */
 export function describeFrameworkStyles(
   framework: string,
   styles: FrameworkStyle[],
-  options: { process?: ProcessFunction; expectedToolInputs?: unknown[] } = {},
+  options: { process?: ProcessFunction; expectedToolInputs?: unknown[]; label?: string } = {},
 ): void {
-  const network = guardNetwork();
-  let bench: ClientBench;
-  beforeAll(async () => {
-    bench = await startClientBench({ process: options.process });
-  });
-  afterAll(async () => {
-    await bench?.close();
-  });
+  describe(options.label ?? framework, () => {
+    const network = guardNetwork();
+    let bench: ClientBench;
+    beforeAll(async () => {
+      bench = await startClientBench({ process: options.process });
+    });
+    afterAll(async () => {
+      await bench?.close();
+    });
 
-  describe.each(styles)(`${framework} $name`, ({ drive, breaks, continuous, streams }) => {
-    test.each(MATCHERS.flatMap((matcher) => (["v1", "v2"] as const).map((version) => ({ matcher, version }))))(
-      "$version under $matcher",
-      async ({ matcher, version }) => {
-        const target = bench.servers.find((s) => s.matcher === matcher && s.version === version)!;
-        network.streamFlags.length = 0;
-        const { result, outcome } = await runInSession(target, drive);
-        expect(network.streamFlags).toEqual([streams, streams]);
-        expect(result.finalText).toBe(SUMMARY);
-        expect(result.toolInputs).toEqual(options.expectedToolInputs ?? [{ location: "Beijing" }]);
-        const broken = breaks[matcher];
-        if (broken === undefined) {
-          expectContinuous(version, outcome);
-          continuous?.(matcher, outcome);
-        } else broken(version, outcome);
-        expect(network.refused).toEqual([]);
-      },
-    );
+    describe.each(styles)(`${framework} $name`, ({ drive, breaks, continuous, streams }) => {
+      test.each(MATCHERS.flatMap((matcher) => (["v1", "v2"] as const).map((version) => ({ matcher, version }))))(
+        "$version under $matcher",
+        async ({ matcher, version }) => {
+          const target = bench.servers.find((s) => s.matcher === matcher && s.version === version)!;
+          network.streamFlags.length = 0;
+          const { result, outcome } = await runInSession(target, drive);
+          expect(network.streamFlags).toEqual([streams, streams]);
+          expect(result.finalText).toBe(SUMMARY);
+          expect(result.toolInputs).toEqual(options.expectedToolInputs ?? [{ location: "Beijing" }]);
+          const broken = breaks[matcher];
+          if (broken === undefined) {
+            expectContinuous(version, outcome);
+            continuous?.(matcher, outcome);
+          } else broken(version, outcome);
+          expect(network.refused).toEqual([]);
+        },
+      );
+    });
   });
 }

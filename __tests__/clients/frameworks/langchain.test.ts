@@ -8,6 +8,9 @@ import { MOCK_TOOL_RESULTS, WEATHER_TOOLS } from "../../../src/agent/texts";
 import { expectBrokenWarning, QUESTION, type SessionOutcome } from "../harness";
 import { describeFrameworkStyles, type FrameworkDrive, type FrameworkStyle } from "./framework-kit";
 
+// LangSmith tracing follows these variables; a run sent there would leave loopback (the guard refuses it).
+for (const name of ["LANGSMITH_TRACING", "LANGSMITH_TRACING_V2", "LANGCHAIN_TRACING", "LANGCHAIN_TRACING_V2"]) delete process.env[name];
+
 const WEATHER = WEATHER_TOOLS[0].function as { name: string; description: string; parameters: Record<string, unknown> };
 
 function weatherTool(toolInputs: unknown[]) {

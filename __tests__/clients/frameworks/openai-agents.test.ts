@@ -2,6 +2,7 @@
 // built-in matcher. It re-sends a reply with text before its tool call as two assistant messages; see the README.
 import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool } from "@openai/agents";
 import { MOCK_TOOL_RESULTS, WEATHER_TOOLS } from "../../../src/agent/texts";
+import { weatherScript, type ProcessFunction } from "../../../src/backend";
 import { expectBrokenWarning, QUESTION, type SessionOutcome } from "../harness";
 import { describeFrameworkStyles, type FrameworkDrive, type FrameworkStyle } from "./framework-kit";
 
@@ -74,4 +75,26 @@ const STYLES: FrameworkStyle[] = [
   { streams: true, name: "Runner.run({ stream: true })", drive: viaStreamedRun, breaks: BREAKS, continuous: joinedTurn },
 ];
 
-describeFrameworkStyles("@openai/agents", STYLES);
+describeFrameworkStyles("@openai/agents", STYLES, { label: "a reply with text before its tool call" });
+
+/** The weather script with the Beijing tool call's leading sentence cut: the reply is the tool call alone. */
+const callOnlyScript: ProcessFunction = async (prompt, request) => {
+  const reply = await weatherScript(prompt, request);
+  const call = reply.text.indexOf("<tool_call>");
+  return call > 0 ? { ...reply, text: reply.text.slice(call) } : reply;
+};
+
+/** Without text before the call the SDK re-sends the turn as one message, as stored. */
+function oneMessage(_matcher: string, outcome: SessionOutcome): void {
+  const replayed = outcome.records[1].request.messages as Array<Record<string, unknown>>;
+  expect(replayed.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+}
+
+describeFrameworkStyles(
+  "@openai/agents",
+  [
+    { streams: false, name: "Runner.run", drive: viaRun, breaks: {}, continuous: oneMessage },
+    { streams: true, name: "Runner.run({ stream: true })", drive: viaStreamedRun, breaks: {}, continuous: oneMessage },
+  ],
+  { label: "a reply that is only the tool call", process: callOnlyScript },
+);
