@@ -43,6 +43,8 @@ function configFor(entry, declarationFile) {
       mainEntryPointFilePath: path.join(declarations, declarationFile),
       compiler: {
         overrideTsconfig: {
+          // only the emitted declarations: the repo's tests import third-party sources (LangGraph ships .ts files)
+          include: [path.join(declarations, "**", "*.d.ts")],
           compilerOptions: {
             strict: true,
             skipLibCheck: true,

@@ -58,6 +58,21 @@ describe("start-up errors exit 2 and name what is at fault", () => {
   });
 });
 
+describe("--message-matcher / SESSION_PARITY_MESSAGE_MATCHER", () => {
+  test("a name that is no built-in, from the variable, stops the start naming the variable and the choices", async () => {
+    const error = await exitOf(runParity(options(), { env: { SESSION_PARITY_MESSAGE_MATCHER: "fuzzy" } }));
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toMatch(
+      /^could not start the servers: .*SESSION_PARITY_MESSAGE_MATCHER must name a built-in message matcher \(strict, loose_tool_call, split_assistant_turn, role_content_only\), got "fuzzy"/,
+    );
+  });
+
+  test("the flag wins over the variable, and the weather agent's exact replays keep parity under split_assistant_turn", async () => {
+    const report = await runParity(options({ messageMatcher: "split_assistant_turn" }), { env: { SESSION_PARITY_MESSAGE_MATCHER: "fuzzy" } });
+    expect(report.trajectories[0].parity.pass).toBe(true);
+  });
+});
+
 describe("executeRun", () => {
   let scratch: string;
   beforeAll(async () => {

@@ -1,6 +1,6 @@
 // Shared harness of the real-client tests: both reference servers under each built-in matcher, one mock backend,
 // and the checks of what a session holds after a client's two-step tool conversation (records, tree, samples).
-import { startMockBackend, weatherScript, type MockBackend } from "../../src/backend";
+import { startMockBackend, weatherScript, type MockBackend, type ProcessFunction } from "../../src/backend";
 import { buildWeatherInputSamples } from "../../src/fixture/input-samples";
 import { SessionClient } from "../../src/fixture/session-client";
 import { startSessionServer, type RunningSessionServer } from "../../src/server";
@@ -10,7 +10,7 @@ import { WIRE_FIELDS_V1, WIRE_FIELDS_V2, decodeSamplesReply } from "../../src/wi
 import type { Sample } from "../../src/wire/sample";
 
 /** The built-in matchers, in the order the compatibility table lists them. */
-export const MATCHERS: readonly MessageMatcherName[] = ["strict", "loose_tool_call", "role_content_only"];
+export const MATCHERS: readonly MessageMatcherName[] = ["strict", "loose_tool_call", "split_assistant_turn", "role_content_only"];
 /** Both server versions. */
 const VERSIONS: readonly SessionServerVersion[] = ["v1", "v2"];
 
@@ -34,9 +34,12 @@ export interface ClientBench {
   close(): Promise<void>;
 }
 
-/** Starts the backend and the six servers; `close()` stops them all. */
-export async function startClientBench(): Promise<ClientBench> {
-  const backend = await startMockBackend({ process: weatherScript });
+/**
+ * Starts the backend and one server per version and matcher; `close()` stops them all. `process` replaces the
+ * weather script (a client that rewrites the tool's text needs a script that knows the rewritten text).
+ */
+export async function startClientBench(options: { process?: ProcessFunction } = {}): Promise<ClientBench> {
+  const backend = await startMockBackend({ process: options.process ?? weatherScript });
   const servers: ServerUnderTest[] = [];
   try {
     for (const version of VERSIONS) {
@@ -138,7 +141,13 @@ export function expectContinuous(version: SessionServerVersion, outcome: Session
 export function expectBroken(version: SessionServerVersion, outcome: SessionOutcome, index: number, cause: RegExp): void {
   expect(outcome.warnings).toHaveLength(1);
   expect(outcome.warnings[0]).toContain(`the replayed assistant message at index ${index} differs from the stored one only in its tool-call spelling`);
-  expect(outcome.warnings[0]).toMatch(cause);
+  expectBrokenWarning(version, outcome, cause);
+}
+
+/** {@link expectBroken} for any cause: one warning matching `warning`, and the broken records, tree and samples. */
+export function expectBrokenWarning(version: SessionServerVersion, outcome: SessionOutcome, warning: RegExp): void {
+  expect(outcome.warnings).toHaveLength(1);
+  expect(outcome.warnings[0]).toMatch(warning);
   if (version === "v1") {
     expect(outcome.warnings[0]).toMatch(/^v1 rollback: /);
     expect(outcome.records).toHaveLength(1);

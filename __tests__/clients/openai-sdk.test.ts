@@ -105,12 +105,14 @@ const COMPATIBILITY: Array<{ name: string; style: Style; breaks: Partial<Record<
   { name: "chat.completions.stream()", style: streamHelper, breaks: {} },
   {
     // runTools replays each tool call with an added function.parsed_arguments: null, which strict and
-    // loose_tool_call both compare (as the Python matchers do); only role_content_only ignores it.
+    // loose_tool_call both compare (as the Python matchers do), and split_assistant_turn on top of loose_tool_call;
+    // only role_content_only ignores it.
     name: "chat.completions.runTools()",
     style: runTools(false),
     breaks: {
       strict: /keys on one side only: tool_calls\[0\]\.function\.parsed_arguments.*loose_tool_call would not accept it either/,
       loose_tool_call: /keys on one side only: tool_calls\[0\]\.function\.parsed_arguments.*loose_tool_call would not accept it either/,
+      split_assistant_turn: /keys on one side only: tool_calls\[0\]\.function\.parsed_arguments.*loose_tool_call would not accept it either/,
     },
   },
   { name: "chat.completions.runTools({ stream: true })", style: runTools(true), breaks: {} },

@@ -75,7 +75,9 @@ test("resolveMessageMatcher selects by name and refuses unknown names", () => {
   expect(resolveMessageMatcher("strict")).toBe(strictMessageMatches);
   expect(resolveMessageMatcher("loose_tool_call")).toBe(looseToolCallMessageMatches);
   expect(resolveMessageMatcher("role_content_only")).toBe(roleContentOnlyMessageMatches);
-  expect(() => resolveMessageMatcher("fuzzy" as never)).toThrow(/unknown message matcher "fuzzy"; use one of strict, loose_tool_call, role_content_only/);
+  expect(() => resolveMessageMatcher("fuzzy" as never)).toThrow(
+    /unknown message matcher "fuzzy"; use one of strict, loose_tool_call, split_assistant_turn, role_content_only/,
+  );
 });
 
 // mirrors miles/utils/chat_template_utils/message_matcher_hub/funcs.py `_validated` (texts) and

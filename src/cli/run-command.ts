@@ -1,7 +1,8 @@
 // The `session-parity run` subcommand: the parity proof as a command, read like a test report.
 // Exit status 0 = every pair passed, 1 = some pair failed, 2 = a bad flag or a server that could not start or be reached.
 import { writeFile } from "node:fs/promises";
-import { Command } from "commander";
+import { Command, Option } from "commander";
+import { MESSAGE_MATCHERS } from "../server/message-matchers";
 import { withCliConventions } from "./command-kit";
 import { CliExit, EXIT_FAIL, EXIT_PASS, EXIT_USAGE } from "./exit-codes";
 import type { ProgressStream } from "./progress-bar";
@@ -81,6 +82,11 @@ export function runCommand(io: RunCommandIo = DEFAULT_IO): Command {
     .option("--v2 <url>", "v2 session server URL(s), comma-separated (default: embedded; env SESSION_PARITY_V2_URL)", parseUrlList)
     .option("--hf-checkpoint <dir>", "local checkpoint directory with tokenizer.json (env SESSION_PARITY_HF_CHECKPOINT)", parseCheckpointDir)
     .option("--latency-ms <ms>", "latency of the embedded mock backend", parseLatencyMs, RUN_DEFAULTS.latencyMs)
+    .addOption(
+      new Option("--message-matcher <name>", "history matcher of the embedded session servers (default strict; env SESSION_PARITY_MESSAGE_MATCHER)").choices(
+        Object.keys(MESSAGE_MATCHERS),
+      ),
+    )
     .option("--json <file>", "also write the full report (verdicts, differences, timings, servers, versions) as JSON", parseJsonPath)
     .option("--html <file>", "also write a self-contained HTML report: retry trees, aligned tokens, differing leaves", parseJsonPath)
     .option(

@@ -4,6 +4,7 @@ import { existsSync, statSync } from "node:fs";
 import * as path from "node:path";
 import { InvalidArgumentError } from "commander";
 import { parseServerUrl, parseServerUrlList } from "../fixture/server-urls";
+import type { MessageMatcherName } from "../server/message-matchers";
 
 /** Parsed flags of `session-parity run`. */
 export interface RunCommandOptions {
@@ -19,6 +20,8 @@ export interface RunCommandOptions {
   v2?: string;
   /** Local Hugging Face checkpoint directory (tokenizer.json + tokenizer_config.json) of embedded parts. */
   hfCheckpoint?: string;
+  /** Built-in history matcher of the embedded session servers (default env SESSION_PARITY_MESSAGE_MATCHER, else strict). */
+  messageMatcher?: MessageMatcherName;
   /** Latency of the embedded mock backend in milliseconds (default 50). */
   latencyMs: number;
   /** Write the full report as JSON to this file. */

@@ -4,7 +4,7 @@ import { redactUrlCredentials } from "../server/redaction";
 import { Agent } from "undici";
 import { buildDriverSchedule, QWEN3_APPEND_ROLES } from "../agent";
 import { buildWeatherInputSamples } from "../fixture/input-samples";
-import { startParityEnvironment, type ParityEnvironment } from "../fixture/parity-environment";
+import { MESSAGE_MATCHER_ENV, startParityEnvironment, type ParityEnvironment } from "../fixture/parity-environment";
 import { startParityEnvironmentSplit } from "../fixture/environment-thread";
 import { routingReplayFromEnv, type RoutingReplaySettings } from "../fixture/routing-replay";
 import { runAgenticRetryTrajectories } from "../fixture/run-trajectories";
@@ -111,7 +111,9 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
       v2Url: v2Given?.url,
       hfCheckpoint,
       latencyMs: options.latencyMs,
-      env: {},
+      messageMatcher: options.messageMatcher,
+      // the only variable read there: the matcher, when no flag names one (its check names the variable)
+      env: options.messageMatcher === undefined && env[MESSAGE_MATCHER_ENV] !== undefined ? { [MESSAGE_MATCHER_ENV]: env[MESSAGE_MATCHER_ENV] } : {},
       routingReplay: routingReplaySettings(options, env),
       logger: { warn: (message) => warnings.set(message, (warnings.get(message) ?? 0) + 1) },
     });

@@ -109,7 +109,11 @@ export function serveCommand(): Command {
     .option("--host <host>", "interface to bind", "127.0.0.1")
     .option("--hf-checkpoint <dir>", "local checkpoint directory with tokenizer.json and tokenizer_config.json")
     .option("--instance-id <id>", "id reported by GET /health")
-    .addOption(new Option("--message-matcher <name>", "history matcher").choices(["strict", "loose_tool_call", "role_content_only"]).default("strict"))
+    .addOption(
+      new Option("--message-matcher <name>", "history matcher")
+        .choices(["strict", "loose_tool_call", "split_assistant_turn", "role_content_only"])
+        .default("strict"),
+    )
     .option("--sample-picker <spec>", 'v2 picker hook, "module/path#exportName"')
     .option("--sample-postprocessor <spec>", 'v2 post-processor hook, "module/path#exportName"')
     .option("--max-body-bytes <n>", "request body limit in bytes (413 beyond; default 67108864 = 64 MiB)", parsePositiveInteger)

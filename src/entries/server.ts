@@ -8,6 +8,7 @@ export {
   looseToolCallMessageMatches,
   resolveMessageMatcher,
   roleContentOnlyMessageMatches,
+  splitAssistantTurnMessageMatches,
   strictMessageMatches,
   type MessageMatcherName,
 } from "../server/message-matchers";

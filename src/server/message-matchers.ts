@@ -1,12 +1,13 @@
-// History matching rules: decide whether a request message repeats a stored one (strict, loose, role+content).
+// History matching rules: decide whether a request message repeats a stored one (strict, loose, split turn, role+content).
 // Built-ins are selected by name; a custom matcher is wrapped so that a broken one fails loudly (500).
+import type { ChatMessage } from "../tokenizer/types";
 import type { MessageMatcher } from "./policy";
 import { canonicalDecimal, ExactJsonNumber, parsePyJson, pythonFloatRepr, PyBigInt, PyFloat, pyTypeName } from "../wire/py-json";
 import { jsonEqual } from "./json-equal";
 import { SessionHttpError } from "./types";
 
 /** Names of the built-in message matchers. */
-export type MessageMatcherName = "strict" | "loose_tool_call" | "role_content_only";
+export type MessageMatcherName = "strict" | "loose_tool_call" | "split_assistant_turn" | "role_content_only";
 
 /** The message keys a chat template reads; only these take part in strict matching. */
 export const TEMPLATE_RELEVANT_KEYS = ["role", "content", "reasoning_content", "tool_calls"] as const;
@@ -175,6 +176,55 @@ export const looseToolCallMessageMatches: MessageMatcher = (stored, incoming) =>
   return left.length === right.length && left.every((call, i) => toolCallMatches(call, right[i]));
 };
 
+function isTextPart(part: unknown): part is { type: "text"; text: string } & Record<string, unknown> {
+  return isDict(part) && part.type === "text" && typeof part.text === "string";
+}
+
+/** Whether two `tool_calls` values name the same calls, as `loose_tool_call` compares them (`index` ignored). */
+function toolCallListsMatch(stored: unknown, incoming: unknown): boolean {
+  return looseToolCallMessageMatches(
+    { role: "assistant", tool_calls: stored as ChatMessage["tool_calls"] },
+    { role: "assistant", tool_calls: incoming as ChatMessage["tool_calls"] },
+  );
+}
+
+/**
+ * The text of an assistant message's content: the string itself, or the concatenation of a list of text parts.
+ * A part may carry only what clients are seen to copy into it: `role: "assistant"`, an empty `annotations`
+ * list, and `tool_calls` equal to `calls` (the turn's own calls). Null for any other content (an image part,
+ * an unknown key, calls that differ), which therefore never reads as text.
+ */
+export function assistantText(content: unknown, calls: unknown): string | null {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content) || content.length === 0) return null;
+  let text = "";
+  for (const part of content) {
+    if (!isTextPart(part)) return null;
+    for (const key of Object.keys(part)) {
+      if (key === "type" || key === "text") continue;
+      if (key === "role" && part.role === "assistant") continue;
+      if (key === "annotations" && Array.isArray(part.annotations) && part.annotations.length === 0) continue;
+      if (key === "tool_calls" && toolCallListsMatch(calls, part.tool_calls)) continue;
+      return null;
+    }
+    text += part.text;
+  }
+  return text;
+}
+
+/**
+ * Split-assistant-turn matcher: everything `loose_tool_call` accepts, plus an assistant message whose content is
+ * a list of text parts that concatenate to the stored content (the rest compared as `loose_tool_call` does). The
+ * server also reads a turn re-sent as two consecutive assistant messages (text, then the tool calls) as one
+ * message before matching (see `joinSplitAssistantTurns`); text or calls that really differ never match.
+ */
+export const splitAssistantTurnMessageMatches: MessageMatcher = (stored, incoming) => {
+  if (looseToolCallMessageMatches(stored, incoming)) return true;
+  if (incoming.role !== "assistant" || !Array.isArray(incoming.content)) return false;
+  const text = assistantText(incoming.content, incoming.tool_calls);
+  return text !== null && looseToolCallMessageMatches(stored, { ...incoming, content: text });
+};
+
 /** Role-and-content matcher: every other field (tool calls included) is ignored; the stored prefix wins. */
 export const roleContentOnlyMessageMatches: MessageMatcher = (stored, incoming) =>
   (["role", "content"] as const).every((key) => jsonEqual(normalizeEmpty(stored[key]), normalizeEmpty(incoming[key])));
@@ -183,6 +233,7 @@ export const roleContentOnlyMessageMatches: MessageMatcher = (stored, incoming) 
 export const MESSAGE_MATCHERS: Readonly<Record<MessageMatcherName, MessageMatcher>> = {
   strict: strictMessageMatches,
   loose_tool_call: looseToolCallMessageMatches,
+  split_assistant_turn: splitAssistantTurnMessageMatches,
   role_content_only: roleContentOnlyMessageMatches,
 };
 

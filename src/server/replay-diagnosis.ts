@@ -1,9 +1,11 @@
-// Explains a history break caused only by how a client re-spells a replayed assistant tool call.
-// SDKs re-serialize arguments or add keys (parsed_arguments); the warning names the message and the matcher that helps.
+// Explains a history break caused only by how a client re-spells a replayed assistant turn (its tool calls, or
+// the turn split in pieces); SDKs re-serialize arguments, add keys, split turns. The warning names the matcher that helps.
 import type { ChatMessage } from "../tokenizer/types";
 import { jsonEqual } from "./json-equal";
-import { looseToolCallMessageMatches, normalizeEmpty, toolArgumentsMatch } from "./message-matchers";
+import { matchedPrefixLength } from "./append-only";
+import { assistantText, looseToolCallMessageMatches, normalizeEmpty, splitAssistantTurnMessageMatches, toolArgumentsMatch } from "./message-matchers";
 import type { MessageMatcher } from "./policy";
+import { joinedAssistantTurn, joinSplitAssistantTurns } from "./split-turns";
 
 /** How a replayed assistant message differs from the stored one when only its tool-call spelling differs. */
 export interface ToolCallSpellingDifference {
@@ -91,4 +93,40 @@ export function firstSpellingBreak(
     return difference === null ? null : { index: i, difference };
   }
   return null;
+}
+
+/** How a request re-sent a stored assistant turn in pieces: as two messages (text, then calls) or as text parts. */
+export type SplitTurnForm = "split" | "parts";
+
+/**
+ * Where `request` first disagrees with `stored` under `matcher` because it re-sends an assistant turn in pieces,
+ * when the built-in `split_assistant_turn` matcher would read the whole of `stored` from it; null otherwise
+ * (no such piece, a real difference, or `matcher` already reads pieces).
+ */
+export function firstSplitTurnBreak(
+  stored: readonly ChatMessage[],
+  request: readonly ChatMessage[],
+  matcher: MessageMatcher,
+): { index: number; form: SplitTurnForm } | null {
+  if (matcher === splitAssistantTurnMessageMatches) return null;
+  const index = matchedPrefixLength(stored, request, matcher);
+  const message = request[index];
+  if (index >= stored.length || message === undefined || message.role !== "assistant") return null;
+  const next = request[index + 1];
+  let form: SplitTurnForm;
+  if (next !== undefined && next.role === "assistant" && joinedAssistantTurn(message, next) !== null) form = "split";
+  else if (Array.isArray(message.content) && assistantText(message.content, message.tool_calls) !== null) form = "parts";
+  else return null;
+  const joined = joinSplitAssistantTurns(request);
+  if (matchedPrefixLength(stored, joined, splitAssistantTurnMessageMatches) < stored.length) return null;
+  return { index, form };
+}
+
+/** One sentence: how the turn at `index` arrived in pieces and the matcher setting that reads it as the stored turn. */
+export function describeSplitTurnBreak(index: number, form: SplitTurnForm): string {
+  const how =
+    form === "split"
+      ? `the replayed assistant turn at index ${index} arrives split into two assistant messages (its text, then its tool calls)`
+      : `the replayed assistant message at index ${index} carries its text as a list of content parts`;
+  return `${how}; start the server with --message-matcher split_assistant_turn (messageMatcher: "split_assistant_turn") to read it as the stored turn`;
 }

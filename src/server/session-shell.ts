@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { dumpsPy, PY_DEFAULT_JSON } from "../wire/py-json";
 import { encodeSamplesChunks } from "../wire/samples-codec";
 import { normalizeChatRequest, parseJsonBody, parseSamplesBody } from "./chat-request";
+import { readSplitTurns } from "./split-turns";
 import { extractCompletion, renderFakeStream, stripReplayPayloads } from "./chat-reply";
 import { BodyTooLargeError, readBoundedBody } from "./bounded-body";
 import { passThroughHeaders, sendBytes, sendChunks, sendEmpty, sendError, sendJson, sendText, sendUpstreamReply } from "./http-io";
@@ -180,7 +181,9 @@ export class SessionShell {
 
   private async chat(req: IncomingMessage, res: ServerResponse, id: string, body: Buffer, requestTimestamp: number): Promise<void> {
     const entry = this.live(id);
-    const request = normalizeChatRequest(parseJsonBody(body), this.kit.defaultKwargs, this.kit.mergeKwargs, this.replay);
+    // split_assistant_turn reads a turn re-sent in pieces as one message before anything checks or matches it
+    const parsed = readSplitTurns(parseJsonBody(body), this.ctx.messagesMatch);
+    const request = normalizeChatRequest(parsed, this.kit.defaultKwargs, this.kit.mergeKwargs, this.replay);
     const upstreamBody = request.upstreamBody;
 
     // Phase 1 (lock): position the request and build the prompt ids (and the additional-R3 offset they imply).

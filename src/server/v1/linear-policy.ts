@@ -4,7 +4,7 @@ import { WIRE_FIELDS_V1 } from "../../wire/samples-codec";
 import { assertAppendOnly, matchedPrefixLength } from "../append-only";
 import type { PolicyContext, PreparedTurn, SessionView, TrajectoryPolicy } from "../policy";
 import { assembleTrajectorySample } from "../samples";
-import { describeSpellingBreak, firstSpellingBreak, spellingTolerant } from "../replay-diagnosis";
+import { describeSpellingBreak, describeSplitTurnBreak, firstSpellingBreak, firstSplitTurnBreak, spellingTolerant } from "../replay-diagnosis";
 import { computeSessionMismatch, MismatchMemo, recordTools, trajectoryMetadataWithReport } from "../session-metadata";
 import { assertRenderableAssistantContent } from "../chat-request";
 import { titoStep } from "../tito-step";
@@ -35,10 +35,19 @@ function view(state: LinearTrajectory, ctx: PolicyContext): SessionView {
 }
 
 /**
- * Warns when a rollback happens only because the client re-spelled a replayed assistant tool call: with that
- * message accepted, the request would have extended the whole stored history. Runs only on a rollback.
+ * Warns when a rollback happens only because the client re-spelled a replayed assistant tool call or re-sent the
+ * turn in pieces: with that message accepted, the request would have extended the whole stored history. Runs only
+ * on a rollback.
  */
 function warnIfOnlySpelling(state: LinearTrajectory, request: NormalizedChatRequest, ctx: PolicyContext): void {
+  const split = firstSplitTurnBreak(state.messages, request.messages, ctx.messagesMatch);
+  if (split !== null) {
+    ctx.logger.warn(
+      `v1 rollback: ${describeSplitTurnBreak(split.index, split.form)}. The session discards the stored turn and ` +
+        `re-renders the pieces, so the trajectory no longer holds the model's own tokens for it`,
+    );
+    return;
+  }
   if (matchedPrefixLength(state.messages, request.messages, spellingTolerant(ctx.messagesMatch)) < state.messages.length) return;
   const found = firstSpellingBreak(state.messages, request.messages, ctx.messagesMatch);
   if (found === null) return;

@@ -3,8 +3,10 @@
 import type { ChatMessage } from "../../tokenizer/types";
 import type { PolicyContext } from "../policy";
 import { assertAllowedSuffixRoles, matchedPrefixLength } from "../append-only";
-import { describeSpellingBreak, firstSpellingBreak, spellingTolerant } from "../replay-diagnosis";
 import { assertRenderableAssistantContent } from "../chat-request";
+import { splitAssistantTurnMessageMatches } from "../message-matchers";
+import { describeSpellingBreak, describeSplitTurnBreak, firstSpellingBreak, firstSplitTurnBreak, spellingTolerant } from "../replay-diagnosis";
+import { joinSplitAssistantTurns } from "../split-turns";
 import { titoStep } from "../tito-step";
 import { assertStoredPrefix } from "../token-prefix";
 import { type CompletedTurn, type NormalizedChatRequest, SessionHttpError } from "../types";
@@ -75,6 +77,7 @@ export function prepareV2Turn(
  */
 function warnIfOnlySpelling(state: V2SessionState, point: AttachPoint, request: NormalizedChatRequest, ctx: PolicyContext): void {
   if (state.forest.nodes.length === 0) return;
+  if (warnIfSplitTurn(state, point, request, ctx)) return;
   const tolerant = state.forest.findAttachPoint(request.messages, spellingTolerant(ctx.messagesMatch));
   if (tolerant.node === null || tolerant.matchedMessages <= point.matchedMessages) return;
   const path = tolerant.node.pathMessages();
@@ -86,6 +89,24 @@ function warnIfOnlySpelling(state: V2SessionState, point: AttachPoint, request: 
     `v2 ${landing} instead of extending node ${tolerant.node.id}: ${describeSpellingBreak(found.index, found.difference)}. ` +
       `The new branch re-renders that turn, so it does not hold the model's own tokens for it`,
   );
+}
+
+/** The split-turn half of {@link warnIfOnlySpelling}: true when it warned. */
+function warnIfSplitTurn(state: V2SessionState, point: AttachPoint, request: NormalizedChatRequest, ctx: PolicyContext): boolean {
+  if (ctx.messagesMatch === splitAssistantTurnMessageMatches) return false;
+  const joined = joinSplitAssistantTurns(request.messages);
+  if (joined === request.messages) return false;
+  const reading = state.forest.findAttachPoint(joined, splitAssistantTurnMessageMatches);
+  const depth = (node: AttachPoint["node"]): number => (node === null ? 0 : node.pathMessages().length);
+  if (reading.node === null || depth(reading.node) <= depth(point.node)) return false;
+  const found = firstSplitTurnBreak(reading.node.pathMessages(), request.messages, ctx.messagesMatch);
+  if (found === null) return false;
+  const landing = point.node === null ? "starts a new root" : `attaches at node ${point.node.id}`;
+  ctx.logger.warn(
+    `v2 ${landing} instead of extending node ${reading.node.id}: ${describeSplitTurnBreak(found.index, found.form)}. ` +
+      `The new branch re-renders the pieces, so it does not hold the model's own tokens for that turn`,
+  );
+  return true;
 }
 
 /** The TITO prompt for a request attached at `attach` (null: a new root rendered from scratch). Pure. */
