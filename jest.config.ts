@@ -1,6 +1,7 @@
 // Jest configuration for the package's own suite: the shipped preset's msw transform over in-tree sources.
 // Two projects split it into tiers: "fast" is `npm test` (the contributor's loop), "slow" joins it in `npm run test:all`.
 import { existsSync } from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import type { Config } from "jest";
 
@@ -61,17 +62,26 @@ const shared: ProjectConfig = {
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
+const fast: ProjectConfig = {
+  ...shared,
+  displayName: "fast",
+  testMatch: ["**/*.test.ts"],
+  testPathIgnorePatterns: ["/node_modules/", "/__tests__/vitest-smoke/", "/__tests__/types/", ...SLOW_SUITES.map((file) => `<rootDir>/${escape(file)}$`)],
+};
+const slow: ProjectConfig = { ...shared, displayName: "slow", testMatch: SLOW_SUITES.map((file) => `<rootDir>/${file}`) };
+
+// `npm test` (npm names the running script in npm_lifecycle_event) is the fast tier alone, whatever arguments follow
+// (`npm test -- __tests__/wire`, `-- --watch`); `npx jest <file>` finds a file of either tier; `npm run test:all`
+// adds `jest --selectProjects slow` after `npm test`.
+const projects = process.env.npm_lifecycle_event === "test" ? [fast] : [fast, slow];
+
 const config: Config = {
-  projects: [
-    {
-      ...shared,
-      displayName: "fast",
-      testMatch: ["**/*.test.ts"],
-      testPathIgnorePatterns: ["/node_modules/", "/__tests__/vitest-smoke/", "/__tests__/types/", ...SLOW_SUITES.map((file) => `<rootDir>/${escape(file)}$`)],
-    },
-    { ...shared, displayName: "slow", testMatch: SLOW_SUITES.map((file) => `<rootDir>/${file}`) },
-  ],
+  projects,
   testTimeout: 60_000,
+  // Jest's default on 2 cores is one worker, i.e. every suite in band in the main process, whose heap then only
+  // grows (3+ GB). Two or more workers, each recycled once idle above the limit, keep every process small.
+  maxWorkers: Math.max(2, os.availableParallelism() - 1),
+  workerIdleMemoryLimit: "700MB",
 };
 
 export default config;
