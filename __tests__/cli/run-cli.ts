@@ -13,7 +13,7 @@ export const MAIN = path.join(ROOT, "src/cli/main.ts");
  * Node flags that run the TypeScript sources in a child process. Sucrase's hook only strips types (the type check
  * is `npm run typecheck`); a spawned CLI starts in about a third of the CPU that ts-node's transpile-only mode takes.
  */
-export const FROM_SOURCES = ["-r", "sucrase/register/ts"] as const;
+export const FROM_SOURCES: readonly string[] = ["-r", require.resolve("sucrase/register/ts")];
 
 /** What a finished CLI process left behind. */
 export interface CliResult {
