@@ -1,6 +1,48 @@
 // Jest configuration for the package's own suite: the shipped preset's msw transform over in-tree sources.
-// Matchers come from the in-tree setup entry (the preset's points at dist/); servers from the in-tree global setup.
+// Two projects split it into tiers: "fast" is `npm test` (the contributor's loop), "slow" joins it in `npm run test:all`.
+import { existsSync } from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import type { Config } from "jest";
+
+/**
+ * THE tier list: every suite that runs only in `npm run test:all` (Jest project "slow"), by path from the repository
+ * root. Every other `__tests__/**\/*.test.ts` file is in `npm test` (project "fast"). A suite belongs here when it
+ * starts a child process (the CLI, node, Python, Chromium, npm, a nested Jest or Vitest run) or takes more than 5 s
+ * on an idle 2-core machine; add a new such file's path to this list (CONTRIBUTING.md, "Test tiers").
+ */
+export const SLOW_SUITES: readonly string[] = [
+  // the packed tarball installed into fresh projects, and examples/
+  "__tests__/pack/pack.test.ts",
+  // the CLI as spawned processes
+  "__tests__/cli/serve.test.ts",
+  "__tests__/cli/run.test.ts",
+  "__tests__/cli/commands.test.ts",
+  "__tests__/cli/routing-replay-cli.test.ts",
+  "__tests__/server/v2/cli-hooks.test.ts",
+  // nested Jest / Vitest runs and a fresh node process per entry
+  "__tests__/fixture/sharded-suite.test.ts",
+  "__tests__/report/reporter.test.ts",
+  "__tests__/snapshot/runner-snapshots.test.ts",
+  "__tests__/entries/lazy-loading.test.ts",
+  // the fuzzer hunting planted bugs (bounded, but many runs)
+  "__tests__/fuzz/planted-bugs.test.ts",
+  // cross-checks against third-party implementations: Chromium, Python's Jinja2 and json
+  "__tests__/report/html-report.browser.test.ts",
+  "__tests__/tokenizer/native-render-cross-check.test.ts",
+  "__tests__/wire/py-json.test.ts",
+  "__tests__/server/python-json-fidelity.http.test.ts",
+  // the agent frameworks driving both servers (each loads a framework and its own openai copy)
+  "__tests__/clients/frameworks/openai-agents.test.ts",
+  "__tests__/clients/frameworks/langchain.test.ts",
+  "__tests__/clients/frameworks/llamaindex.test.ts",
+  // worker threads each loading their own tokenizer and servers
+  "__tests__/fixture/environment-thread.test.ts",
+];
+
+// A path that no longer exists would silently drop its suite from both tiers: refuse to start instead.
+const missing = SLOW_SUITES.filter((file) => !existsSync(path.join(__dirname, file)));
+if (missing.length > 0) throw new Error(`jest.config.ts: SLOW_SUITES lists files that do not exist: ${missing.join(", ")}`);
 
 // The preset is plain CommonJS so users can load it without a build; reuse its transform settings here.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -16,11 +58,12 @@ function withFrameworkEsm(pattern: string): string {
   return widened;
 }
 
-const config: Config = {
-  testEnvironment: "node",
+type ProjectConfig = Exclude<NonNullable<Config["projects"]>[number], string>;
+
+const shared: ProjectConfig = {
+  // Jest's node environment plus one tokenizer load per worker instead of one per test file.
+  testEnvironment: "<rootDir>/jest.environment.ts",
   roots: ["<rootDir>/__tests__"],
-  testMatch: ["**/*.test.ts"],
-  testPathIgnorePatterns: ["/node_modules/", "/__tests__/vitest-smoke/", "/__tests__/types/"],
   moduleFileExtensions: ["ts", "js", "mjs", "cjs", "json"],
   transform: {
     // @llamaindex/openai (CommonJS build) loads the openai SDK with a dynamic import(), which Jest's CommonJS
@@ -35,7 +78,30 @@ const config: Config = {
   setupFilesAfterEnv: ["<rootDir>/setup/setup.ts"],
   globalSetup: "<rootDir>/setup/global-setup.ts",
   globalTeardown: "<rootDir>/setup/global-teardown.ts",
+};
+
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+const fast: ProjectConfig = {
+  ...shared,
+  displayName: "fast",
+  testMatch: ["**/*.test.ts"],
+  testPathIgnorePatterns: ["/node_modules/", "/__tests__/vitest-smoke/", "/__tests__/types/", ...SLOW_SUITES.map((file) => `<rootDir>/${escape(file)}$`)],
+};
+const slow: ProjectConfig = { ...shared, displayName: "slow", testMatch: SLOW_SUITES.map((file) => `<rootDir>/${file}`) };
+
+// `npm test` (npm names the running script in npm_lifecycle_event) is the fast tier alone, whatever arguments follow
+// (`npm test -- __tests__/wire`, `-- --watch`); `npx jest <file>` finds a file of either tier; `npm run test:all`
+// adds `jest --selectProjects slow` after `npm test`.
+const projects = process.env.npm_lifecycle_event === "test" ? [fast] : [fast, slow];
+
+const config: Config = {
+  projects,
   testTimeout: 60_000,
+  // Jest's default on 2 cores is one worker, i.e. every suite in band in the main process, whose heap then only
+  // grows (3+ GB). Two or more workers, each recycled once idle above the limit, keep every process small.
+  maxWorkers: Math.max(2, os.availableParallelism() - 1),
+  workerIdleMemoryLimit: "700MB",
 };
 
 export default config;

@@ -8,7 +8,7 @@ import { echoScript, startMockBackend, type MockBackend } from "../../src/backen
 import { buildProgram, CliExit, executeRun, RUN_DEFAULTS, runParity, runServe, type RunCommandOptions } from "../../src/cli";
 import { startSessionServer, type RunningSessionServer } from "../../src/server";
 import { call, startRawBackend, type RawBackend } from "../server/helpers";
-import { cleanEnv, MAIN, ROOT } from "./run-cli";
+import { cleanEnv, FROM_SOURCES, MAIN, ROOT } from "./run-cli";
 
 jest.setTimeout(120_000);
 
@@ -67,7 +67,7 @@ describe("conventions shared by every command", () => {
 
 describe("mock", () => {
   test("serves the weather script on the given port until SIGTERM, then exits 0", async () => {
-    const child = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", MAIN, "mock", "--port", "0", "--script", "weather", "--latency-ms", "1"], {
+    const child = spawn(process.execPath, [...FROM_SOURCES, MAIN, "mock", "--port", "0", "--script", "weather", "--latency-ms", "1"], {
       cwd: ROOT,
       env: cleanEnv(),
     });
@@ -108,11 +108,10 @@ describe("serve checks its backend at start-up", () => {
   });
 
   test("--no-check-backend starts anyway, and /health reports the server and package versions", async () => {
-    const child = spawn(
-      process.execPath,
-      ["-r", "ts-node/register/transpile-only", MAIN, "serve", "--version", "v2", "--backend", "http://127.0.0.1:9", "--no-check-backend"],
-      { cwd: ROOT, env: cleanEnv() },
-    );
+    const child = spawn(process.execPath, [...FROM_SOURCES, MAIN, "serve", "--version", "v2", "--backend", "http://127.0.0.1:9", "--no-check-backend"], {
+      cwd: ROOT,
+      env: cleanEnv(),
+    });
     try {
       const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
       const url = await new Promise<string>((resolve, reject) => {

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { startMockBackend, type MockBackend } from "../../src/backend";
 import { chat, createSession } from "../server/helpers";
-import { cleanEnv, MAIN, ROOT, runCli } from "./run-cli";
+import { cleanEnv, FROM_SOURCES, MAIN, ROOT, runCli } from "./run-cli";
 
 let backend: MockBackend;
 
@@ -37,7 +37,7 @@ test("serve --use-rollout-routing-replay without --num-layers does not start and
 
 test("serve with routing replay and additional R3 asks the backend for routed experts from row 0", async () => {
   const args = ["serve", "--version", "v2", "--backend", backend.url, "--use-rollout-routing-replay", "--num-layers", "3", "--use-addition-r3"];
-  const child = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", MAIN, ...args], { cwd: ROOT, env: cleanEnv() });
+  const child = spawn(process.execPath, [...FROM_SOURCES, MAIN, ...args], { cwd: ROOT, env: cleanEnv() });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   try {
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(await firstLine(child))![1];

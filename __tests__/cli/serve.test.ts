@@ -4,12 +4,13 @@ import { spawn, ChildProcessWithoutNullStreams } from "node:child_process";
 import * as path from "node:path";
 import { echoScript, startMockBackend, type MockBackend } from "../../src/backend";
 import { call, chat, createSession } from "../server/helpers";
+import { FROM_SOURCES } from "./run-cli";
 
 const ROOT = path.resolve(__dirname, "../..");
 const MAIN = path.join(ROOT, "src/cli/main.ts");
 
 function spawnCli(args: string[]): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ["-r", "ts-node/register/transpile-only", MAIN, ...args], { cwd: ROOT, env: { ...process.env, TS_NODE_TRANSPILE_ONLY: "1" } });
+  return spawn(process.execPath, [...FROM_SOURCES, MAIN, ...args], { cwd: ROOT, env: { ...process.env, TS_NODE_TRANSPILE_ONLY: "1" } });
 }
 
 function firstLine(child: ChildProcessWithoutNullStreams): Promise<string> {

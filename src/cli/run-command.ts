@@ -7,7 +7,6 @@ import { withCliConventions } from "./command-kit";
 import { CliExit, EXIT_FAIL, EXIT_PASS, EXIT_USAGE } from "./exit-codes";
 import type { ProgressStream } from "./progress-bar";
 import type { ParityReport } from "./report";
-import { runParity } from "./run-parity";
 import {
   parseBatch,
   parseCheckpointDir,
@@ -42,6 +41,9 @@ const DEFAULT_IO: RunCommandIo = { out: process.stdout, err: process.stderr };
  */
 export async function executeRun(options: RunCommandOptions, io: RunCommandIo = DEFAULT_IO): Promise<{ exitCode: number; report: ParityReport }> {
   let pairs: [SessionParityRun | Error, SessionParityRun | Error][] = [];
+  // Loaded here, not at the top: the parity run pulls in the servers, msw and the tokenizer, which
+  // `session-parity --version`, `--help` and the other commands never need.
+  const { runParity } = await import("./run-parity");
   const report = await runParity(options, { env: io.env, progress: io.err, onPairs: options.html === undefined ? undefined : (all) => (pairs = all) });
   io.out.write(renderReport(report));
   if (options.html !== undefined) {

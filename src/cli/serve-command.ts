@@ -1,10 +1,9 @@
 // The `session-parity serve` subcommand: runs one reference session server as a standalone process.
 // Checks the backend first (exit 2 naming it), prints one line with its URL, and exits 0 on SIGINT/SIGTERM.
 import { Command, InvalidArgumentError, Option } from "commander";
-import { startSessionServer, RunningSessionServer } from "../server/session-server";
+import type { RunningSessionServer } from "../server/session-server";
 import type { SessionServerVersion } from "../server/types";
 import type { MessageMatcherName } from "../server/message-matchers";
-import { describeTransportError, probeHealth } from "../fixture/health-probe";
 import { closeOnSignals, withCliConventions } from "./command-kit";
 import { CliExit, EXIT_USAGE } from "./exit-codes";
 import { parsePort } from "./mock-command";
@@ -61,6 +60,7 @@ export async function runServe(
   io: { log: (line: string) => void } = { log: (line) => console.log(line) },
 ): Promise<RunningSessionServer> {
   if (options.checkBackend !== false) {
+    const { describeTransportError, probeHealth } = await import("../fixture/health-probe");
     try {
       await probeHealth(options.backend);
     } catch (error) {
@@ -71,6 +71,8 @@ export async function runServe(
     }
   }
   let server: RunningSessionServer;
+  // Loaded on use (server, msw, tokenizer): the program's other commands and --version never pay for it.
+  const { startSessionServer } = await import("../server/session-server");
   try {
     server = await startSessionServer({
       version: options.version,

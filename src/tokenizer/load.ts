@@ -3,6 +3,7 @@
 import { promises as fsp } from "node:fs";
 import * as path from "node:path";
 import { Qwen3Tokenizer } from "./qwen3-tokenizer";
+import { sharedTokenizerFiles } from "./shared-files";
 
 /** Options of {@link loadTokenizer}. */
 export interface LoadTokenizerOptions {
@@ -60,13 +61,18 @@ async function loadFromDirectory(directory: string): Promise<Qwen3Tokenizer> {
   const tokenizerFile = path.join(directory, "tokenizer.json");
   const configFile = path.join(directory, "tokenizer_config.json");
   await assertDirectory(directory);
+  // A host that outlives this module registry (the package's own Jest environment) may already hold them parsed.
+  const shared = await sharedTokenizerFiles()?.files(directory);
+  if (shared) return buildTokenizer(shared.tokenizerJson, shared.tokenizerConfig, tokenizerFile);
   // Both files are read at once, but a failure is reported in a fixed order (tokenizer.json first) so the
   // message never depends on which read happened to finish first.
   const [tokenizerRead, configRead] = await Promise.allSettled([readJsonFile(tokenizerFile), readJsonFile(configFile)]);
   if (tokenizerRead.status === "rejected") throw tokenizerRead.reason;
   if (configRead.status === "rejected") throw configRead.reason;
-  const tokenizerJson = tokenizerRead.value;
-  const tokenizerConfig = configRead.value;
+  return buildTokenizer(tokenizerRead.value, configRead.value, tokenizerFile);
+}
+
+function buildTokenizer(tokenizerJson: Record<string, unknown>, tokenizerConfig: Record<string, unknown>, tokenizerFile: string): Qwen3Tokenizer {
   try {
     return new Qwen3Tokenizer(tokenizerJson, tokenizerConfig, tokenizerFile);
   } catch (error) {

@@ -4,6 +4,7 @@ import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
 import { ByteLevelTableDecoder, tableDecodable, vocabularyFromLibrary, type ByteLevelVocabulary } from "./byte-level-decoder";
 import { ChatTemplate, qwen3ChatTemplate } from "./chat-template";
 import { SegmentEncodeCache, segmentEncodingProblem } from "./segment-encode-cache";
+import { sharedTokenizerFiles } from "./shared-files";
 import type { ChatMessage, RenderOptions, Tokenizer } from "./types";
 
 /** Well-known Qwen3 token ids (SPEC §8); the loader checks the vocabulary agrees. */
@@ -55,7 +56,8 @@ export class Qwen3Tokenizer implements Tokenizer {
     readonly source: string,
     readonly chatTemplate: ChatTemplate = qwen3ChatTemplate(),
   ) {
-    this.hf = new HfTokenizer(tokenizerJson, tokenizerConfig);
+    // The library tokenizer takes most of a load to build; a host that parsed these very objects may have one.
+    this.hf = sharedTokenizerFiles()?.libraryTokenizer(tokenizerJson) ?? new HfTokenizer(tokenizerJson, tokenizerConfig);
     const added = Array.isArray(tokenizerJson.added_tokens) ? (tokenizerJson.added_tokens as AddedTokenEntry[]) : [];
     this.specialIds = new Set(added.filter((entry) => entry.special === true).map((entry) => entry.id));
     // Counted on first use: a 150k-entry vocabulary object takes ~0.1 s to walk, and only session servers ask.

@@ -5,6 +5,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import * as path from "node:path";
 import { echoScript, startMockBackend, type MockBackend } from "../../../src/backend";
 import type { ChatMessage } from "../../../src/tokenizer/types";
+import { FROM_SOURCES } from "../../cli/run-cli";
 import { collect, createSession, sampleLeafIds, turn } from "./support/harness";
 
 const ROOT = path.resolve(__dirname, "../../..");
@@ -23,7 +24,7 @@ afterAll(async () => {
 function serve(extra: string[]): { child: ChildProcessWithoutNullStreams; url: Promise<string>; exit: Promise<{ code: number | null; stderr: string }> } {
   const child = spawn(
     process.execPath,
-    ["-r", "ts-node/register/transpile-only", path.join(ROOT, "src/cli/main.ts"), "serve", "--version", "v2", "--backend", backend.url, "--quiet", ...extra],
+    [...FROM_SOURCES, path.join(ROOT, "src/cli/main.ts"), "serve", "--version", "v2", "--backend", backend.url, "--quiet", ...extra],
     { cwd: ROOT, env: { ...process.env, TS_NODE_TRANSPILE_ONLY: "1" } },
   );
   let stdout = "";

@@ -1,0 +1,83 @@
+// Jest's node environment plus one tokenizer load per worker: Jest gives every test file fresh modules, so each file
+// that starts a server would otherwise parse the 11 MB tokenizer.json and build the library tokenizer again (~1 s).
+import { readFile, stat } from "node:fs/promises";
+import * as path from "node:path";
+import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
+import { TestEnvironment as NodeEnvironment } from "jest-environment-node";
+import { SHARED_TOKENIZER_FILES, type ParsedTokenizerFiles, type SharedTokenizerFiles } from "./src/tokenizer/shared-files";
+
+interface Loaded extends ParsedTokenizerFiles {
+  /** Sizes and modification times of both files when they were read: a rewritten checkpoint is read again. */
+  stamp: string;
+}
+
+async function stampOf(directory: string): Promise<string> {
+  const files = await Promise.all(["tokenizer.json", "tokenizer_config.json"].map((name) => stat(path.join(directory, name))));
+  return files.map((file) => `${file.size}:${file.mtimeMs}`).join("/");
+}
+
+async function readParsed(directory: string, stamp: string): Promise<Loaded> {
+  const [tokenizerText, configText] = await Promise.all(
+    ["tokenizer.json", "tokenizer_config.json"].map((name) => readFile(path.join(directory, name), "utf8")),
+  );
+  return { tokenizerJson: JSON.parse(tokenizerText) as Record<string, unknown>, tokenizerConfig: JSON.parse(configText) as Record<string, unknown>, stamp };
+}
+
+/**
+ * The worker's store. It lives in the worker's own module registry (the environment's), not in a test file's, so
+ * it outlasts each file; the objects it lends are read-only inputs and a library tokenizer that keeps no per-call state.
+ */
+class WorkerTokenizerFiles implements SharedTokenizerFiles {
+  /** Directories kept, most recently used last: the packaged files plus one copied or synthetic checkpoint. */
+  private static readonly KEPT = 2;
+  private readonly byDirectory = new Map<string, Promise<Loaded | null>>();
+  private readonly built = new WeakMap<object, HfTokenizer>();
+
+  async files(directory: string): Promise<ParsedTokenizerFiles | null> {
+    let stamp: string;
+    try {
+      stamp = await stampOf(directory);
+    } catch {
+      return null;
+    }
+    const cached = this.byDirectory.get(directory);
+    const hit = cached === undefined ? null : await cached;
+    if (hit !== null && hit.stamp === stamp) {
+      this.byDirectory.delete(directory);
+      this.byDirectory.set(directory, Promise.resolve(hit));
+      return hit;
+    }
+    const pending = readParsed(directory, stamp).then(
+      (loaded) => {
+        try {
+          this.built.set(loaded.tokenizerJson, new HfTokenizer(loaded.tokenizerJson, loaded.tokenizerConfig));
+        } catch {
+          return null; // the test file's own load builds it again and reports the problem
+        }
+        return loaded;
+      },
+      () => null,
+    );
+    this.byDirectory.delete(directory);
+    this.byDirectory.set(directory, pending);
+    for (const oldest of this.byDirectory.keys()) {
+      if (this.byDirectory.size <= WorkerTokenizerFiles.KEPT) break;
+      this.byDirectory.delete(oldest);
+    }
+    return pending;
+  }
+
+  libraryTokenizer(tokenizerJson: object): HfTokenizer | undefined {
+    return this.built.get(tokenizerJson);
+  }
+}
+
+const store = new WorkerTokenizerFiles();
+
+/** `testEnvironment` of the package's own suite: Jest's node environment lending the worker's tokenizer store. */
+export default class SessionParityTestEnvironment extends NodeEnvironment {
+  constructor(...args: ConstructorParameters<typeof NodeEnvironment>) {
+    super(...args);
+    (this.global as unknown as { [SHARED_TOKENIZER_FILES]: SharedTokenizerFiles })[SHARED_TOKENIZER_FILES] = store;
+  }
+}
