@@ -1,6 +1,7 @@
 // Bitwise comparator benchmark on one realistic pair of equal samples (1M tokens, 1M log-probs, 1M loss-mask
 // entries, a (65536, 48, 8) int32 routed-experts tensor): time ratios against memcmp / a bare loop, extra heap,
-// and toMatchBitwiseSnapshot writing and checking the sample through Jest's own SnapshotState vs toBeBitwiseEqual.
+// toMatchBitwiseSnapshot writing and checking the sample through Jest's own SnapshotState vs toBeBitwiseEqual, and the
+// cost of Python number kinds (kinded vs plain scalars on the same sample).
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -16,6 +17,7 @@ import {
   type SnapshotMatcherContext,
 } from "../src/snapshot/to-match-bitwise-snapshot";
 import { Sample } from "../src/wire/sample";
+import { pyFloat, pyInt } from "../src/wire/py-json-values";
 import { Tensor } from "../src/wire/tensor";
 
 const TOKENS = 1_000_000;
@@ -181,6 +183,23 @@ async function main(): Promise<void> {
     `extra heap ÷ compared bytes:            ${heapRatio.toExponential(2)}  (max ${extraHeap} B over 5 whole-sample compares of ${(comparedBytes / 2 ** 20).toFixed(1)} MiB per side; GCs during them: ${gcsDuringCompare}; ${verdict(heapRatio, 0.05)})`,
   );
   console.log(`whole-sample compare: ${sampleMs.toFixed(2)} ms`);
+
+  // 4. Python number kinds: the same pair with its scalars kinded (reward 1.0, a float and a big int in metadata, as
+  // a decoded reply holds them) vs plain; the per-token arrays are shared, so this is the kind check's own cost.
+  const withScalars = (sample: Sample, kinded: boolean): Sample =>
+    Object.assign(new Sample(), sample, {
+      reward: kinded ? pyFloat(1) : 1,
+      metadata: { ...sample.metadata, score: kinded ? pyFloat(2) : 2, id: kinded ? pyInt("9007199254740993") : 7 },
+    });
+  const [kindedMs, plainMs] = sideBySide(
+    TENSOR_ROUNDS,
+    () => compareBitwise(withScalars(left, true), withScalars(right, true)),
+    () => compareBitwise(withScalars(left, false), withScalars(right, false)),
+  );
+  const kindRatio = kindedMs / plainMs;
+  console.log(
+    `kinded ÷ plain scalars, whole sample:   ${kindRatio.toFixed(3)}  (${kindedMs.toFixed(2)} ms vs ${plainMs.toFixed(2)} ms; ${verdict(kindRatio, 1.2)})`,
+  );
   snapshotFigures(left, right);
 }
 

@@ -1,9 +1,9 @@
-// Checks the Python-compatible JSON reader/writer against outputs of CPython's json.dumps(ensure_ascii=False).
-// Tool-call arguments go through it, so spacing, key order and float repr must match SGLang byte for byte.
+// Checks the shared Python JSON module as the mock backend uses it (json.loads, then json.dumps(ensure_ascii=False))
+// against outputs of CPython: tool-call arguments go through it, so spacing, key order and float repr match SGLang.
 import fc from "fast-check";
-import { dumpPyJson, parsePyJson, PyJsonDecodeError, pythonFloatRepr } from "../../src/backend/python-json";
+import { dumpsPy, parsePyJson, PyJsonError, PY_TOJSON, pythonFloatRepr } from "../../src/wire/py-json";
 
-const roundTrip = (text: string): string => dumpPyJson(parsePyJson(text));
+const roundTrip = (text: string): string => dumpsPy(parsePyJson(text), PY_TOJSON);
 
 describe("Python-compatible JSON", () => {
   test("re-serializes with Python separators, repr floats and exact integers", () => {
@@ -44,7 +44,7 @@ describe("Python-compatible JSON", () => {
   test.each(["", "{", '{"a" 1}', '{"a": 1,}', "[1 2]", '"unterminated', '{"a": 1} x', "01", '"tab\there"', "{'a': 1}"])(
     "rejects %j like json.loads",
     (text) => {
-      expect(() => parsePyJson(text)).toThrow(PyJsonDecodeError);
+      expect(() => parsePyJson(text)).toThrow(PyJsonError);
     },
   );
 

@@ -156,6 +156,43 @@ describe("parsePyJson + dumpsPy agree with Python's json module", () => {
   });
 });
 
+describe("long number arrays (token ids, log-prob pairs) on the one-call path", () => {
+  const ids = Array.from({ length: 40 }, (_, i) => (i * 7919) % 151936).join(", ");
+  const pairs = Array.from({ length: 20 }, (_, i) => `[${-(i + 1) / 128}, ${i}]`).join(", ");
+  const texts = [
+    `{"input_ids": [${ids}], "lp": [${pairs}]}`,
+    `[${ids}, 1.0]`, // one integral float: a PyFloat at the end
+    `[${ids}, -0]`, // an int -0 is 0
+    `[[${ids}], [-0.0, 0.5, ${ids}]]`,
+    `[${ids}, 12345678901234567890]`,
+    `[${ids}, 1e5]`,
+    `[${ids},, 1]`, // invalid: Python's message
+    `[${ids} 1]`,
+  ];
+  testWithPython("read and written as Python's json module does", () => {
+    const reference = JSON.parse(runPythonScript("py_json_reference.py", JSON.stringify(texts))) as Reference[];
+    texts.forEach((text, i) => {
+      const expected = reference[i];
+      if ("error" in expected) {
+        expect([
+          text,
+          (() => {
+            try {
+              parsePyJson(text);
+              return "(parsed)";
+            } catch (error) {
+              return (error as Error).message;
+            }
+          })(),
+        ]).toEqual([text, expected.error]);
+        return;
+      }
+      const value = parsePyJson(text);
+      expect([text, dumpsPy(value, PY_SAMPLES_META_JSON), dumpsPy(typeTree(value), PY_TOJSON)]).toEqual([text, expected.meta, expected.types]);
+    });
+  });
+});
+
 describe("the JS form of Python values", () => {
   test("1.0 stays a float, 1 an int, -0.0 negative, big ints exact, integer-like keys in place, duplicates last-wins", () => {
     const value = parsePyJson('{"b": 1.0, "a": 1, "z": -0.0, "big": 123456789012345678901234567890, "10": [1e16], "b": 2.5}') as Record<string, unknown>;

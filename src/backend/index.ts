@@ -2,7 +2,6 @@
 // Each module of the component adds its exports here.
 export * from "./types";
 export * from "./stats";
-export * from "./python-json";
 export * from "./tool-call-parser";
 export * from "./replies";
 export * from "./errors";

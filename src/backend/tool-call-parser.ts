@@ -1,7 +1,8 @@
 // Splits a completion into content and tool calls the way SGLang's `qwen25` function-call parser does.
 // Pure text logic: the chat handler decides when to call it and how to shape the reply.
 import type { ToolSpec } from "../tokenizer/types";
-import { dumpPyJson, isPyTruthy, parsePyJson, type PyJsonValue } from "./python-json";
+import { dumpsPy, isPyTruthy, parsePyJson, PY_TOJSON, PyBigInt, PyFloat, type PyJson } from "../wire/py-json";
+import { isJsonObject } from "../wire/wire-json";
 
 /** One tool call recovered from completion text. */
 interface ParsedToolCall {
@@ -33,13 +34,13 @@ export function parseQwen25ToolCalls(text: string, tools: readonly ToolSpec[]): 
   const toolIndices = indexToolsByName(tools);
   const calls: ParsedToolCall[] = [];
   for (const match of text.matchAll(BLOCK_PATTERN)) {
-    let parsed: PyJsonValue;
+    let parsed: PyJson;
     try {
       parsed = parsePyJson(match[1].trim());
     } catch {
       continue;
     }
-    const actions = parsed.kind === "array" ? parsed.items : [parsed];
+    const actions = Array.isArray(parsed) ? parsed : [parsed];
     for (const action of actions) {
       const call = toToolCall(action, toolIndices);
       if (call) calls.push(call);
@@ -49,17 +50,20 @@ export function parseQwen25ToolCalls(text: string, tools: readonly ToolSpec[]): 
   return { content: text.slice(0, start).trim(), calls };
 }
 
-function toToolCall(action: PyJsonValue, toolIndices: Map<string, number>): ParsedToolCall | undefined {
-  if (action.kind !== "object") return undefined;
-  const name = action.entries.get("name");
-  if (name?.kind !== "string") return undefined;
-  const toolIndex = toolIndices.get(name.value);
+function toToolCall(action: PyJson, toolIndices: Map<string, number>): ParsedToolCall | undefined {
+  if (!isJsonObject(action) || action instanceof PyFloat || action instanceof PyBigInt) return undefined;
+  const name = own(action, "name");
+  if (typeof name !== "string") return undefined;
+  const toolIndex = toolIndices.get(name);
   if (toolIndex === undefined) return undefined;
-  const parameters = action.entries.get("parameters");
-  const argumentsValue: PyJsonValue = isPyTruthy(parameters)
-    ? (parameters as PyJsonValue)
-    : (action.entries.get("arguments") ?? { kind: "object", entries: new Map() });
-  return { toolIndex, name: name.value, arguments: dumpPyJson(argumentsValue) || "{}" };
+  const parameters = own(action, "parameters");
+  const argumentsValue = isPyTruthy(parameters) ? parameters : Object.prototype.hasOwnProperty.call(action, "arguments") ? action.arguments : {};
+  return { toolIndex, name, arguments: dumpsPy(argumentsValue, PY_TOJSON) || "{}" };
+}
+
+/** `dict.get(key)` on a parsed object: own keys only (a `"__proto__"` or `"toString"` key is data, not a lookup). */
+function own(object: Record<string, unknown>, key: string): unknown {
+  return Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
 }
 
 function indexToolsByName(tools: readonly ToolSpec[]): Map<string, number> {

@@ -30,6 +30,7 @@ export { registerSessionParityMatchers, sessionParityMatchers, sessionParityAsym
 export type { SessionParityMatchers, SessionParityAsymmetricMatchers } from "../matchers/typings";
 export { Sample, type JsonObject, type JsonValue, type SampleInit, type SampleStatus } from "../wire/sample";
 export { Tensor, type Dtype } from "../wire/tensor";
+export { pyFloat, pyInt, PyFloat, PyBigInt } from "../wire/py-json-values";
 export {
   encodeSamples,
   decodeSamplesReply,

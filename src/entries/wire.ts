@@ -14,6 +14,7 @@ export {
   type SampleStatus,
   type DecodeFn,
 } from "../wire/sample";
+export { pyFloat, pyInt, PyFloat, PyBigInt } from "../wire/py-json-values";
 export { Tensor, DTYPE_BYTES, isDtype, type Dtype, type DtypeArrayMap, type TensorData } from "../wire/tensor";
 export {
   encodeSamples,

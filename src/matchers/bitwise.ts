@@ -3,6 +3,7 @@
 import { Sample, type JsonObject } from "../wire/sample";
 import { Tensor } from "../wire/tensor";
 import { isPlainObject } from "../wire/wire-json";
+import { PY_KEY_ORDER, PyBigInt, PyFloat } from "../wire/py-json-values";
 import { coordsPath, indexPath, mapKeyPath, propPath, renderPath, rootPath, type PathNode } from "./bitwise-path";
 import {
   BitwiseUsageError,
@@ -49,6 +50,34 @@ export function isBitwiseEqual(left: unknown, right: unknown, options: BitwiseOp
   return walker.total === 0;
 }
 
+/** A number as the comparator meets it: a plain JS number, or one marked with Python's kind. */
+type PyNumber = number | PyFloat | PyBigInt;
+
+/**
+ * Python's bit tree of a number: `(int, n)` for a PyBigInt or a plain integral number other than -0, `("float64",
+ * bytes)` for a PyFloat or any other plain number. True when both sides hold the same; else `type` when the kinds
+ * differ (`1.0` vs `1`), `value` when only the value does. Only reached when a side is a PyFloat or PyBigInt.
+ */
+function samePyNumber(left: PyNumber, right: PyNumber): true | "type" | "value" {
+  const leftFloat = isFloatKind(left);
+  if (leftFloat !== isFloatKind(right)) return "type";
+  if (leftFloat) return sameFloat64Bits(numberOf(left), numberOf(right)) ? true : "value";
+  return intOf(left) === intOf(right) ? true : "value";
+}
+
+function isFloatKind(value: PyNumber): boolean {
+  if (typeof value === "number") return !Number.isInteger(value) || Object.is(value, -0);
+  return value instanceof PyFloat;
+}
+
+function numberOf(value: PyNumber): number {
+  return typeof value === "number" ? value : Number(value.value);
+}
+
+function intOf(value: PyNumber): bigint {
+  return typeof value === "number" ? BigInt(value) : (value.value as bigint);
+}
+
 /** How a value takes part in the bit tree. */
 type Kind = "number" | "string" | "boolean" | "bigint" | "undefined" | "null" | "array" | "typed" | "tensor" | "map" | "plain" | "declared" | "unsupported";
 
@@ -90,7 +119,12 @@ class BitTreeWalker {
     }
     switch (leftKind) {
       case "number":
-        if (!sameFloat64Bits(left as number, right as number)) this.record(path, "value", left, right);
+        if (typeof left === "number" && typeof right === "number") {
+          if (!sameFloat64Bits(left, right)) this.record(path, "value", left, right);
+        } else {
+          const same = samePyNumber(left as PyNumber, right as PyNumber);
+          if (same !== true) this.record(path, same, left, right);
+        }
         return;
       case "string":
       case "boolean":
@@ -399,6 +433,7 @@ function classify(value: unknown): Kind {
   }
   if (value === null) return "null";
   if (Array.isArray(value)) return "array";
+  if (value instanceof PyFloat || value instanceof PyBigInt) return "number";
   if (ArrayBuffer.isView(value)) return typedArrayKind(value) === "DataView" ? "unsupported" : "typed";
   if (value instanceof Tensor) return "tensor";
   if (isPlainObject(value as object)) return "plain";
@@ -434,7 +469,8 @@ function declaredFields(value: object, path: PathNode): ReadonlySet<string> {
 }
 
 function rejectSymbolKeys(object: object, path: PathNode, side: Side): void {
-  if (Object.getOwnPropertySymbols(object).some((symbol) => Object.prototype.propertyIsEnumerable.call(object, symbol))) {
+  // PY_KEY_ORDER is the reader's record of Python's key order, which the bit tree ignores (a dict compares unordered)
+  if (Object.getOwnPropertySymbols(object).some((symbol) => symbol !== PY_KEY_ORDER && Object.prototype.propertyIsEnumerable.call(object, symbol))) {
     throw new BitwiseUsageError(renderPath(path), `object with symbol-keyed properties on the ${side}; symbol keys cannot be compared bitwise`);
   }
 }

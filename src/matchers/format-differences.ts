@@ -4,6 +4,8 @@ import { MISSING, type BitwiseDifference } from "./bitwise-types";
 import { float64Hex } from "./float-bits";
 import { Tensor } from "../wire/tensor";
 import { Sample } from "../wire/sample";
+import { PyBigInt, PyFloat, pyNumberKind } from "../wire/py-json-values";
+import { pythonFloatRepr } from "../wire/py-repr";
 
 /** A hint when a `Sample` meets a plain object (typically a JSON golden file read back): convert the JSON first. */
 function sampleVersusPlainHint(left: unknown, right: unknown): string {
@@ -59,6 +61,9 @@ export function formatDifference(difference: BitwiseDifference): string {
 /** The part of a difference line after the path. */
 function describeDifference(difference: BitwiseDifference): string {
   const { reason, left, right } = difference;
+  if ((reason === "value" || reason === "type") && (isKinded(left) || isKinded(right)) && pyNumberKind(left) && pyNumberKind(right)) {
+    return `${formatPyNumber(left)} vs ${formatPyNumber(right)}`;
+  }
   switch (reason) {
     case "value":
       if (typeof left === "string" && typeof right === "string") return describeStringDifference(left, right);
@@ -79,6 +84,21 @@ function describeDifference(difference: BitwiseDifference): string {
   }
 }
 
+function isKinded(value: unknown): boolean {
+  return value instanceof PyFloat || value instanceof PyBigInt;
+}
+
+/**
+ * A number with the kind Python holds for it, as the seed's bit tree tells them apart: `int 1`,
+ * `int 9007199254740993`, `float 1.0 (0x3ff0000000000000)`, `float -0.0 (0x8000000000000000)`.
+ */
+function formatPyNumber(value: unknown): string {
+  if (value instanceof PyBigInt) return `int ${value.value}`;
+  const number = value instanceof PyFloat ? value.value : (value as number);
+  if (pyNumberKind(value) === "int") return `int ${Number.isSafeInteger(number) ? String(number) : BigInt(number).toString()}`;
+  return `float ${pythonFloatRepr(number)} (0x${float64Hex(number)})`;
+}
+
 /**
  * A leaf value as reports print it: numbers as float64 bits in hex with the decimal value
  * (`0x3fe0000000000000 (0.5)`), zeros as `+0`/`-0`; integer typed-array elements in decimal;
@@ -94,6 +114,7 @@ function formatLeaf(value: unknown, bits?: string, elementKind?: string): string
   }
   if (typeof value === "bigint") return `${value}n`;
   if (typeof value === "string") return quote(value);
+  if (isKinded(value)) return formatPyNumber(value);
   return describeValue(value);
 }
 
@@ -123,6 +144,7 @@ export function describeValue(value: unknown): string {
     return "length" in value ? `${kind}(${(value as { length: number }).length})` : kind;
   }
   if (value instanceof Tensor) return `Tensor(${value.dtype}, ${formatShape(value.shape)})`;
+  if (isKinded(value)) return formatPyNumber(value);
   if (value instanceof Map) return `Map(${value.size})`;
   const proto: unknown = Object.getPrototypeOf(value);
   const ctorName = (proto as { constructor?: { name?: string } } | null)?.constructor?.name;

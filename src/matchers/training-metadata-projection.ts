@@ -1,6 +1,8 @@
 // The metadata projection used for v1/v2 training-payload parity: hides server-only keys and runtime clock readings.
 // Clock readings must still be finite numbers; anything else makes the projection throw (and the comparison fail).
 import type { JsonObject, JsonValue } from "../wire/sample";
+import { PyBigInt, PyFloat, pyNumberValue, pyRepr } from "../wire/py-json";
+import { isJsonObject } from "../wire/wire-json";
 
 /** Metadata keys that only one server version writes, dropped before comparing. */
 const SERVER_ONLY_METADATA_KEYS: readonly string[] = ["leaf", "max_trim_tokens"];
@@ -36,7 +38,7 @@ function projectLifecycle(lifecycle: JsonValue): JsonValue {
 }
 
 function projectSegment(segment: JsonValue, where: string): JsonObject {
-  if (segment === null || typeof segment !== "object" || Array.isArray(segment)) {
+  if (!isJsonObject(segment)) {
     throw new TypeError(`trainingMetadataProjection: ${where} must be an object, got ${describe(segment)}`);
   }
   const projected: JsonObject = { ...segment };
@@ -44,7 +46,8 @@ function projectSegment(segment: JsonValue, where: string): JsonObject {
     if (!Object.prototype.hasOwnProperty.call(segment, key)) continue;
     const time = segment[key];
     if (time === null) continue;
-    if (typeof time !== "number" || !Number.isFinite(time)) {
+    const seconds = pyNumberValue(time);
+    if (seconds === undefined || !Number.isFinite(seconds)) {
       throw new TypeError(`trainingMetadataProjection: ${where}.${key} must be a finite number or null, got ${describe(time)}`);
     }
     projected[key] = RUNTIME_PLACEHOLDER;
@@ -54,6 +57,7 @@ function projectSegment(segment: JsonValue, where: string): JsonObject {
 
 function describe(value: unknown): string {
   if (typeof value === "number") return String(value);
+  if (value instanceof PyFloat || value instanceof PyBigInt) return pyRepr(value);
   if (typeof value === "string") return JSON.stringify(value);
   if (Array.isArray(value)) return "an array";
   return value === null ? "null" : typeof value;

@@ -4,7 +4,7 @@ import type { ChatMessage } from "../tokenizer/types";
 import { jsonEqual } from "./json-equal";
 import { TEMPLATE_RELEVANT_KEYS } from "./message-matchers";
 import type { MessageMatcher } from "./policy";
-import { pyFrozensetRepr, pyRepr, pyStr, pyStrRepr } from "./python-repr";
+import { pyFrozensetRepr, pyRepr, pyStr, pyStrRepr } from "../wire/py-json";
 import { SessionHttpError } from "./types";
 
 /** Number of leading request messages that match the stored messages one by one. */

@@ -1,8 +1,7 @@
 // Reads and re-emits the backend's chat reply: validation of the TITO fields, replay-payload stripping,
 // and the single-chunk fake SSE stream (the backend call itself never streams).
 import type { ChatMessage } from "../tokenizer/types";
-import { dumpsPy, parsePyJson, PY_RESPONSE_JSON, pyNumberValue } from "../wire/py-json";
-import { pyRepr } from "./python-repr";
+import { dumpsPy, parsePyJson, PY_RESPONSE_JSON, pyNumberValue, pyRepr } from "../wire/py-json";
 import { describeJsonDepthExcess, findJsonDepthExcess } from "../wire/json-depth";
 import { SessionHttpError } from "./types";
 

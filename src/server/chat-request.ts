@@ -39,6 +39,26 @@ function describeContent(content: unknown): string {
 }
 
 /**
+ * Refuses an assistant message from `from` on (the messages the TITO step renders) whose `content` is neither a
+ * string nor null: Qwen3's template concatenates it as text, so Python's Jinja2 raises (`can only concatenate str
+ * (not "list") to str`) where a JS engine would render an empty turn and silently drop the text from the prompt.
+ * Messages before `from` matched stored history and are not rendered, so their spelling is the matcher's business.
+ * @throws SessionHttpError(400) naming the message index and the content type
+ */
+export function assertRenderableAssistantContent(messages: readonly ChatMessage[], from: number): void {
+  for (let i = from; i < messages.length; i++) {
+    const message = messages[i];
+    const content: unknown = message.content;
+    if (message.role !== "assistant" || content === null || content === undefined || typeof content === "string") continue;
+    throw new SessionHttpError(
+      400,
+      `messages[${i}].content must be a string or null for role "assistant", got ${describeContent(content)}; ` +
+        "content parts and objects are not rendered by the chat template",
+    );
+  }
+}
+
+/**
  * `tool_calls` must be null/absent or an array of objects whose `function` is an object: anything else is a
  * client mistake the chat template would otherwise trip over (miles answers 500 there; listed as a deviation).
  * Arguments that are not JSON are refused by the template step, also as 400.

@@ -1,9 +1,8 @@
 // History matching rules: decide whether a request message repeats a stored one (strict, loose, role+content).
 // Built-ins are selected by name; a custom matcher is wrapped so that a broken one fails loudly (500).
 import type { MessageMatcher } from "./policy";
-import { canonicalDecimal, ExactJsonNumber, parsePyJson, pythonFloatRepr, PyBigInt, PyFloat } from "../wire/py-json";
+import { canonicalDecimal, ExactJsonNumber, parsePyJson, pythonFloatRepr, PyBigInt, PyFloat, pyTypeName } from "../wire/py-json";
 import { jsonEqual } from "./json-equal";
-import { pyTypeName } from "./python-repr";
 import { SessionHttpError } from "./types";
 
 /** Names of the built-in message matchers. */

@@ -5,6 +5,8 @@ import { readable } from "./bit-tree-text";
 import { decodeBfloat16, decodeFloat16 } from "../matchers/float-bits";
 import { PrefixCacheInfo, Sample, SpecInfo } from "../wire/sample";
 import { DTYPE_ARRAY, Tensor, isDtype, type Dtype } from "../wire/tensor";
+import { PyBigInt, PyFloat } from "../wire/py-json-values";
+import { pythonFloatRepr } from "../wire/py-repr";
 
 /** A snapshot text that is not in the bit-tree format; `line` is 1-based within the text. */
 export class SnapshotTextError extends Error {
@@ -33,6 +35,10 @@ const ARRAY_LIKE = new RegExp(`^(Array|${TYPED_NAMES.join("|")})\\((\\d+)\\)( \\
 const TENSOR = /^Tensor ([A-Z0-9]+) \[([\d, ]*)\]( \[\]| \[| length (\d+) sha256 ([0-9a-f]{64})( stored)?)$/;
 const BRACED = /^(Object|Map\((\d+)\)|[A-Za-z_$][\w$]*) (\{\}|\{)$/;
 const BITS = /^0x([0-9a-f]{4}|[0-9a-f]{8}|[0-9a-f]{16}) \(([^()]*)\)/;
+/** A Python float whose value is integral: `float 0x3ff0000000000000 (1.0)` (bits, then Python's repr). */
+const PY_FLOAT = /^float 0x([0-9a-f]{16}) \(([^()]*)\)/;
+/** A Python int past 2^53: `int 9007199254740993`. */
+const PY_INT = /^int (-?(?:0|[1-9][0-9]*))(?![\w$])/;
 const SCRATCH = new Float64Array(1);
 const SCRATCH_WORDS = new Uint32Array(SCRATCH.buffer);
 
@@ -305,6 +311,16 @@ function readLeaf(text: string, pos: number): { value: unknown; end: number } | 
     if (bits[2] !== readable(value)) return null;
     return { value, end: pos + bits[0].length };
   }
+  const float = PY_FLOAT.exec(rest);
+  if (float !== null) {
+    SCRATCH_WORDS[1] = parseInt(float[1].slice(0, 8), 16);
+    SCRATCH_WORDS[0] = parseInt(float[1].slice(8), 16);
+    const value = SCRATCH[0];
+    if (float[2] !== pythonFloatRepr(value)) return null;
+    return { value: new PyFloat(value), end: pos + float[0].length };
+  }
+  const int = PY_INT.exec(rest);
+  if (int !== null) return { value: new PyBigInt(int[1]), end: pos + int[0].length };
   const word = /^(null|undefined|true|false|-?\d+n)(?![\w$])/.exec(rest);
   if (word === null) return null;
   const literal = word[1];

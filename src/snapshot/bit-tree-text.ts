@@ -8,6 +8,8 @@ import { decodeBfloat16, decodeFloat16, float64Hex, float64HexFromWords, hex16, 
 import { Sample, type JsonObject } from "../wire/sample";
 import { Tensor } from "../wire/tensor";
 import { isPlainObject } from "../wire/wire-json";
+import { PY_KEY_ORDER, PyBigInt, PyFloat, pyNumberKind } from "../wire/py-json-values";
+import { pythonFloatRepr } from "../wire/py-repr";
 
 /** How large arrays and tensors are kept: as a SHA-256 line only, or also in full in a `.safetensors` file. */
 export type LargeArrayStorage = "digest" | "safetensors";
@@ -117,7 +119,8 @@ class BitTreeWriter {
   }
 
   private plain(object: Record<string, unknown>, path: PathNode, indent: string, prefix: string): void {
-    if (Object.getOwnPropertySymbols(object).some((symbol) => Object.prototype.propertyIsEnumerable.call(object, symbol))) {
+    // PY_KEY_ORDER only records Python's key order, which a bit tree ignores
+    if (Object.getOwnPropertySymbols(object).some((symbol) => symbol !== PY_KEY_ORDER && Object.prototype.propertyIsEnumerable.call(object, symbol))) {
       throw new BitwiseUsageError(renderPath(path), "object with symbol-keyed properties; symbol keys have no bit tree to snapshot");
     }
     const keys = Object.keys(object);
@@ -275,8 +278,17 @@ function digestLine(digest: ArrayDigest): string {
 /** Class names the text format uses for itself. */
 const RESERVED_NAMES = new Set(["Object", "Array", "Map", "Tensor", "ArrayDigest"]);
 
-/** The one-line text of a primitive, or null for objects, functions and symbols. */
+/**
+ * The one-line text of a primitive or a kinded number, or null for other objects, functions and symbols. A plain
+ * number's kind follows from its value (integral: int); a Python float with an integral value is written
+ * `float 0x3ff0000000000000 (1.0)`, an int past 2^53 `int 9007199254740993`; other kinded numbers as plain ones.
+ */
 function leafText(value: unknown): string | null {
+  if (value instanceof PyFloat) {
+    const number = value.value;
+    return pyNumberKind(number) === "float" ? leafText(number) : `float 0x${float64Hex(number)} (${pythonFloatRepr(number)})`;
+  }
+  if (value instanceof PyBigInt) return Number.isSafeInteger(Number(value.value)) ? leafText(Number(value.value)) : `int ${value.value}`;
   switch (typeof value) {
     case "number":
       return `0x${float64Hex(value)} (${readable(value)})`;

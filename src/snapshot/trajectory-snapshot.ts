@@ -3,6 +3,7 @@
 import type { SessionParityRun } from "../fixture/types";
 import { RUNTIME_PLACEHOLDER } from "../matchers/training-metadata-projection";
 import type { JsonObject, JsonValue, Sample } from "../wire/sample";
+import { isJsonObject } from "../wire/wire-json";
 
 /** Keys of the v2 tree's `nodes[]` that differ from run to run: the commit clock reading and the backend's random response id. */
 const RUNTIME_TREE_NODE_KEYS: readonly string[] = ["committed_at", "response_id"];
@@ -40,9 +41,9 @@ export function trajectoryPayload(runs: SessionParityRun | readonly SessionParit
 /** Session metadata with the v2 tree nodes' {@link RUNTIME_TREE_NODE_KEYS} replaced by `"<runtime>"` (input unchanged). */
 export function projectSessionMetadata(metadata: JsonObject): JsonObject {
   const tree = metadata.tree;
-  if (tree === null || typeof tree !== "object" || Array.isArray(tree) || !Array.isArray(tree.nodes)) return metadata;
+  if (!isJsonObject(tree) || !Array.isArray(tree.nodes)) return metadata;
   const nodes: JsonValue[] = tree.nodes.map((node) => {
-    if (node === null || typeof node !== "object" || Array.isArray(node)) return node;
+    if (!isJsonObject(node)) return node;
     const copy: JsonObject = { ...node };
     for (const key of RUNTIME_TREE_NODE_KEYS) if (copy[key] !== undefined && copy[key] !== null) copy[key] = RUNTIME_PLACEHOLDER;
     return copy;

@@ -2,8 +2,9 @@
 // Integral floats, integers past 2^53 and objects whose key order JS would rearrange get small markers.
 
 /**
- * A float whose value is integral (`1.0`, `0.0`, `1e16`): a plain JS `1` would be read back as a Python int.
- * Non-integral floats, `-0.0`, NaN and the infinities are plain JS numbers (nothing else can mean them).
+ * A Python float whose value is integral (`1.0`, `0.0`, `1e16`), which a plain JS `1` cannot mean (a plain integral
+ * number is a Python int). The readers make non-integral floats, `-0.0`, NaN and the infinities plain JS numbers;
+ * {@link pyFloat} of such a value compares equal to the plain number. Build one with {@link pyFloat}.
  */
 export class PyFloat {
   constructor(
@@ -16,12 +17,13 @@ export class PyFloat {
     return this.value;
   }
 
+  /** Arithmetic and comparisons in JS see the number (`pyFloat(1) + 1 === 2`). */
   valueOf(): number {
     return this.value;
   }
 }
 
-/** An integer outside JS's safe range (|n| > 2^53 - 1), kept exact as its decimal digits. */
+/** A Python int kept exact as a JS bigint: what the reader makes of an integer outside JS's safe range (|n| > 2^53 - 1), and what {@link pyInt} builds. */
 export class PyBigInt {
   /** The integer as a JS bigint. */
   readonly value: bigint;
@@ -35,6 +37,7 @@ export class PyBigInt {
     return Number(this.value);
   }
 
+  /** The exact decimal digits. */
   toString(): string {
     return this.value.toString();
   }
@@ -115,4 +118,40 @@ export function toPlainJs(value: unknown): unknown {
     Object.defineProperty(out, key, { value: toPlainJs((value as Record<string, unknown>)[key]), writable: true, enumerable: true, configurable: true });
   }
   return out;
+}
+
+/**
+ * A Python float in a golden value or a hand-built {@link Sample}-like value: `pyFloat(1)` is Python's `1.0`, which a
+ * plain JS `1` cannot say (a plain integral number means a Python int). Non-integral values, `-0`, NaN and the
+ * infinities are floats already as plain numbers; `pyFloat` of them compares equal to the plain number.
+ * @throws TypeError when `value` is not a number
+ */
+export function pyFloat(value: number): PyFloat {
+  if (typeof value !== "number") throw new TypeError(`pyFloat: expected a number, got ${typeof value}`);
+  return new PyFloat(value);
+}
+
+/**
+ * A Python int of any size, kept exact: `pyInt("9007199254740993")` or `pyInt(2n ** 64n)`. A safe JS integer is
+ * accepted too (and compares equal to the plain number); an unsafe one is refused, since it has already been rounded.
+ * @throws TypeError for a string that is not an integer's digits, RangeError for a non-integral or unsafe number
+ */
+export function pyInt(value: bigint | string | number): PyBigInt {
+  if (typeof value === "number") {
+    if (!Number.isSafeInteger(value)) {
+      throw new RangeError(`pyInt: ${String(value)} is not a safe integer (pass an integer past 2^53 as its digits or as a bigint)`);
+    }
+    return new PyBigInt(BigInt(value));
+  }
+  if (typeof value === "string" && !/^-?(?:0|[1-9][0-9]*)$/.test(value)) throw new TypeError(`pyInt: ${JSON.stringify(value)} is not an integer's digits`);
+  if (typeof value !== "string" && typeof value !== "bigint") throw new TypeError(`pyInt: expected a bigint, digits or a safe integer, got ${typeof value}`);
+  return new PyBigInt(value);
+}
+
+/** Python's number kind of a JS value: `int` for a PyBigInt or a plain integral number (not -0), `float` for a PyFloat or any other plain number, else undefined. */
+export function pyNumberKind(value: unknown): "int" | "float" | undefined {
+  if (typeof value === "number") return Number.isInteger(value) && !Object.is(value, -0) ? "int" : "float";
+  if (value instanceof PyFloat) return "float";
+  if (value instanceof PyBigInt) return "int";
+  return undefined;
 }

@@ -1,8 +1,10 @@
 // JSON in and out with Python's meaning: parse as json.loads does (int vs float, exact big ints, key order) and
 // write as json.dumps does (repr floats, separators, ensure_ascii), so the servers' bytes match the Python servers'.
 import { PY_KEY_ORDER, PyBigInt, PyFloat, isArrayIndexKey, pyObjectKeys, rememberKeyOrder, type PyJson } from "./py-json-values";
+import { pythonFloatRepr } from "./py-repr";
 
 export * from "./py-json-values";
+export * from "./py-repr";
 
 /** A text Python's `json.loads` rejects; the message is Python's (`Expecting value: line 1 column 1 (char 0)`). */
 export class PyJsonError extends Error {
@@ -118,36 +120,31 @@ export interface PyJsonParseOptions {
    * number comes back as its {@link ExactJsonNumber} text (compared as a decimal, never rounded to a double).
    */
   exact?: boolean;
-  /**
-   * `true` (default): integral floats become {@link PyFloat}, big ints {@link PyBigInt}, reordered keys are remembered.
-   * `false`: plain JS numbers and JS key order, only Python's extra literals (NaN, Infinity) are accepted.
-   */
-  lossless?: boolean;
 }
 
 /**
  * Parses JSON text as Python's `json.loads` does: NaN/Infinity/-Infinity accepted, duplicate keys keep the first
- * position and the last value, ints and floats kept apart. Texts without lossy spellings take the native parser.
+ * position and the last value, ints and floats kept apart (integral floats become {@link PyFloat}, ints past 2^53
+{@link PyBigInt}, reordered keys are remembered). Texts without lossy spellings take the native parser.
  * @throws PyJsonError with Python's message for text Python rejects
  */
 export function parsePyJson(text: string, options: PyJsonParseOptions = {}): PyJson {
-  const lossless = options.lossless !== false;
   if (options.exact === true) {
-    const reader = new PyJsonReader(text, true, true);
+    const reader = new PyJsonReader(text, true);
     reader.skipWhitespace();
     const value = reader.readValue();
     reader.skipWhitespace();
     if (reader.position !== text.length) throw new PyJsonError("Extra data", reader.position, text);
     return value;
   }
-  if (!lossless || !isLossyForNativeParse(text)) {
+  if (!isLossyForNativeParse(text)) {
     try {
       return JSON.parse(text) as PyJson;
     } catch {
       // fall through: Python's literals, or an error to report with Python's words
     }
   }
-  const reader = new PyJsonReader(text, lossless);
+  const reader = new PyJsonReader(text);
   reader.skipWhitespace();
   const value = reader.readValue();
   reader.skipWhitespace();
@@ -157,6 +154,8 @@ export function parsePyJson(text: string, options: PyJsonParseOptions = {}): PyJ
 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** Below this many characters an array is read element by element (a slice and a native parse cost more). */
+const FLAT_ARRAY_MIN_CHARS = 64;
 
 /** A JSON number kept as its source text (only produced by {@link parsePyJson} with `exact`). */
 export class ExactJsonNumber {
@@ -189,7 +188,6 @@ class PyJsonReader {
   position = 0;
   constructor(
     private readonly text: string,
-    private readonly lossless: boolean,
     private readonly exact = false,
   ) {}
 
@@ -241,12 +239,11 @@ class PyJsonReader {
     if (match[1] === undefined && match[2] === undefined) {
       const asNumber = Number(token);
       if (Number.isSafeInteger(asNumber)) return asNumber === 0 ? 0 : asNumber;
-      if (!this.lossless) return asNumber;
       const big = BigInt(token);
       return big > MAX_SAFE || big < -MAX_SAFE ? new PyBigInt(big) : Number(big);
     }
     const value = Number(token);
-    if (this.lossless && Number.isInteger(value) && !Object.is(value, -0)) return new PyFloat(value);
+    if (Number.isInteger(value) && !Object.is(value, -0)) return new PyFloat(value);
     return value;
   }
 
@@ -281,6 +278,10 @@ class PyJsonReader {
   }
 
   private readArray(): PyJson[] {
+    if (!this.exact) {
+      const flat = this.readNumberArray();
+      if (flat !== null) return flat;
+    }
     const items: PyJson[] = [];
     this.position += 1;
     this.skipWhitespace();
@@ -299,6 +300,36 @@ class PyJsonReader {
       }
       if (c !== ",") return this.fail("Expecting ',' delimiter", this.position);
       this.position += 1;
+    }
+  }
+
+  /**
+   * A long array of numbers or of arrays of numbers only (token ids, log-prob pairs) whose spellings the native parser reads as Python does:
+   * parsed by `JSON.parse` in one call, so such arrays cost what they cost on the fast path. Null when the array
+   * holds anything else or a lossy spelling (`1.0`, `-0`, an exponent, ...); the element-wise reader then runs.
+   */
+  private readNumberArray(): PyJson[] | null {
+    const text = this.text;
+    const start = this.position;
+    let i = start + 1;
+    // Numbers, separators and nested brackets only (`[[-0.5, 151643], ...]` counts), up to the matching `]`.
+    for (let depth = 1; ; i++) {
+      const c = text.charCodeAt(i);
+      if ((c >= 48 && c <= 57) || c === 44 || c === 45 || c === 46 || c === 32 || c === 10 || c === 13 || c === 9) continue;
+      if (c === 91) depth += 1;
+      else if (c === 93) {
+        if (--depth === 0) break;
+      } else return null;
+    }
+    if (i - start < FLAT_ARRAY_MIN_CHARS) return null;
+    const slice = text.slice(start, i + 1);
+    if (isLossyForNativeParse(slice)) return null;
+    try {
+      const items = JSON.parse(slice) as PyJson[];
+      this.position = i + 1;
+      return items;
+    } catch {
+      return null; // not JSON after all (`[1,,2]`): the element-wise reader reports it in Python's words
     }
   }
 
@@ -334,7 +365,7 @@ class PyJsonReader {
       const c = this.text.charCodeAt(this.position);
       if (c === 125) {
         this.position += 1;
-        if (reorder && this.lossless) rememberKeyOrder(object, keys);
+        if (reorder) rememberKeyOrder(object, keys);
         return object;
       }
       if (c !== 44) return this.fail("Expecting ',' delimiter", this.position);
@@ -378,25 +409,6 @@ function asciiEscape(char: string): string {
 function dumpsPyString(value: string, ensureAscii: boolean): string {
   const text = JSON.stringify(value);
   return ensureAscii ? text.replace(NON_ASCII, asciiEscape) : text;
-}
-
-/** Python's `float.__repr__` (what json.dumps writes for a float): shortest round-trip digits, `1.0`, `1e-07`. */
-export function pythonFloatRepr(value: number): string {
-  if (Number.isNaN(value)) return "NaN";
-  if (value === Number.POSITIVE_INFINITY) return "Infinity";
-  if (value === Number.NEGATIVE_INFINITY) return "-Infinity";
-  if (value === 0) return Object.is(value, -0) ? "-0.0" : "0.0";
-  const sign = value < 0 ? "-" : "";
-  const [mantissa, exponentText] = Math.abs(value).toExponential().split("e");
-  const exponent = Number(exponentText);
-  const digits = mantissa.replace(".", "");
-  if (exponent < -4 || exponent >= 16) {
-    const head = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    return `${sign}${head}e${exponent < 0 ? "-" : "+"}${String(Math.abs(exponent)).padStart(2, "0")}`;
-  }
-  if (exponent < 0) return `${sign}0.${"0".repeat(-exponent - 1)}${digits}`;
-  if (digits.length <= exponent + 1) return `${sign}${digits}${"0".repeat(exponent + 1 - digits.length)}.0`;
-  return `${sign}${digits.slice(0, exponent + 1)}.${digits.slice(exponent + 1)}`;
 }
 
 /** A JS number as Python sees it in our model: an int when integral (and not -0), else a float. */
@@ -490,43 +502,4 @@ export function dumpsPy(value: unknown, options: PyDumpsOptions): string {
     return `${text}}`;
   };
   return write(value, 0);
-}
-
-function pyStringRepr(value: string): string {
-  const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const char of value) {
-    const code = char.codePointAt(0)!;
-    if (char === "\\") out += "\\\\";
-    else if (char === quote) out += `\\${quote}`;
-    else if (char === "\n") out += "\\n";
-    else if (char === "\r") out += "\\r";
-    else if (char === "\t") out += "\\t";
-    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, "0")}`;
-    else out += char;
-  }
-  return out + quote;
-}
-
-/** Python's `repr()` of a JSON value in its JS form (`False`, `None`, `1.0`, `'text'`, `{'a': [1, 2]}`), for error texts. */
-export function pyRepr(value: unknown): string {
-  if (value === null || value === undefined) return "None";
-  if (value === true) return "True";
-  if (value === false) return "False";
-  if (typeof value === "string") return pyStringRepr(value);
-  if (typeof value === "number") {
-    if (Number.isInteger(value) && !Object.is(value, -0)) return Number.isSafeInteger(value) ? String(value) : BigInt(value).toString();
-    if (Number.isNaN(value)) return "nan";
-    if (!Number.isFinite(value)) return value > 0 ? "inf" : "-inf";
-    return pythonFloatRepr(value);
-  }
-  if (value instanceof PyFloat) return Number.isFinite(value.value) ? pythonFloatRepr(value.value) : pyRepr(value.value);
-  if (value instanceof PyBigInt) return value.value.toString();
-  if (Array.isArray(value)) return `[${value.map(pyRepr).join(", ")}]`;
-  if (typeof value === "object") {
-    return `{${pyObjectKeys(value)
-      .map((key) => `${pyStringRepr(key)}: ${pyRepr((value as Record<string, unknown>)[key])}`)
-      .join(", ")}}`;
-  }
-  return String(value);
 }

@@ -2,6 +2,7 @@
 // Tensors, SpecInfo and PrefixCacheInfo keep their classes; plain objects and arrays are rebuilt in this realm.
 import { PrefixCacheInfo, Sample, SpecInfo } from "./sample";
 import { Tensor } from "./tensor";
+import { PyBigInt, PyFloat } from "./py-json-values";
 import { isPlainObject } from "./wire-json";
 
 /** A deep copy of `sample`: no array, object or tensor memory is shared with the original. */
@@ -14,6 +15,7 @@ export function deepCopySample(sample: Sample): Sample {
 function deepCopyValue(value: unknown): unknown {
   if (value === null || typeof value !== "object") return value;
   if (value instanceof Tensor) return value.clone();
+  if (value instanceof PyFloat || value instanceof PyBigInt) return value; // immutable
   if (value instanceof SpecInfo) return new SpecInfo(value.toDict());
   if (value instanceof PrefixCacheInfo) return new PrefixCacheInfo(value.toDict());
   if (Array.isArray(value)) return value.map(deepCopyValue);

@@ -1,6 +1,8 @@
 // The training sample the session server emits and the matchers compare, with a fixed declared field list.
 // Field names keep the wire's snake_case; toDict/fromDict convert to and from plain JSON-like objects.
 import { Tensor, type Dtype, type TensorData } from "./tensor";
+import { PyBigInt, PyFloat, toPlainJs } from "./py-json-values";
+import { parsePyJson } from "./py-json";
 
 /** Lifecycle status of a sample. */
 export type SampleStatus = "pending" | "completed" | "truncated" | "aborted" | "failed";
@@ -8,8 +10,12 @@ export type SampleStatus = "pending" | "completed" | "truncated" | "aborted" | "
 /** All valid {@link SampleStatus} values. */
 export const SAMPLE_STATUSES: readonly SampleStatus[] = ["pending", "completed", "truncated", "aborted", "failed"];
 
-/** A JSON-like value (what metadata and prompts are made of). */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+/**
+ * A JSON-like value (what metadata and prompts are made of), with Python's number kinds: a plain integral number
+ * is an int, any other plain number a float; {@link PyFloat} is an integral float (`1.0`), {@link PyBigInt} an int
+ * past 2^53 (see `pyFloat` / `pyInt`).
+ */
+export type JsonValue = null | boolean | number | PyFloat | PyBigInt | string | JsonValue[] | { [key: string]: JsonValue };
 
 /** A JSON-like object. */
 export type JsonObject = { [key: string]: JsonValue };
@@ -245,11 +251,16 @@ export class Sample {
   }
 
   /**
-   * Builds a Sample from a plain object (the inverse of {@link Sample.toDict}); missing keys take their
-   * defaults. Unknown keys, an unknown `status`, and replay tensors that are not I32 are refused by
-   * name. Replay tensors may be given as {@link Tensor}s or as plain `{dtype, shape, data}` objects.
+   * Builds a Sample from a plain object (the inverse of {@link Sample.toDict}) or from JSON text; missing keys take
+   * their defaults. JSON text is read as Python's `json.loads` reads it, so `1.0` stays a float ({@link PyFloat}),
+   * `1` an int and an integer past 2^53 exact ({@link PyBigInt}); the per-token arrays (`tokens`, `loss_mask`, the
+   * log-prob lists) become plain number arrays, as their wire dtype fixes their kind. Unknown keys, an unknown
+   * `status`, and replay tensors that are not I32 are refused by name. Replay tensors may be given as
+   * {@link Tensor}s or as plain `{dtype, shape, data}` objects.
+   * @throws TypeError for JSON text Python would reject, naming the position
    */
-  static fromDict(dict: Record<string, unknown>): Sample {
+  static fromDict(dict: Record<string, unknown> | string): Sample {
+    if (typeof dict === "string") dict = parseSampleJson(dict);
     if (dict === null || typeof dict !== "object" || Array.isArray(dict)) throw new TypeError("Sample.fromDict: expected an object");
     const init: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(dict)) {
@@ -263,6 +274,25 @@ export class Sample {
     }
     return new Sample(init);
   }
+}
+
+/** Per-token fields: number arrays on the wire (I64, U8, F64 tensors), whose dtype rather than the spelling is the kind. */
+const NUMBER_ARRAY_FIELDS: ReadonlySet<string> = new Set(["tokens", "loss_mask", "rollout_log_probs", "teacher_log_probs", "opd_reverse_kl"]);
+
+function parseSampleJson(text: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = parsePyJson(text);
+  } catch (error) {
+    throw new TypeError(`Sample.fromDict: the JSON text is not JSON Python reads (${(error as Error).message})`, { cause: error });
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed) || parsed instanceof PyFloat || parsed instanceof PyBigInt) {
+    throw new TypeError("Sample.fromDict: the JSON text must hold an object");
+  }
+  const dict = parsed as Record<string, unknown>;
+  for (const field of NUMBER_ARRAY_FIELDS) if (Array.isArray(dict[field])) dict[field] = toPlainJs(dict[field]);
+  for (const field of ["spec_info", "prefix_cache_info"]) if (dict[field] !== null && typeof dict[field] === "object") dict[field] = toPlainJs(dict[field]);
+  return dict;
 }
 
 function assignDeclared(target: object, fields: readonly string[], init: object, className: string): void {

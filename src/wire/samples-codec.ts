@@ -7,7 +7,7 @@ import { concatChunks, readSafetensors, writeSafetensorsChunks } from "./safeten
 import { describeJsonDepthExcess, findJsonDepthExcess } from "./json-depth";
 import { Tensor, type Dtype } from "./tensor";
 import { float64FromNumbers, int64FromNumbers, numbersFromInt64, numbersFromTyped, uint8FromNumbers } from "./wire-arrays";
-import { parsePyJson } from "./py-json";
+import { parsePyJson, pyNumberValue } from "./py-json";
 import { assignJsonKeys, isJsonObject, stringifyExactJson } from "./wire-json";
 
 /** Why a samples reply holds no sample. */
@@ -213,8 +213,8 @@ function readMeta(tensors: Map<string, Tensor>): WireMeta {
   if (excess !== null) throw new SamplesCodecError(`samples reply: ${SAMPLES_META_TENSOR} ${describeJsonDepthExcess(excess)}`);
   let parsed: unknown;
   try {
-    // Python's reading: NaN/Infinity as miles writes them; numbers handed to the driver as plain JS numbers
-    parsed = parsePyJson(UTF8_STRICT.decode(metaTensor.data), { lossless: false });
+    // Python's reading: NaN/Infinity as miles writes them, `1.0` a float (PyFloat) and `1` an int, big ints exact
+    parsed = parsePyJson(UTF8_STRICT.decode(metaTensor.data));
   } catch (error) {
     throw new SamplesCodecError(`samples reply: ${SAMPLES_META_TENSOR} is not UTF-8 JSON (${(error as Error).message})`);
   }
@@ -324,7 +324,8 @@ function checkJsonField(field: WireJsonField, value: unknown, label: string): un
       if (
         !isJsonObject(value) ||
         Object.keys(value).some((key) => !keys.includes(key)) ||
-        !keys.every((key) => typeof value[key] === "number" && Number.isFinite(value[key]))
+        // a float spelling (`0.0`) is kept as such: the comparator then names the kind that changed
+        !keys.every((key) => Number.isFinite(pyNumberValue(value[key]) ?? Number.NaN))
       ) {
         fail(`an object with numbers ${keys.join(", ")}`);
       }

@@ -92,9 +92,9 @@ export function isPlainObject(value: object): boolean {
   return typeof ctor === "function" && ctor.name === "Object";
 }
 
-/** True for a non-null, non-array object (what JSON calls an object). */
+/** True for a non-null, non-array object that is not a kinded number ({@link PyFloat}, {@link PyBigInt}): what JSON calls an object. */
 export function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
+  return value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof PyFloat) && !(value instanceof PyBigInt);
 }
 
 /**

@@ -1,6 +1,6 @@
 // Folds per-turn samples into one trajectory sample: observations between turns get zero loss and log-prob.
 // Pure and deterministic; any broken invariant is a SampleAssemblyError (422 at the HTTP edge).
-import { pyRepr, pyStr } from "../python-repr";
+import { pyRepr, pyStr } from "../../wire/py-json";
 import { DecodeFn, JsonObject, JsonValue, Sample, SampleField } from "../../wire/sample";
 import { PY_KEY_ORDER, PyBigInt, PyFloat, rememberKeyOrder } from "../../wire/py-json-values";
 import { jsonEqual } from "../json-equal";

@@ -1,6 +1,6 @@
 // One raw per-turn Sample from each stored record, aligned against the trajectory's accumulated token ids.
 // Pure: records in, samples out; the decode function is the only tokenizer dependency.
-import { pyRepr } from "../python-repr";
+import { pyRepr } from "../../wire/py-json";
 import type { JsonObject } from "../../wire/sample";
 import { DecodeFn, Sample, SampleStatus } from "../../wire/sample";
 import type { SessionRecord } from "../types";

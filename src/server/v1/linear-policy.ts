@@ -6,6 +6,7 @@ import type { PolicyContext, PreparedTurn, SessionView, TrajectoryPolicy } from 
 import { assembleTrajectorySample } from "../samples";
 import { describeSpellingBreak, firstSpellingBreak, spellingTolerant } from "../replay-diagnosis";
 import { computeSessionMismatch, MismatchMemo, recordTools, trajectoryMetadataWithReport } from "../session-metadata";
+import { assertRenderableAssistantContent } from "../chat-request";
 import { titoStep } from "../tito-step";
 import { assertStoredPrefix } from "../token-prefix";
 import type { CompletedTurn, NormalizedChatRequest, SamplesRequestBody, SamplesResult } from "../types";
@@ -65,9 +66,11 @@ export const linearPolicy: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
     }
     let promptIds: number[];
     if (state.checkpoints.length === 0) {
+      assertRenderableAssistantContent(request.messages, 0);
       promptIds = titoStep("render", () => ctx.tito.renderPromptIds(request.messages, request.tools, request.chatTemplateKwargs));
     } else {
       assertAppendOnly(state.messages, request.messages, ctx.tito.allowedAppendRoles, ctx.messagesMatch);
+      assertRenderableAssistantContent(request.messages, state.messages.length);
       const effective = [...state.messages, ...request.messages.slice(state.messages.length)];
       promptIds = titoStep("merge", () => ctx.tito.mergeTokens(state.messages, effective, currentTokenIds(state), request.tools, request.chatTemplateKwargs));
     }

@@ -4,6 +4,7 @@ import type { ChatMessage } from "../../tokenizer/types";
 import type { PolicyContext } from "../policy";
 import { assertAllowedSuffixRoles, matchedPrefixLength } from "../append-only";
 import { describeSpellingBreak, firstSpellingBreak, spellingTolerant } from "../replay-diagnosis";
+import { assertRenderableAssistantContent } from "../chat-request";
 import { titoStep } from "../tito-step";
 import { assertStoredPrefix } from "../token-prefix";
 import { type CompletedTurn, type NormalizedChatRequest, SessionHttpError } from "../types";
@@ -90,11 +91,13 @@ function warnIfOnlySpelling(state: V2SessionState, point: AttachPoint, request: 
 /** The TITO prompt for a request attached at `attach` (null: a new root rendered from scratch). Pure. */
 function promptFor(attach: TrajectoryNode | null, matchedMessages: number, request: NormalizedChatRequest, ctx: PolicyContext): number[] {
   if (attach === null) {
+    assertRenderableAssistantContent(request.messages, 0);
     return titoStep("render", () => ctx.tito.renderPromptIds(request.messages, request.tools, request.chatTemplateKwargs));
   }
   const stored = attach.pathMessages();
   const suffix = request.messages.slice(matchedMessages);
   assertAllowedSuffixRoles(request.messages, matchedMessages, ctx.tito.allowedAppendRoles);
+  assertRenderableAssistantContent(request.messages, matchedMessages);
   return titoStep("merge", () => ctx.tito.mergeTokens(stored, [...stored, ...suffix], attach.tokenIds, request.tools, request.chatTemplateKwargs));
 }
 

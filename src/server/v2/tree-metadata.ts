@@ -1,6 +1,7 @@
 // The structural tables of a v2 session (`metadata.tree`) and the per-sample `leaf` descriptor.
 // Hooks read only these wire-shaped tables, so custom pickers never depend on server internals.
 import type { JsonObject } from "../../wire/sample";
+import { isJsonObject } from "../../wire/wire-json";
 import type { TrajectoryForest, TrajectoryNode } from "./forest";
 
 /** One row of `metadata.tree.nodes` (wire snake_case). */
@@ -76,7 +77,7 @@ export function leafDescriptor(leaf: TrajectoryNode): LeafDescriptor {
  */
 export function readLeafDescriptor(metadata: JsonObject): LeafDescriptor {
   const leaf = metadata.leaf;
-  if (leaf === null || typeof leaf !== "object" || Array.isArray(leaf)) {
+  if (!isJsonObject(leaf)) {
     throw new Error("sample.metadata.leaf is missing: hooks only accept the raw leaf samples of the samples op");
   }
   const { node_id: nodeId, parent, path_node_ids: pathIds, response_id: responseId } = leaf;

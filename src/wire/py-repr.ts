@@ -1,6 +1,6 @@
-// Python's repr() for the few values the Python session server interpolates into its error texts (a role, a list
-// of token ids, a set of roles, a type name), so our refusals carry the same bytes a client of miles sees.
-import { PyBigInt, PyFloat } from "../wire/py-json";
+// Python's repr()/str()/type().__name__ of JSON values in their JS form, for the error texts the servers copy from
+// miles byte for byte. One implementation: escaping follows str.isprintable, key order the remembered Python order.
+import { PyBigInt, PyFloat, pyObjectKeys } from "./py-json-values";
 
 /** Characters Python's str.isprintable() rejects (control, format, separators other than space, private, unassigned). */
 const NOT_PRINTABLE = /^[\p{Cc}\p{Cf}\p{Zs}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]$/u;
@@ -27,37 +27,52 @@ export function pyStrRepr(text: string): string {
   return out + quote;
 }
 
-/** Python `repr()` of a JSON-like scalar or list: None, True/False, ints, str, lists of those. */
+/** Python's `float.__repr__` (what json.dumps writes for a finite float): shortest round-trip digits, `1.0`, `1e-07`. */
+export function pythonFloatRepr(value: number): string {
+  if (Number.isNaN(value)) return "NaN";
+  if (value === Number.POSITIVE_INFINITY) return "Infinity";
+  if (value === Number.NEGATIVE_INFINITY) return "-Infinity";
+  if (value === 0) return Object.is(value, -0) ? "-0.0" : "0.0";
+  const sign = value < 0 ? "-" : "";
+  const [mantissa, exponentText] = Math.abs(value).toExponential().split("e");
+  const exponent = Number(exponentText);
+  const digits = mantissa.replace(".", "");
+  if (exponent < -4 || exponent >= 16) {
+    const head = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    return `${sign}${head}e${exponent < 0 ? "-" : "+"}${String(Math.abs(exponent)).padStart(2, "0")}`;
+  }
+  if (exponent < 0) return `${sign}0.${"0".repeat(-exponent - 1)}${digits}`;
+  if (digits.length <= exponent + 1) return `${sign}${digits}${"0".repeat(exponent + 1 - digits.length)}.0`;
+  return `${sign}${digits.slice(0, exponent + 1)}.${digits.slice(exponent + 1)}`;
+}
+
+/** Python `repr(float)`: as {@link pythonFloatRepr}, with `nan`/`inf`/`-inf` for the non-finite values. */
+function pyFloatRepr(value: number): string {
+  if (Number.isNaN(value)) return "nan";
+  if (!Number.isFinite(value)) return value > 0 ? "inf" : "-inf";
+  return pythonFloatRepr(value);
+}
+
+/** Python `repr()` of a JSON value in its JS form (`None`, `True`, `1`, `1.0`, `'text'`, `{'a': [1, 2]}`). */
 export function pyRepr(value: unknown): string {
   if (value === null || value === undefined) return "None";
   if (value === true) return "True";
   if (value === false) return "False";
   if (typeof value === "string") return pyStrRepr(value);
-  if (typeof value === "number") return Number.isInteger(value) && !Object.is(value, -0) ? String(value) : pyFloatRepr(value);
+  if (typeof value === "number") {
+    if (Number.isInteger(value) && !Object.is(value, -0)) return Number.isSafeInteger(value) ? String(value) : BigInt(value).toString();
+    return pyFloatRepr(value);
+  }
+  if (typeof value === "bigint") return value.toString();
   if (value instanceof PyFloat) return pyFloatRepr(value.value);
   if (value instanceof PyBigInt) return value.value.toString();
   if (Array.isArray(value)) return `[${value.map(pyRepr).join(", ")}]`;
   if (typeof value === "object") {
-    return `{${Object.entries(value as Record<string, unknown>)
-      .map(([key, item]) => `${pyStrRepr(key)}: ${pyRepr(item)}`)
+    return `{${pyObjectKeys(value)
+      .map((key) => `${pyStrRepr(key)}: ${pyRepr((value as Record<string, unknown>)[key])}`)
       .join(", ")}}`;
   }
   return String(value);
-}
-
-/** Python `repr(float)`: shortest round-trip digits, exponent from 1e16 and below 1e-4, `.0` on integral values. */
-function pyFloatRepr(value: number): string {
-  if (Number.isNaN(value)) return "nan";
-  if (!Number.isFinite(value)) return value > 0 ? "inf" : "-inf";
-  if (Object.is(value, -0)) return "-0.0";
-  const abs = Math.abs(value);
-  if (abs >= 1e16 || abs < 1e-4) {
-    const [mantissa, exponent] = value.toExponential().split("e");
-    const exp = Number(exponent);
-    return `${mantissa}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
-  }
-  const text = String(value);
-  return text.includes(".") ? text : `${text}.0`;
 }
 
 /** Python `str()` of a value formatted into an f-string: a str as is, anything else as its repr. */
@@ -83,4 +98,15 @@ export function pyTypeName(value: unknown): string {
   if (Array.isArray(value)) return "list";
   if (typeof value === "function") return "function";
   return "dict";
+}
+
+/** Python truthiness of a JSON value in its JS form (`bool(x)`): empty containers, zeros, "" and None are false. */
+export function isPyTruthy(value: unknown): boolean {
+  if (value === null || value === undefined) return false;
+  if (value instanceof PyFloat) return value.value !== 0;
+  if (value instanceof PyBigInt) return value.value !== 0n;
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === "object") return Object.keys(value).length > 0;
+  if (typeof value === "number") return value !== 0; // NaN is truthy in Python too
+  return Boolean(value);
 }
