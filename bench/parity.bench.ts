@@ -4,6 +4,7 @@ import { channel } from "node:diagnostics_channel";
 import { PerformanceObserver } from "node:perf_hooks";
 import { request } from "undici";
 import { buildWeatherInputSamples, checkTrainingPayloadParity, runAgenticRetryTrajectories, startParityEnvironment, type SessionParityRun } from "../src";
+import { startParityEnvironmentSplit } from "../src/fixture/environment-thread";
 import { startPartyProcess, type PartyProcess } from "./party-process";
 import { peakRssTracker } from "./peak-rss";
 
@@ -12,12 +13,19 @@ const CALLS = 9;
 const FLOOR_MS = CALLS * LATENCY_MS;
 const WARMUP_ROUNDS = 3;
 const WARMUP_TRAJECTORIES = 32;
-const SIZES = [
+const ALL_SIZES = [
   { n: 16, repeats: 5, goal: 1.15 },
   { n: 256, repeats: 2, goal: 1.5 },
 ] as const;
+/** BENCH_PARITY_SIZES=256 (comma-separated) measures only those sizes, e.g. while profiling one of them. */
+const ONLY_SIZES = (process.env.BENCH_PARITY_SIZES ?? "").split(",").filter(Boolean).map(Number);
+const SIZES = ALL_SIZES.filter(({ n }) => ONLY_SIZES.length === 0 || ONLY_SIZES.includes(n));
 /** Goal for our CPU per chat call over the bare chain's, per version. */
 const CPU_GOAL = 3;
+/** Goal for the best layout's wall over the bare chain's (three processes), per size and version. */
+const BARE_WALL_GOAL = 1.3;
+/** Goal for the fixture's CPU per chat call over the bare client's (three processes). */
+const CLIENT_CPU_GOAL = 2.5;
 /** Goal for the peak RSS of the 256-trajectory run, all processes together. */
 const RSS_GOAL_MB = 600;
 const VERSIONS = ["v1", "v2"] as const;
@@ -26,9 +34,10 @@ type Version = (typeof VERSIONS)[number];
 /**
  * "three processes": the fixture here, the session servers and the mock backend each in a child, so every party's
  * CPU is its own process's; the bare chain runs in the same layout (client here, proxy and backend in children).
- * "one process": everything here, as `session-parity run` does.
+ * "one process": everything here, as `session-parity run` does below 64 trajectories; "servers thread": the fixture and
+ * the mock here, the session servers on a worker thread, as `session-parity run` does from 64 on.
  */
-const LAYOUTS = ["three processes", "one process"] as const;
+const LAYOUTS = ["three processes", "one process", "servers thread"] as const;
 type Layout = (typeof LAYOUTS)[number];
 
 /** One chat call of a recorded trajectory: the agent's request body and the byte length of our server's reply. */
@@ -84,7 +93,8 @@ async function startLayout(layout: Layout): Promise<RunningLayout> {
       },
     };
   }
-  const environment = await startParityEnvironment({ env: {}, latencyMs: LATENCY_MS, logger: { warn: () => {} } });
+  const start = layout === "servers thread" ? startParityEnvironmentSplit : startParityEnvironment;
+  const environment = await start({ env: {}, latencyMs: LATENCY_MS, logger: { warn: () => {} } });
   return {
     urls: { v1: environment.v1Url, v2: environment.v2Url },
     resetBackend: async () => environment.backend?.reset(),
@@ -293,6 +303,7 @@ const fmt = (value: number, digits = 2): string => value.toFixed(digits);
 function report(results: Map<Layout, Map<Key, Figures>>): void {
   const three = results.get("three processes") as Map<Key, Figures>;
   const one = results.get("one process") as Map<Key, Figures>;
+  const threaded = results.get("servers thread") as Map<Key, Figures>;
   for (const { n, repeats, goal } of SIZES) {
     const calls = n * CALLS;
     const bare = three.get(`${n} bare`) as Figures;
@@ -309,7 +320,10 @@ function report(results: Map<Layout, Map<Key, Figures>>): void {
       const cpuRatio = total / bareTotal;
       const wall = f.ms / FLOOR_MS;
       const wallOne = o.ms / FLOOR_MS;
-      const best = Math.min(wall, wallOne);
+      const t = threaded.get(`${n} ${version}`) as Figures;
+      const wallThreaded = t.ms / FLOOR_MS;
+      const best = Math.min(wall, wallOne, wallThreaded);
+      const bareWall = bare.ms / FLOOR_MS;
       console.log(
         `  ${version} three processes: wall ${fmt(wall, 3)} x floor (all ${f.all.map((t) => t.toFixed(0)).join(", ")} ms); CPU ${fmt(total / calls)} ms ` +
           `per chat call = ${fmt(cpuRatio)} x bare [goal <= ${CPU_GOAL}: ${cpuRatio <= CPU_GOAL ? "ok" : "MISSED"}]; per party: fixture ` +
@@ -321,8 +335,17 @@ function report(results: Map<Layout, Map<Key, Figures>>): void {
         `  ${version} one process:     wall ${fmt(wallOne, 3)} x floor (all ${o.all.map((t) => t.toFixed(0)).join(", ")} ms); CPU ${fmt(o.client / calls)} ms ` +
           `per chat call, CPU/wall ${fmt(o.client / o.ms)}, GC ${fmt(o.gcMs, 0)} ms; peak RSS ${fmt(o.rssMb, 0)} MB`,
       );
-      const rss = n === 256 ? `; peak RSS goal < ${RSS_GOAL_MB} MB: ${Math.min(f.rssMb, o.rssMb) < RSS_GOAL_MB ? "ok" : "MISSED"}` : "";
-      console.log(`  ${version} best layout wall ${fmt(best, 3)} x floor [goal <= ${goal}: ${best <= goal ? "ok" : "MISSED"}]${rss}`);
+      console.log(
+        `  ${version} servers thread:  wall ${fmt(wallThreaded, 3)} x floor (all ${t.all.map((x) => x.toFixed(0)).join(", ")} ms); CPU ${fmt(t.client / calls)} ms ` +
+          `per chat call (both threads), CPU/wall ${fmt(t.client / t.ms)}, GC ${fmt(t.gcMs, 0)} ms (main thread); peak RSS ${fmt(t.rssMb, 0)} MB`,
+      );
+      const rss = n === 256 ? `; peak RSS goal < ${RSS_GOAL_MB} MB: ${Math.min(f.rssMb, o.rssMb, t.rssMb) < RSS_GOAL_MB ? "ok" : "MISSED"}` : "";
+      const overBare = best / bareWall;
+      console.log(
+        `  ${version} best layout wall ${fmt(best, 3)} x floor [goal <= ${goal}: ${best <= goal ? "ok" : "MISSED"}] = ${fmt(overBare, 3)} x the bare chain's ` +
+          `[goal <= ${BARE_WALL_GOAL}: ${overBare <= BARE_WALL_GOAL ? "ok" : "MISSED"}]; fixture CPU ${fmt(f.client / bare.client)} x the bare client's ` +
+          `[goal <= ${CLIENT_CPU_GOAL}: ${f.client / bare.client <= CLIENT_CPU_GOAL ? "ok" : "MISSED"}]${rss}`,
+      );
     }
   }
 }

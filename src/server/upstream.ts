@@ -193,6 +193,7 @@ async function readDecodedBody(body: NodeJS.ReadableStream, encoding: string | u
     else if (coding === "deflate") decoders.push(new DeflateDecoder());
     else throw new Error(`unsupported content-encoding ${JSON.stringify(coding)} in the backend reply`);
   }
+  if (decoders.length === 0) return readPlainBody(body, cap);
   const chunks: Buffer[] = [];
   let total = 0;
   const sink = new Writable({
@@ -209,6 +210,45 @@ async function readDecodedBody(body: NodeJS.ReadableStream, encoding: string | u
   });
   await pipeline([body, ...decoders, sink], { signal });
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
+}
+
+/**
+ * The common case, a body without content-encoding, read with plain stream events: a pipeline with a Writable sink
+ * and an abort signal cost an AbortController (and its DOMException) per call. undici aborts the body itself when the
+ * request's deadline signal fires, which arrives here as an `error`.
+ */
+function readPlainBody(body: NodeJS.ReadableStream, cap: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let settled = false;
+    const finish = (error: Error | null): void => {
+      if (settled) return;
+      settled = true;
+      body.removeListener("data", onData);
+      body.removeListener("end", onEnd);
+      body.removeListener("error", onError);
+      body.removeListener("close", onClose);
+      if (error === null) resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total));
+      else reject(error);
+    };
+    const onData = (chunk: Buffer): void => {
+      total += chunk.length;
+      if (total > cap) {
+        chunks.length = 0;
+        finish(new ReplyTooLargeError(cap));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => finish(null);
+    const onError = (error: Error): void => finish(error);
+    const onClose = (): void => finish(new Error("the backend reply body closed before its end"));
+    body.on("data", onData);
+    body.once("end", onEnd);
+    body.once("error", onError);
+    body.once("close", onClose);
+  });
 }
 
 /**
