@@ -109,7 +109,10 @@ export async function runInSession<T>(target: ServerUnderTest, drive: (baseURL: 
 }
 
 /** {@link runInSession} for a client the server refuses: `drive` must reject; its error and the session after it. */
-export async function runRefusedInSession(target: ServerUnderTest, drive: (baseURL: string) => Promise<unknown>): Promise<{ error: unknown; outcome: SessionOutcome }> {
+export async function runRefusedInSession(
+  target: ServerUnderTest,
+  drive: (baseURL: string) => Promise<unknown>,
+): Promise<{ error: unknown; outcome: SessionOutcome }> {
   const client = new SessionClient(target.server.url);
   const id = await client.createSession();
   const warningsBefore = target.warnings.length;

@@ -261,7 +261,9 @@ describe.each(["v1", "v2"] as const)("%s", (version) => {
     const { warnings, status, error, records, before, view } = await replay(version, matcher, pieces);
     expect([status, error]).toEqual([400, `${REFUSAL}; ${how}; ${ADVICE}`]);
     const refused = version === "v1" ? "v1 refused the request (400): " : "v2 refused the request (400) instead of extending node 0: ";
-    expect(warnings).toEqual([`${refused}${how}; ${ADVICE}. ${version === "v1" ? "The stored history is kept as it was" : "The tree and the view are unchanged"}`]);
+    expect(warnings).toEqual([
+      `${refused}${how}; ${ADVICE}. ${version === "v1" ? "The stored history is kept as it was" : "The tree and the view are unchanged"}`,
+    ]);
     // nothing stored is lost: no rollback, no new root, the view where it was
     expect(view).toEqual(before);
     expect(records).toHaveLength(1);
