@@ -73,6 +73,25 @@ export interface SessionOutcome {
   warnings: string[];
 }
 
+/** Reads what the session `id` holds (GET and the samples op), with the warnings logged since `warningsBefore`. */
+async function readOutcome(client: SessionClient, id: string, target: ServerUnderTest, warningsBefore: number): Promise<SessionOutcome> {
+  const snapshot = await client.snapshot(id);
+  const payload = await client.collect(id, { max_seq_len: null, metadata: {} });
+  const fields = target.version === "v1" ? WIRE_FIELDS_V1 : WIRE_FIELDS_V2;
+  const decoded = decodeSamplesReply(payload, buildWeatherInputSamples(1)[0], { fields });
+  const metadata = snapshot.metadata as Record<string, any>;
+  const treeNodes = metadata.tree
+    ? (metadata.tree.nodes as Array<{ id: number; parent: number | null }>).map((n): [number, number | null] => [n.id, n.parent])
+    : null;
+  return {
+    records: snapshot.records as Array<Record<string, any>>,
+    treeNodes,
+    samples: decoded.samples,
+    accumulatedTokenIds: metadata.accumulated_token_ids as number[],
+    warnings: target.warnings.slice(warningsBefore),
+  };
+}
+
 /**
  * Opens a session on `target`, hands its OpenAI base URL (`.../sessions/{id}/v1`) to `drive`, then reads the
  * session back (GET and the samples op) and deletes it.
@@ -83,24 +102,28 @@ export async function runInSession<T>(target: ServerUnderTest, drive: (baseURL: 
   const warningsBefore = target.warnings.length;
   try {
     const result = await drive(`${client.sessionUrl(id)}/v1`);
-    const snapshot = await client.snapshot(id);
-    const payload = await client.collect(id, { max_seq_len: null, metadata: {} });
-    const fields = target.version === "v1" ? WIRE_FIELDS_V1 : WIRE_FIELDS_V2;
-    const decoded = decodeSamplesReply(payload, buildWeatherInputSamples(1)[0], { fields });
-    const metadata = snapshot.metadata as Record<string, any>;
-    const treeNodes = metadata.tree
-      ? (metadata.tree.nodes as Array<{ id: number; parent: number | null }>).map((n): [number, number | null] => [n.id, n.parent])
-      : null;
-    return {
-      result,
-      outcome: {
-        records: snapshot.records as Array<Record<string, any>>,
-        treeNodes,
-        samples: decoded.samples,
-        accumulatedTokenIds: metadata.accumulated_token_ids as number[],
-        warnings: target.warnings.slice(warningsBefore),
+    return { result, outcome: await readOutcome(client, id, target, warningsBefore) };
+  } finally {
+    await client.deleteSession(id);
+  }
+}
+
+/** {@link runInSession} for a client the server refuses: `drive` must reject; its error and the session after it. */
+export async function runRefusedInSession(
+  target: ServerUnderTest,
+  drive: (baseURL: string) => Promise<unknown>,
+): Promise<{ error: unknown; outcome: SessionOutcome }> {
+  const client = new SessionClient(target.server.url);
+  const id = await client.createSession();
+  const warningsBefore = target.warnings.length;
+  try {
+    const error = await drive(`${client.sessionUrl(id)}/v1`).then(
+      () => {
+        throw new Error("the client run succeeded, but the server should have refused it");
       },
-    };
+      (reason: unknown) => reason,
+    );
+    return { error, outcome: await readOutcome(client, id, target, warningsBefore) };
   } finally {
     await client.deleteSession(id);
   }
@@ -142,6 +165,27 @@ export function expectBroken(version: SessionServerVersion, outcome: SessionOutc
   expect(outcome.warnings).toHaveLength(1);
   expect(outcome.warnings[0]).toContain(`the replayed assistant message at index ${index} differs from the stored one only in its tool-call spelling`);
   expectBrokenWarning(version, outcome, cause);
+}
+
+/**
+ * A refused replay: the second request got `400` with an error matching `error` (as the client's exception
+ * carries it), the server logged one warning matching `warning`, and the session still holds the first turn alone,
+ * as it did before the refused request (v1: nothing rolled back; v2: node 0 alone, still the view).
+ */
+export function expectRefused(version: SessionServerVersion, refusal: { error: unknown; outcome: SessionOutcome }, error: RegExp, warning: RegExp): void {
+  const { outcome } = refusal;
+  // the openai SDK's APIError (which the frameworks let through) carries the status and the body's `error` field
+  expect(refusal.error).toMatchObject({ status: 400, error: expect.stringMatching(error) });
+  expect(outcome.warnings).toHaveLength(1);
+  expect(outcome.warnings[0]).toMatch(warning);
+  expect(outcome.warnings[0]).toMatch(version === "v1" ? /^v1 refused the request \(400\): / : /^v2 refused the request \(400\) instead of extending node 0: /);
+  expect(outcome.records).toHaveLength(1);
+  expect(outcome.records[0].response.choices[0].message.tool_calls).toHaveLength(1); // the stored tool-call turn
+  if (version === "v2") expect(outcome.treeNodes).toEqual([[0, null]]);
+  expect(outcome.samples.map((s) => s.weight_versions)).toEqual([["w0"]]);
+  const sample = outcome.samples[0];
+  expect(sample.tokens).toEqual(outcome.accumulatedTokenIds);
+  expect(sample.tokens).toEqual([...outcome.records[0].request.input_ids, ...completionIds(outcome.records[0])]);
 }
 
 /** {@link expectBroken} for any cause: one warning matching `warning`, and the broken records, tree and samples. */

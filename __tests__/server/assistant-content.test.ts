@@ -51,10 +51,14 @@ describe.each(["v1", "v2"] as const)("%s: assistant content parts", (version) =>
     const toolTurn: ChatMessage = { role: "tool", tool_call_id: assistant.tool_calls?.[0]?.id ?? "call00000", content: MOCK_TOOL_RESULTS[0] };
     const second = await chat(url(), id, { messages: [...history, assistant, toolTurn], tools: WEATHER_TOOLS });
     expect(second.status).toBe(200);
-    // The client re-sends the second answer as content parts: it does not match the stored turn, so it is appended
-    // (v1 rolls one turn back, v2 attaches a branch at the first node) and would have to be rendered.
+    // The client re-sends the second answer as content parts: it does not match the stored turn, so it would be
+    // appended (v1 rolling one turn back, v2 attaching a branch at the first node) and would have to be rendered.
+    const kept = await getSession(url(), id);
     const retry = await chat(url(), id, { messages: [...history, assistant, toolTurn, PARTS, { role: "user", content: "thanks" }], tools: WEATHER_TOOLS });
+    // not a re-send of a stored turn in pieces, so the refusal names no matcher
     expect([retry.status, retry.json<{ error: string }>().error]).toEqual([400, `messages[4].${REFUSAL}`]);
+    // refused before the rollback / the view move: the session holds what it held
+    expect(await getSession(url(), id)).toEqual(kept);
     // A string or null content on an assistant turn is still fine.
     const plain = await chat(url(), id, {
       messages: [...history, assistant, toolTurn, { role: "assistant", content: "It is sunny." }, { role: "user", content: "thanks" }],

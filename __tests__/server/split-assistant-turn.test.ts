@@ -169,7 +169,10 @@ afterAll(async () => {
   await backend.close();
 });
 
-/** One tool-call turn, then its replay in `pieces` with the tool result; the warnings, statuses and the view. */
+/**
+ * One tool-call turn, then its replay in `pieces` with the tool result; the warnings, the second reply's status
+ * and error, and the view after it (`before`: the view between the two requests).
+ */
 async function replay(version: SessionServerVersion, matcher: MessageMatcherName, pieces: (assistant: ChatMessage) => ChatMessage[]) {
   const warnings: string[] = [];
   const server = await startSessionServer({ version, backendUrl: backend.url, messageMatcher: matcher, logger: { warn: (m) => void warnings.push(m) } });
@@ -180,10 +183,12 @@ async function replay(version: SessionServerVersion, matcher: MessageMatcherName
     expect(first.status).toBe(200);
     const assistant = assistantOf(first);
     const toolResult: ChatMessage = { role: "tool", tool_call_id: assistant.tool_calls![0].id, content: MOCK_TOOL_RESULTS[0] };
+    const before = await getSession(server.url, id);
     const second = await chat(server.url, id, { messages: [...history, ...pieces(assistant), toolResult], tools: WEATHER_TOOLS });
     const view = await getSession(server.url, id);
     const tree = view.metadata.tree ? view.metadata.tree.nodes.map((n: { id: number; parent: number | null }) => [n.id, n.parent]) : null;
-    return { warnings, status: second.status, records: view.records, tree };
+    const error = second.status === 200 ? null : second.json<{ error: string }>().error;
+    return { warnings, status: second.status, error, records: view.records, tree, before, view };
   } finally {
     await server.close();
   }
@@ -194,6 +199,11 @@ const asAgentsSdk = (assistant: ChatMessage): ChatMessage[] => [
   { role: "assistant", content: null, tool_calls: assistant.tool_calls },
 ];
 const asParts = (assistant: ChatMessage): ChatMessage[] => [{ ...assistant, content: [{ type: "text", text: assistant.content as string }] }];
+/** The turn split in two with its text as a plain string: renderable, so it breaks instead of being refused. */
+const asSplitStrings = (assistant: ChatMessage): ChatMessage[] => [
+  { role: "assistant", content: assistant.content },
+  { role: "assistant", content: null, tool_calls: assistant.tool_calls },
+];
 const withText =
   (text: string) =>
   (assistant: ChatMessage): ChatMessage[] =>
@@ -237,24 +247,52 @@ describe.each(["v1", "v2"] as const)("%s", (version) => {
       ]);
   });
 
+  const ADVICE = 'start the server with --message-matcher split_assistant_turn (messageMatcher: "split_assistant_turn") to read it as the stored turn';
+  const SPLIT_AT_2 = "the replayed assistant turn at index 2 arrives split into two assistant messages (its text, then its tool calls)";
+  const PARTS_AT_2 = "the replayed assistant message at index 2 carries its text as a list of content parts";
+  const REFUSAL =
+    'messages[2].content must be a string or null for role "assistant", got a list (content parts); content parts and objects are not rendered by the chat template';
+
   test.each([
-    ["strict", asAgentsSdk, "the replayed assistant turn at index 2 arrives split into two assistant messages (its text, then its tool calls)"],
-    ["loose_tool_call", asAgentsSdk, "the replayed assistant turn at index 2 arrives split into two assistant messages (its text, then its tool calls)"],
-    ["role_content_only", asParts, "the replayed assistant message at index 2 carries its text as a list of content parts"],
-  ] as const)("under %s the break is explained and split_assistant_turn named", async (matcher, pieces, how) => {
-    const { warnings, records } = await replay(version, matcher, pieces);
-    const landing = version === "v1" ? "v1 rollback: " : "v2 starts a new root instead of extending node 0: ";
-    expect(warnings).toHaveLength(1);
-    expect(
-      warnings[0].startsWith(
-        `${landing}${how}; start the server with --message-matcher split_assistant_turn (messageMatcher: "split_assistant_turn") to read it as the stored turn.`,
-      ),
-    ).toBe(true);
+    ["strict", asAgentsSdk, SPLIT_AT_2],
+    ["loose_tool_call", asAgentsSdk, SPLIT_AT_2],
+    ["role_content_only", asParts, PARTS_AT_2],
+  ] as const)("under %s a replay in text parts is refused with 400 naming split_assistant_turn, the session kept", async (matcher, pieces, how) => {
+    const { warnings, status, error, records, before, view } = await replay(version, matcher, pieces);
+    expect([status, error]).toEqual([400, `${REFUSAL}; ${how}; ${ADVICE}`]);
+    const refused = version === "v1" ? "v1 refused the request (400): " : "v2 refused the request (400) instead of extending node 0: ";
+    expect(warnings).toEqual([
+      `${refused}${how}; ${ADVICE}. ${version === "v1" ? "The stored history is kept as it was" : "The tree and the view are unchanged"}`,
+    ]);
+    // nothing stored is lost: no rollback, no new root, the view where it was
+    expect(view).toEqual(before);
     expect(records).toHaveLength(1);
   });
 
-  test("under strict a split replay that really differs gets no split-turn warning", async () => {
-    const { warnings } = await replay(version, "strict", withText("Let me look up Shanghai."));
+  test("under strict a split turn with plain-string text breaks, and the warning names split_assistant_turn", async () => {
+    const { warnings, status, records, tree } = await replay(version, "strict", asSplitStrings);
+    expect(status).toBe(200);
+    const landing = version === "v1" ? "v1 rollback: " : "v2 starts a new root instead of extending node 0: ";
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0].startsWith(`${landing}${SPLIT_AT_2}; ${ADVICE}.`)).toBe(true);
+    expect(records).toHaveLength(1); // v1 rolled back; v2's active path is the new root alone
+    if (version === "v2")
+      expect(tree).toEqual([
+        [0, null],
+        [1, null],
+      ]);
+  });
+
+  test("a replay in text parts that really differs is refused without naming split_assistant_turn", async () => {
+    const { warnings, status, error, before, view } = await replay(version, "strict", withText("Let me look up Shanghai."));
+    expect([status, error]).toEqual([400, REFUSAL]);
+    expect(warnings).toEqual([]);
+    expect(view).toEqual(before);
+  });
+
+  test("under strict a plain-string split replay that really differs gets no split-turn warning", async () => {
+    const { warnings, status } = await replay(version, "strict", (assistant) => asSplitStrings({ ...assistant, content: "Let me look up Shanghai." }));
+    expect(status).toBe(200);
     expect(warnings).toEqual([]);
   });
 });

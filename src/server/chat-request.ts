@@ -43,17 +43,20 @@ function describeContent(content: unknown): string {
  * string nor null: Qwen3's template concatenates it as text, so Python's Jinja2 raises (`can only concatenate str
  * (not "list") to str`) where a JS engine would render an empty turn and silently drop the text from the prompt.
  * Messages before `from` matched stored history and are not rendered, so their spelling is the matcher's business.
+ * `hint`, asked only when refusing, may return a sentence appended to the message (how the client can be accepted).
  * @throws SessionHttpError(400) naming the message index and the content type
  */
-export function assertRenderableAssistantContent(messages: readonly ChatMessage[], from: number): void {
+export function assertRenderableAssistantContent(messages: readonly ChatMessage[], from: number, hint?: () => string | null): void {
   for (let i = from; i < messages.length; i++) {
     const message = messages[i];
     const content: unknown = message.content;
     if (message.role !== "assistant" || content === null || content === undefined || typeof content === "string") continue;
+    const advice = hint?.() ?? null;
     throw new SessionHttpError(
       400,
       `messages[${i}].content must be a string or null for role "assistant", got ${describeContent(content)}; ` +
-        "content parts and objects are not rendered by the chat template",
+        "content parts and objects are not rendered by the chat template" +
+        (advice === null ? "" : `; ${advice}`),
     );
   }
 }

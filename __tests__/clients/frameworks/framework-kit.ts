@@ -1,7 +1,7 @@
 // What the agent-framework tests share: a guard that keeps every framework off the network, the weather tool's
 // schema, and the compatibility loop (each call style on v1 and v2 under each built-in matcher).
 import type { MessageMatcherName } from "../../../src/server/message-matchers";
-import { expectContinuous, MATCHERS, runInSession, startClientBench, SUMMARY, type ClientBench, type SessionOutcome } from "../harness";
+import { expectContinuous, MATCHERS, runInSession, runRefusedInSession, startClientBench, SUMMARY, type ClientBench, type SessionOutcome } from "../harness";
 import type { ProcessFunction } from "../../../src/backend";
 
 /** What a framework run reports: its final answer and the inputs its get_weather tool was called with. */
@@ -17,6 +17,8 @@ export interface FrameworkStyle {
   streams: boolean;
   drive: (baseURL: string) => Promise<FrameworkDrive>;
   breaks: Partial<Record<MessageMatcherName, (version: "v1" | "v2", outcome: SessionOutcome) => void>>;
+  /** Per matcher, how the server refuses the run (the drive rejects with the client's error); absent: it is not refused. */
+  refused?: Partial<Record<MessageMatcherName, (version: "v1" | "v2", refusal: { error: unknown; outcome: SessionOutcome }) => void>>;
   /** Extra checks of a kept trajectory (what the replayed messages look like). */
   continuous?: (matcher: MessageMatcherName, outcome: SessionOutcome) => void;
 }
@@ -68,12 +70,19 @@ export function describeFrameworkStyles(
       await bench?.close();
     });
 
-    describe.each(styles)(`${framework} $name`, ({ drive, breaks, continuous, streams }) => {
+    describe.each(styles)(`${framework} $name`, ({ drive, breaks, refused, continuous, streams }) => {
       test.each(MATCHERS.flatMap((matcher) => (["v1", "v2"] as const).map((version) => ({ matcher, version }))))(
         "$version under $matcher",
         async ({ matcher, version }) => {
           const target = bench.servers.find((s) => s.matcher === matcher && s.version === version)!;
           network.streamFlags.length = 0;
+          const refusal = refused?.[matcher];
+          if (refusal !== undefined) {
+            refusal(version, await runRefusedInSession(target, drive));
+            expect(network.streamFlags).toEqual([streams, streams]);
+            expect(network.refused).toEqual([]);
+            return;
+          }
           const { result, outcome } = await runInSession(target, drive);
           expect(network.streamFlags).toEqual([streams, streams]);
           expect(result.finalText).toBe(SUMMARY);

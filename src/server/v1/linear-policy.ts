@@ -57,6 +57,18 @@ function warnIfOnlySpelling(state: LinearTrajectory, request: NormalizedChatRequ
   );
 }
 
+/**
+ * When a request about to be refused for assistant content parts re-sends a stored turn in pieces that the
+ * `split_assistant_turn` matcher would read as that turn: the sentence naming it (also logged at warn level).
+ */
+function splitTurnAdvice(state: LinearTrajectory, request: NormalizedChatRequest, ctx: PolicyContext): string | null {
+  const split = firstSplitTurnBreak(state.messages, request.messages, ctx.messagesMatch);
+  if (split === null) return null;
+  const advice = describeSplitTurnBreak(split.index, split.form);
+  ctx.logger.warn(`v1 refused the request (400): ${advice}. The stored history is kept as it was`);
+  return advice;
+}
+
 /** The v1 policy (SPEC §7.1). */
 export const linearPolicy: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
   version: "v1",
@@ -66,8 +78,12 @@ export const linearPolicy: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
   prepare(state, request: NormalizedChatRequest, ctx): PreparedTurn<LinearPlan> {
     // The retry rollback is applied first and stays applied: a request refused afterwards (a disallowed appended
     // role, a tokenizer failure) leaves the session rolled back, as the Python server does (its v1 pins characterize
-    // this order), so a later resend trains what Python trains. Only the deep-rollback refusal changes nothing.
+    // this order), so a later resend trains what Python trains. Only the deep-rollback refusal and the content-parts
+    // refusal change nothing.
     const rollback = findRollback(state, request.messages, ctx.messagesMatch);
+    // Deviation (docs/PROTOCOL.md): assistant content parts are refused before the rollback, so nothing stored is lost.
+    const renderFrom = rollback !== null ? rollback.keepMessages : state.checkpoints.length === 0 ? 0 : state.messages.length;
+    assertRenderableAssistantContent(request.messages, renderFrom, () => splitTurnAdvice(state, request, ctx));
     if (rollback !== null) {
       warnIfOnlySpelling(state, request, ctx);
       ctx.logger.info?.(`rolling back: ${state.checkpoints.length} -> ${rollback.keepCheckpoints} checkpoints, messages[:${rollback.keepMessages}]`);
@@ -75,11 +91,9 @@ export const linearPolicy: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
     }
     let promptIds: number[];
     if (state.checkpoints.length === 0) {
-      assertRenderableAssistantContent(request.messages, 0);
       promptIds = titoStep("render", () => ctx.tito.renderPromptIds(request.messages, request.tools, request.chatTemplateKwargs));
     } else {
       assertAppendOnly(state.messages, request.messages, ctx.tito.allowedAppendRoles, ctx.messagesMatch);
-      assertRenderableAssistantContent(request.messages, state.messages.length);
       const effective = [...state.messages, ...request.messages.slice(state.messages.length)];
       promptIds = titoStep("merge", () => ctx.tito.mergeTokens(state.messages, effective, currentTokenIds(state), request.tools, request.chatTemplateKwargs));
     }

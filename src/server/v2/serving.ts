@@ -5,7 +5,14 @@ import type { PolicyContext } from "../policy";
 import { assertAllowedSuffixRoles, matchedPrefixLength } from "../append-only";
 import { assertRenderableAssistantContent } from "../chat-request";
 import { splitAssistantTurnMessageMatches } from "../message-matchers";
-import { describeSpellingBreak, describeSplitTurnBreak, firstSpellingBreak, firstSplitTurnBreak, spellingTolerant } from "../replay-diagnosis";
+import {
+  describeSpellingBreak,
+  describeSplitTurnBreak,
+  firstSpellingBreak,
+  firstSplitTurnBreak,
+  spellingTolerant,
+  type SplitTurnForm,
+} from "../replay-diagnosis";
 import { joinSplitAssistantTurns } from "../split-turns";
 import { titoStep } from "../tito-step";
 import { assertStoredPrefix } from "../token-prefix";
@@ -40,9 +47,9 @@ export function createV2State(cap?: number): V2SessionState {
  * soon as the request is positioned: a request refused afterwards (a disallowed role, a tokenizer failure, a failed
  * upstream call) leaves GET and the samples op on the attach node (mirrors
  * tests/fast/router/test_sessions_v2.py::test_disallowed_append_role_400_with_rollback_side_effect). The 409 for a
- * truncated node and the 422 at the node cap come first and change nothing.
- * @throws SessionHttpError 422 (node cap), 409 (extending a truncated generation), 400 (disallowed role),
- *   500 (tokenizer failure).
+ * truncated node, the 422 at the node cap and the 400 for assistant content parts come first and change nothing.
+ * @throws SessionHttpError 422 (node cap), 409 (extending a truncated generation), 400 (assistant content parts,
+ *   disallowed role), 500 (tokenizer failure).
  */
 export function prepareV2Turn(
   state: V2SessionState,
@@ -65,6 +72,8 @@ export function prepareV2Turn(
         `(matched ${point.matchedMessages}, best overlap ${point.bestOverlap}, ${state.forest.nodes.length} nodes)`,
     );
   }
+  // Deviation (docs/PROTOCOL.md): assistant content parts are refused before the view moves, so the session is as it was.
+  assertRenderableAssistantContent(request.messages, point.node === null ? 0 : point.matchedMessages, () => splitTurnAdvice(state, point, request, ctx));
   if (point.node !== state.activeLeaf) warnIfOnlySpelling(state, point, request, ctx);
   state.activeLeaf = point.node;
   const plan: V2Plan = { parent: point.node, matchedMessages: point.matchedMessages };
@@ -91,34 +100,58 @@ function warnIfOnlySpelling(state: V2SessionState, point: AttachPoint, request: 
   );
 }
 
-/** The split-turn half of {@link warnIfOnlySpelling}: true when it warned. */
-function warnIfSplitTurn(state: V2SessionState, point: AttachPoint, request: NormalizedChatRequest, ctx: PolicyContext): boolean {
-  if (ctx.messagesMatch === splitAssistantTurnMessageMatches) return false;
+/**
+ * The node a request would extend were its split assistant turns read as `split_assistant_turn` reads them, and
+ * where the first piece is; null when that matcher is in use or would attach the request no deeper than `point`.
+ */
+function splitTurnReading(
+  state: V2SessionState,
+  point: AttachPoint,
+  request: NormalizedChatRequest,
+  ctx: PolicyContext,
+): { node: TrajectoryNode; index: number; form: SplitTurnForm } | null {
+  if (ctx.messagesMatch === splitAssistantTurnMessageMatches) return null;
   const joined = joinSplitAssistantTurns(request.messages);
-  if (joined === request.messages) return false;
+  if (joined === request.messages) return null;
   const reading = state.forest.findAttachPoint(joined, splitAssistantTurnMessageMatches);
   const depth = (node: AttachPoint["node"]): number => (node === null ? 0 : node.pathMessages().length);
-  if (reading.node === null || depth(reading.node) <= depth(point.node)) return false;
+  if (reading.node === null || depth(reading.node) <= depth(point.node)) return null;
   const found = firstSplitTurnBreak(reading.node.pathMessages(), request.messages, ctx.messagesMatch);
+  return found === null ? null : { node: reading.node, ...found };
+}
+
+/** The split-turn half of {@link warnIfOnlySpelling}: true when it warned. */
+function warnIfSplitTurn(state: V2SessionState, point: AttachPoint, request: NormalizedChatRequest, ctx: PolicyContext): boolean {
+  const found = splitTurnReading(state, point, request, ctx);
   if (found === null) return false;
   const landing = point.node === null ? "starts a new root" : `attaches at node ${point.node.id}`;
   ctx.logger.warn(
-    `v2 ${landing} instead of extending node ${reading.node.id}: ${describeSplitTurnBreak(found.index, found.form)}. ` +
+    `v2 ${landing} instead of extending node ${found.node.id}: ${describeSplitTurnBreak(found.index, found.form)}. ` +
       `The new branch re-renders the pieces, so it does not hold the model's own tokens for that turn`,
   );
   return true;
 }
 
+/**
+ * When a request about to be refused for assistant content parts re-sends a stored turn in pieces that the
+ * `split_assistant_turn` matcher would read as that turn: the sentence naming it (also logged at warn level).
+ */
+function splitTurnAdvice(state: V2SessionState, point: AttachPoint, request: NormalizedChatRequest, ctx: PolicyContext): string | null {
+  const found = splitTurnReading(state, point, request, ctx);
+  if (found === null) return null;
+  const advice = describeSplitTurnBreak(found.index, found.form);
+  ctx.logger.warn(`v2 refused the request (400) instead of extending node ${found.node.id}: ${advice}. The tree and the view are unchanged`);
+  return advice;
+}
+
 /** The TITO prompt for a request attached at `attach` (null: a new root rendered from scratch). Pure. */
 function promptFor(attach: TrajectoryNode | null, matchedMessages: number, request: NormalizedChatRequest, ctx: PolicyContext): number[] {
   if (attach === null) {
-    assertRenderableAssistantContent(request.messages, 0);
     return titoStep("render", () => ctx.tito.renderPromptIds(request.messages, request.tools, request.chatTemplateKwargs));
   }
   const stored = attach.pathMessages();
   const suffix = request.messages.slice(matchedMessages);
   assertAllowedSuffixRoles(request.messages, matchedMessages, ctx.tito.allowedAppendRoles);
-  assertRenderableAssistantContent(request.messages, matchedMessages);
   return titoStep("merge", () => ctx.tito.mergeTokens(stored, [...stored, ...suffix], attach.tokenIds, request.tools, request.chatTemplateKwargs));
 }
 
