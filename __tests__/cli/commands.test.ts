@@ -55,7 +55,7 @@ describe("conventions shared by every command", () => {
   test.each([
     [["mock", "--script", "poem"], "option '--script <name>' argument 'poem' is invalid. Allowed choices are weather, echo."],
     [["mock", "--port", "-1"], "must be an integer between 0 and 65535"],
-    [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--colour"], "unknown option '--colour'"],
+    [["serve", "v1", "--backend", "http://127.0.0.1:1", "--colour"], "unknown option '--colour'"],
     [["run", "--batch", "0"], "--batch"],
     [["bogus"], "unknown command 'bogus'"],
   ])("a usage error exits 2 naming it: %j", async (args, needle) => {
@@ -110,7 +110,7 @@ describe("serve checks its backend at start-up", () => {
   test("--no-check-backend starts anyway, and /health reports the server and package versions", async () => {
     const child = spawn(
       process.execPath,
-      ["-r", "ts-node/register/transpile-only", MAIN, "serve", "--version", "v2", "--backend", "http://127.0.0.1:9", "--no-check-backend"],
+      ["-r", "ts-node/register/transpile-only", MAIN, "serve", "v2", "--backend", "http://127.0.0.1:9", "--no-check-backend"],
       { cwd: ROOT, env: cleanEnv() },
     );
     try {

@@ -16,6 +16,7 @@ import {
   parseRoutingDim,
   parseUrl,
   parseUrlList,
+  parseWaitSeconds,
   RUN_DEFAULTS,
   type RunCommandOptions,
 } from "./run-options";
@@ -41,8 +42,13 @@ const DEFAULT_IO: RunCommandIo = { out: process.stdout, err: process.stderr };
  */
 export async function executeRun(options: RunCommandOptions, io: RunCommandIo = DEFAULT_IO): Promise<{ exitCode: number; report: ParityReport }> {
   let pairs: [SessionParityRun | Error, SessionParityRun | Error][] = [];
-  const report = await runParity(options, { env: io.env, progress: io.err, onPairs: options.html === undefined ? undefined : (all) => (pairs = all) });
-  io.out.write(renderReport(report));
+  const report = await runParity(options, {
+    env: io.env,
+    progress: io.err,
+    notice: (line) => io.err.write(`${line}\n`),
+    onPairs: options.html === undefined ? undefined : (all) => (pairs = all) });
+  // The files first, so the verdict line stays the last line of the output.
+  const notes: string[] = [];
   if (options.html !== undefined) {
     const { renderRunHtml } = await import("./html-report");
     const page = await renderRunHtml(report, pairs);
@@ -51,7 +57,7 @@ export async function executeRun(options: RunCommandOptions, io: RunCommandIo = 
     } catch (error) {
       throw new CliExit(EXIT_USAGE, `cannot write the --html report to ${options.html}: ${(error as Error).message}`);
     }
-    io.out.write(`HTML report written to ${options.html}\n`);
+    notes.push(`HTML report written to ${options.html}`);
   }
   if (options.json !== undefined) {
     try {
@@ -59,8 +65,9 @@ export async function executeRun(options: RunCommandOptions, io: RunCommandIo = 
     } catch (error) {
       throw new CliExit(EXIT_USAGE, `cannot write the --json report to ${options.json}: ${(error as Error).message}`);
     }
-    io.out.write(`Full report written to ${options.json}\n`);
+    notes.push(`Full report written to ${options.json}`);
   }
+  io.out.write(renderReport(report, { notes }));
   const exitCode = report.summary.serverProblems > 0 ? EXIT_USAGE : report.summary.pass ? EXIT_PASS : EXIT_FAIL;
   return { exitCode, report };
 }
@@ -91,6 +98,7 @@ export function runCommand(io: RunCommandIo = DEFAULT_IO): Command {
     .option("--topk <k>", "with --routing-replay: experts per token and layer of the embedded mock (default 2)", parseRoutingDim)
     .option("--indexer-replay", "with --routing-replay: also replay the indexer top-k")
     .option("--addition-r3", "with --routing-replay: additional R3 (only new rows per request, rebuilt at collect time)")
+    .option("--wait <seconds>", "how long to wait for each given server to answer GET /health before giving up (default 30; 0 = probe once)", parseWaitSeconds)
     .option("--servers-thread", "run the embedded session servers on a worker thread, a second core (default from --batch 64 on)")
     .option("--no-servers-thread", "keep the embedded mock and servers on the main thread with the agents")
     .action(async (options: RunCommandOptions) => {
