@@ -58,6 +58,11 @@ describe("conventions shared by every command", () => {
     [["serve", "v1", "--backend", "http://127.0.0.1:1", "--colour"], "unknown option '--colour'"],
     [["run", "--batch", "0"], "--batch"],
     [["bogus"], "unknown command 'bogus'"],
+    // A misspelt command followed by the program's own flag must not print the version and exit 0.
+    [["serv", "--version", "v1", "--backend", "http://127.0.0.1:1"], "unknown command 'serv' (the commands are mock, serve, run, fuzz)"],
+    [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1"], "the version is the first word now: session-parity serve v1"],
+    [["serve", "--backend", "http://127.0.0.1:1"], "missing the session server version, v1 or v2"],
+    [["run", "--wait", "soon"], "--wait"],
   ])("a usage error exits 2 naming it: %j", async (args, needle) => {
     const { exitCode, err } = await parseInProcess(args);
     expect(exitCode).toBe(2);
@@ -100,7 +105,7 @@ describe("mock", () => {
 
 describe("serve checks its backend at start-up", () => {
   test("an unreachable backend exits 2 naming it and the way out", async () => {
-    const error = await rejection(runServe({ version: "v1", backend: "http://127.0.0.1:9", port: 0, host: "127.0.0.1", messageMatcher: "strict" }));
+    const error = await rejection(runServe({ version: "v1", backend: "http://127.0.0.1:9", port: 0, host: "127.0.0.1", messageMatcher: "strict", wait: 0 }));
     expect(error.exitCode).toBe(2);
     expect(error.message).toMatch(
       /^cannot reach the backend at http:\/\/127\.0\.0\.1:9 \(--backend\): .*ECONNREFUSED.*; start it first \(e\.g\. session-parity mock\), or pass --no-check-backend$/,

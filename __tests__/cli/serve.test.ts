@@ -102,7 +102,7 @@ test.each([
   [["serve", "v1", "--backend", "http://127.0.0.1:1", "--max-body-bytes", "0"], "--max-body-bytes"],
   [["serve", "v1", "--backend", "http://127.0.0.1:1", "--max-reply-bytes", "lots"], "--max-reply-bytes"],
   [["serve", "v1", "--backend", "http://127.0.0.1:1", "--upstream-timeout-ms", "-5"], "--upstream-timeout-ms"],
-  [["serve", "--backend", "http://127.0.0.1:1"], "--version"],
+  [["serve", "--backend", "http://127.0.0.1:1"], "missing the session server version"],
   [["serve", "v3", "--backend", "http://127.0.0.1:1"], "v3"],
   [["serve", "v1", "--backend", "not-a-url"], "--backend"],
   [["serve", "v1", "--backend", "http://127.0.0.1:1", "--port", "70000"], "--port"],

@@ -3,7 +3,7 @@
 // Every command exits 0 on pass, 1 on a parity failure, 2 on a usage or server problem, with one line naming it.
 import { Command } from "commander";
 import { withCliConventions } from "./command-kit";
-import { CliExit, EXIT_USAGE, exitCodeOf } from "./exit-codes";
+import { CliExit, EXIT_PASS, EXIT_USAGE, exitCodeOf } from "./exit-codes";
 import { fuzzCommand } from "./fuzz-command";
 import { mockCommand } from "./mock-command";
 import { packageVersion } from "./package-version";
@@ -33,7 +33,7 @@ export function buildProgram(): Command {
       if (options.version === true) {
         const write = program.configureOutput().writeOut ?? ((text: string) => process.stdout.write(text));
         write(`${packageVersion()}\n`);
-        return;
+        throw new CliExit(EXIT_PASS, "--version", true);
       }
       program.help({ error: true });
     });

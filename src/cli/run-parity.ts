@@ -227,6 +227,10 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
     );
     const passed = trajectories.filter((trajectory) => trajectory.pass).length;
     const problems = summarizeServerProblems(runs);
+    // A base URL with the OpenAI-style /v1 suffix passes a lenient /health but 404s on every routed call: name the fix.
+    if (problems.first !== null && backendGiven !== undefined && /\/v1\/*$/i.test(backendGiven.url) && runs.some((run) => run.failure?.includes("(status 404)"))) {
+      problems.first += ` (${backendGiven.from} ${v1Fix(backendGiven.url, "backend")})`;
+    }
     const server = (url: string | null, started: boolean): ReportServer => ({
       url: url === null ? null : url.split(",").map(redactUrlCredentials).join(","),
       origin: url === null ? "unused" : started ? "embedded" : "given",

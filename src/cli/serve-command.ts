@@ -4,7 +4,7 @@ import { Argument, Command, InvalidArgumentError, Option } from "commander";
 import { startSessionServer, RunningSessionServer } from "../server/session-server";
 import type { SessionServerVersion } from "../server/types";
 import type { MessageMatcherName } from "../server/message-matchers";
-import { waitForHealth } from "../fixture/health-wait";
+import { HealthReplyError, waitForHealth } from "../fixture/health-wait";
 import { closeOnSignals, withCliConventions } from "./command-kit";
 import { CliExit, EXIT_USAGE } from "./exit-codes";
 import { parsePort } from "./mock-command";
@@ -75,7 +75,9 @@ export async function runServe(
     } catch (error) {
       throw new CliExit(
         EXIT_USAGE,
-        `cannot use the backend at ${backend} (--backend): ${(error as Error).message}; start it first (e.g. session-parity mock), or pass --no-check-backend`,
+        error instanceof HealthReplyError
+          ? `cannot use the backend at ${backend} (--backend): ${error.message}`
+          : `cannot reach the backend at ${backend} (--backend): ${(error as Error).message}; start it first (e.g. session-parity mock), or pass --no-check-backend`,
       );
     }
   }

@@ -34,7 +34,11 @@ export function renderHeader(report: ParityReport): string {
     const server = report.servers[what];
     if (server.origin === "unused") return "not needed (both session servers given)";
     if (server.origin === "given") return what === "backend" ? `${server.url}` : instancesWithLoad(report, what, `${server.url}`);
-    return what === "backend" ? `${server.url} (embedded mock, weather script, ${latencyMs} ms latency)` : `${server.url} (embedded)`;
+    if (what === "backend") return `${server.url} (embedded mock, weather script, ${latencyMs} ms latency)`;
+    const other = what === "v1" ? "v2" : "v1";
+    // One side given, the other started here: they only agree if the given server calls the same backend.
+    if (report.servers[other].origin === "given") return `${server.url} (embedded, on the backend above; your ${other} server must call that backend too)`;
+    return `${server.url} (embedded)`;
   };
   return [
     `session-parity run: ${batch} weather ${batch === 1 ? "trajectory" : "trajectories"} per version, ${cycles} cycle${cycles === 1 ? "" : "s"}, v1 and v2 side by side`,
