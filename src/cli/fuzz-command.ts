@@ -62,7 +62,7 @@ function readReplay(file: string): { schedule: AgentSchedule; salt: number } {
   }
   const record = (value ?? {}) as Record<string, unknown>;
   const nested = (record.counterexample ?? {}) as Record<string, unknown>;
-  const schedule = (record.schedule ?? nested.shrunk ?? (Array.isArray(record.steps) ? record : undefined)) as AgentSchedule | undefined;
+  const schedule = (record.schedule ?? nested.schedule ?? nested.shrunk ?? (Array.isArray(record.steps) ? record : undefined)) as AgentSchedule | undefined;
   if (schedule === undefined || typeof schedule !== "object" || !Array.isArray(schedule.steps) || typeof schedule.first !== "object") {
     throw new CliExit(EXIT_USAGE, `the --replay file ${file} holds no schedule (expected a counterexample file written by \`session-parity fuzz\`)`);
   }
@@ -161,14 +161,21 @@ export function fuzzCommand(io: FuzzCommandIo = DEFAULT_IO): Command {
     .option("--seed <n>", "fast-check seed (default random, printed)", integerFlag(-0x80000000, 0x7fffffff))
     .option("--max-steps <n>", "most chat calls per schedule", integerFlag(1, 64), 12)
     .option("--concurrency <n>", "sessions per round on each server", integerFlag(1, 256), 8)
-    .option("--backend <url>", "mock backend serving the plan control routes (`session-parity mock`); default embedded", parseUrl)
+    .option("--backend <url>", "mock backend serving the plan control routes (`session-parity mock` serves them); default embedded", parseUrl)
     .option("--v1 <url>", "v1 session server calling --backend (default embedded)", parseUrl)
     .option("--v2 <url>", "v2 session server calling --backend (default embedded)", parseUrl)
     .option("--json <file>", "write the report (and the counterexample) as JSON", parseJsonPath)
     .option("--replay <file>", "replay the counterexample in a file written by a failing run")
     .option("--html <file>", "also write a self-contained HTML report: the counterexample's v1 and v2 runs, trees and tokens", parseJsonPath)
     .showHelpAfterError("(run `session-parity fuzz --help` for the flags)")
-    .addHelpText("after", "\nExit status: 0 no counterexample, 1 counterexample found (written to a file), 2 bad flag or server problem.")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ session-parity fuzz --runs 8 --seed 7 --max-steps 6\n" +
+        "  $ session-parity fuzz --replay fuzz-counterexample-7.json\n\n" +
+        "Against your own servers: start `session-parity mock` (it serves the plan routes), point both servers at it, then\n" +
+        "  session-parity fuzz --backend <mock URL> --v1 <your v1> --v2 <your v2>\n\n" +
+        "Exit status: 0 no counterexample, 1 counterexample found (written to a file), 2 bad flag or server problem.",
+    )
     .exitOverride((error: CommanderError) => {
       throw new CliExit(error.exitCode === 0 ? EXIT_PASS : EXIT_USAGE, error.message, true);
     })
