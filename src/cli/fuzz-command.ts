@@ -170,8 +170,8 @@ export function fuzzCommand(io: FuzzCommandIo = DEFAULT_IO): Command {
     .showHelpAfterError("(run `session-parity fuzz --help` for the flags)")
     .addHelpText(
       "after",
-      "\nExamples:\n  $ session-parity fuzz --runs 8 --seed 7 --max-steps 6\n" +
-        "  $ session-parity fuzz --replay fuzz-counterexample-7.json\n\n" +
+      "\nExample:\n  $ session-parity fuzz --runs 8 --seed 7 --max-steps 6\n\n" +
+        "A counterexample is written to fuzz-counterexample-<seed>.json; `session-parity fuzz --replay <that file>` replays it.\n\n" +
         "Against your own servers: start `session-parity mock` (it serves the plan routes), point both servers at it, then\n" +
         "  session-parity fuzz --backend <mock URL> --v1 <your v1> --v2 <your v2>\n\n" +
         "Exit status: 0 no counterexample, 1 counterexample found (written to a file), 2 bad flag or server problem.",
