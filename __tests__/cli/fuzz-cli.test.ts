@@ -47,7 +47,7 @@ test("fuzz against the servers finds the kept retry leaves (exit 1), and --repla
   expect(replayed.stdout).toContain("the picker kept leaves");
 });
 
-test("the same fuzz against the reference picker passes, and a mock that is gone is exit 2, not a counterexample", async () => {
+test("the same fuzz against the reference picker passes; a v2 whose backend is gone is exit 2, not a counterexample", async () => {
   const reference = await startCli(["serve", "v2", "--backend", mock.url, "--port", "0", "--quiet"]);
   try {
     const passed = await runCli(["fuzz", "--backend", mock.url, "--v1", v1.url, "--v2", reference.url, "--seed", "7", "--runs", "8", "--max-steps", "4"]);
@@ -60,10 +60,14 @@ test("the same fuzz against the reference picker passes, and a mock that is gone
   const orphan = await startCli(["serve", "v2", "--backend", gone.url, "--port", "0", "--quiet"]);
   try {
     await gone.stop();
-    const failed = await runCli(["fuzz", "--backend", gone.url, "--v1", v1.url, "--v2", orphan.url, "--seed", "7", "--runs", "4"]);
+    // The plans go to the live mock, but the v2 server calls the dead one: its chat calls answer 502.
+    const failed = await runCli(["fuzz", "--backend", mock.url, "--v1", v1.url, "--v2", orphan.url, "--seed", "7", "--runs", "4"]);
     expect(failed.code).toBe(2);
-    expect(failed.stdout).not.toContain("Counterexample");
-    expect(failed.stderr).toMatch(/ECONNREFUSED/);
+    expect(failed.stdout).toBe("");
+    expect(failed.stderr).toMatch(new RegExp(`^session-parity: the v2 session server at ${orphan.url} answered chat call 0 with status 502: .*ECONNREFUSED`));
+    const unreachable = await runCli(["fuzz", "--backend", gone.url, "--v1", v1.url, "--v2", orphan.url, "--wait", "0"]);
+    expect(unreachable.code).toBe(2);
+    expect(unreachable.stderr).toContain(`cannot reach the mock backend at ${gone.url} (--backend): connect ECONNREFUSED`);
   } finally {
     await orphan.stop();
   }

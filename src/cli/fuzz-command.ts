@@ -5,7 +5,9 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { CliExit, EXIT_FAIL, EXIT_PASS, EXIT_USAGE } from "./exit-codes";
-import { parseJsonPath, parseUrl } from "./run-options";
+import { DEFAULT_WAIT_SECONDS, parseJsonPath, parseUrl, parseWaitSeconds } from "./run-options";
+import { HealthReplyError, waitForHealth, type HealthTarget } from "../fixture/health-wait";
+import { redactUrlCredentials } from "../server/redaction";
 import type { AgentSchedule, FuzzReport, ScheduleVerdict } from "../fuzz";
 
 /** Parsed flags of `session-parity fuzz`. */
@@ -21,6 +23,8 @@ export interface FuzzCommandOptions {
   /** Write the self-contained HTML report (the counterexample's runs drawn like a parity pair) to this file. */
   html?: string;
   replay?: string;
+  /** Seconds to keep probing each given server that does not answer yet (default 30). */
+  wait?: number;
 }
 
 /** Where the command writes. */
@@ -76,6 +80,7 @@ function readReplay(file: string): { schedule: AgentSchedule; salt: number } {
  * @throws CliExit with status 2 on a usage or server problem.
  */
 export async function executeFuzz(options: FuzzCommandOptions, io: FuzzCommandIo = DEFAULT_IO): Promise<number> {
+  await waitForGiven(options, io);
   const fuzz = await import("../fuzz");
   const environmentOptions = { backendUrl: options.backend, v1Url: options.v1, v2Url: options.v2 };
   const usage = (error: unknown): never => {
@@ -132,6 +137,29 @@ export async function executeFuzz(options: FuzzCommandOptions, io: FuzzCommandIo
   return EXIT_PASS;
 }
 
+/** Waits for `--backend`, `--v1` and `--v2` to answer `GET /health` (servers started with `&` just before). */
+async function waitForGiven(options: FuzzCommandOptions, io: FuzzCommandIo): Promise<void> {
+  const wait = options.wait ?? DEFAULT_WAIT_SECONDS;
+  const given: [string | undefined, string, string, HealthTarget][] = [
+    [options.backend, "--backend", "mock backend", "backend"],
+    [options.v1, "--v1", "v1 session server", "session server"],
+    [options.v2, "--v2", "v2 session server", "session server"],
+  ];
+  for (const [url, flag, what, target] of given) {
+    if (url === undefined) continue;
+    const shown = redactUrlCredentials(url);
+    try {
+      await waitForHealth(url, {
+        target,
+        deadlineMs: wait * 1000,
+        onWaiting: (reason) => io.err.write(`session-parity: waiting up to ${wait} s (--wait) for the ${what} at ${shown} (${flag}) to answer GET /health (${reason})\n`),
+      });
+    } catch (error) {
+      throw new CliExit(EXIT_USAGE, `${error instanceof HealthReplyError ? "cannot use" : "cannot reach"} the ${what} at ${shown} (${flag}): ${(error as Error).message}`);
+    }
+  }
+}
+
 /** Writes `--html` when given: the run's summary and the counterexample (or the replayed schedule) drawn. */
 async function writeHtml(
   file: string | undefined,
@@ -166,6 +194,7 @@ export function fuzzCommand(io: FuzzCommandIo = DEFAULT_IO): Command {
     .option("--v2 <url>", "v2 session server calling --backend (default embedded)", parseUrl)
     .option("--json <file>", "write the report (and the counterexample) as JSON", parseJsonPath)
     .option("--replay <file>", "replay the counterexample in a file written by a failing run")
+    .option("--wait <seconds>", "how long to wait for each given server to answer GET /health before giving up (default 30; 0 = probe once)", parseWaitSeconds)
     .option("--html <file>", "also write a self-contained HTML report: the counterexample's v1 and v2 runs, trees and tokens", parseJsonPath)
     .showHelpAfterError("(run `session-parity fuzz --help` for the flags)")
     .addHelpText(
