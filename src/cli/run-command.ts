@@ -107,6 +107,9 @@ export function runCommand(io: RunCommandIo = DEFAULT_IO): Command {
     });
   return withCliConventions(command, [
     "session-parity run --batch 16",
+    "session-parity mock --port 30000 &",
+    "session-parity serve v1 --backend http://127.0.0.1:30000 --port 8001 &",
+    "session-parity serve v2 --backend http://127.0.0.1:30000 --port 8002 &",
     "session-parity run --v1 http://127.0.0.1:8001 --v2 http://127.0.0.1:8002 --json report.json",
   ]);
 }

@@ -146,5 +146,7 @@ export function serveCommand(): Command {
       }
       await runServe({ ...options, version });
     });
-  return withCliConventions(command, ["session-parity serve v2 --backend http://127.0.0.1:30000 --port 8002 --message-matcher loose_tool_call"]);
+  return withCliConventions(command, [
+    "session-parity mock --port 30000 & session-parity serve v2 --backend http://127.0.0.1:30000 --port 8002 --message-matcher loose_tool_call",
+  ]);
 }
