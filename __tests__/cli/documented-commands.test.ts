@@ -20,7 +20,7 @@ import { startEnvironmentMock } from "../../src/fixture/parity-environment";
 import { buildProgram } from "../../src/cli";
 import { cleanEnv, freePort, MAIN, ROOT } from "./run-cli";
 
-jest.setTimeout(600_000);
+jest.setTimeout(1_200_000);
 
 /** One command of a line: its words after `session-parity`, the variables before it, and whether `&` follows it. */
 interface DocumentedCommand {
