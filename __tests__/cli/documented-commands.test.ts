@@ -58,7 +58,10 @@ function parseLine(line: string): DocumentedCommand[] {
   const segments = line.split(/\s+&(?:\s+|$)/);
   const endsInBackground = /\s&\s*$/.test(line);
   segments.forEach((segment, index) => {
-    const words = segment.trim().split(/\s+/).filter((word) => word !== "");
+    const words = segment
+      .trim()
+      .split(/\s+/)
+      .filter((word) => word !== "");
     if (words.length === 0) return;
     const env: Record<string, string> = {};
     while (words.length > 0 && /^[A-Z_][A-Z0-9_]*=/.test(words[0])) {
@@ -88,12 +91,17 @@ function readmeSessions(): DocumentedSession[] {
     const body: string[] = [];
     for (i += 1; i < lines.length && !lines[i].startsWith("```"); i++) body.push(lines[i]);
     const shell = ["sh", "bash", "shell", "console"].includes(fence[1]);
-    const joined = body.join("\n").replace(/\\\n\s*/g, "").split("\n"); // `\` continues a line
+    const joined = body
+      .join("\n")
+      .replace(/\\\n\s*/g, "")
+      .split("\n"); // `\` continues a line
     const typed = joined.filter((line) => (shell ? !line.trimStart().startsWith("#") : line.startsWith("$ "))).map((line) => line.replace(/^\$ /, ""));
     const commands = typed.flatMap(parseLine);
     if (commands.length > 0) {
       const text = prose.join("\n");
-      const marker = /<!-- cli-test: a session-parity mock(?: with routing replay of (\d+) layers)? stands in for [^>]*?any free port will do for (\d+)/.exec(text);
+      const marker = /<!-- cli-test: a session-parity mock(?: with routing replay of (\d+) layers)? stands in for [^>]*?any free port will do for (\d+)/.exec(
+        text,
+      );
       const standIn = marker === null ? null : { port: Number(marker[2]), routingLayers: marker[1] === undefined ? null : Number(marker[1]) };
       sessions.push({ source: `README.md:${start + 1}`, commands, freePorts: freePortsIn(text), standIn });
     }
@@ -128,7 +136,9 @@ const HELP_SESSIONS = helpSessions();
 test("the documentation shows the commands this test runs", () => {
   // A parser that finds nothing would make every session below pass vacuously.
   expect(README_SESSIONS.length).toBeGreaterThanOrEqual(4);
-  expect(README_SESSIONS.flatMap((session) => session.commands.map((command) => command.args[0]))).toEqual(expect.arrayContaining(["mock", "serve", "run", "fuzz"]));
+  expect(README_SESSIONS.flatMap((session) => session.commands.map((command) => command.args[0]))).toEqual(
+    expect.arrayContaining(["mock", "serve", "run", "fuzz"]),
+  );
   expect(HELP_SESSIONS.map((session) => [session.source, session.commands.length > 0])).toEqual([
     ["session-parity --help", true],
     ["session-parity mock --help", true],
@@ -137,7 +147,12 @@ test("the documentation shows the commands this test runs", () => {
     ["session-parity fuzz --help", true],
   ]);
   expect(parseLine("SESSION_PARITY_V1_URL=http://a npx session-parity run --v1 x &")).toEqual([
-    { text: "SESSION_PARITY_V1_URL=http://a npx session-parity run --v1 x", args: ["run", "--v1", "x"], env: { SESSION_PARITY_V1_URL: "http://a" }, background: true },
+    {
+      text: "SESSION_PARITY_V1_URL=http://a npx session-parity run --v1 x",
+      args: ["run", "--v1", "x"],
+      env: { SESSION_PARITY_V1_URL: "http://a" },
+      background: true,
+    },
   ]);
   expect(parseLine("session-parity mock --port 1 & session-parity serve v1 --port 2").map((command) => command.background)).toEqual([true, false]);
   expect(parseLine("SESSION_PARITY_BACKEND_URL=http://127.0.0.1:30000 npx jest")).toEqual([]);
@@ -158,7 +173,10 @@ interface Spawned {
 
 function spawnDocumented(command: DocumentedCommand, ports: Map<number, number>, cwd: string): Spawned {
   const args = command.args.map((word) => substitute(word, ports));
-  const env = cleanEnv({ TS_NODE_PROJECT: path.join(ROOT, "tsconfig.json"), ...Object.fromEntries(Object.entries(command.env).map(([k, v]) => [k, substitute(v, ports)])) });
+  const env = cleanEnv({
+    TS_NODE_PROJECT: path.join(ROOT, "tsconfig.json"),
+    ...Object.fromEntries(Object.entries(command.env).map(([k, v]) => [k, substitute(v, ports)])),
+  });
   const child = spawn(process.execPath, ["-r", require.resolve("ts-node/register/transpile-only"), MAIN, ...args], { cwd, env });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -191,7 +209,12 @@ async function runSession(session: DocumentedSession): Promise<string[]> {
   try {
     if (session.standIn !== null) {
       const { port, routingLayers } = session.standIn;
-      standIn = await startEnvironmentMock({ env: {}, latencyMs: 0, ports: { backend: ports.get(port) ?? port }, routingReplay: routingLayers === null ? null : { numLayers: routingLayers } });
+      standIn = await startEnvironmentMock({
+        env: {},
+        latencyMs: 0,
+        ports: { backend: ports.get(port) ?? port },
+        routingReplay: routingLayers === null ? null : { numLayers: routingLayers },
+      });
     }
     for (const command of session.commands) {
       const spawned = spawnDocumented(command, ports, cwd);
@@ -240,8 +263,11 @@ async function inTurn<T>(work: () => Promise<T>): Promise<T> {
 describe.each([...README_SESSIONS, ...HELP_SESSIONS].filter((session) => session.commands.length > 0).map((session) => [session.source, session] as const))(
   "%s",
   (_source, session) => {
-    test.concurrent(`${session.commands.map((command) => `session-parity ${command.args[0]}${command.background ? " &" : ""}`).join("; ")}: every line does what it says`, async () => {
-      expect(await inTurn(() => runSession(session))).toEqual([]);
-    });
+    test.concurrent(
+      `${session.commands.map((command) => `session-parity ${command.args[0]}${command.background ? " &" : ""}`).join("; ")}: every line does what it says`,
+      async () => {
+        expect(await inTurn(() => runSession(session))).toEqual([]);
+      },
+    );
   },
 );

@@ -34,7 +34,9 @@ describe("a backend URL ending in /v1", () => {
       expect(result.code).toBe(2);
       expect(result.stdout).not.toContain("FAIL");
       expect(result.stderr).toContain(`cannot use the backend at ${mock.url}/v1 (--backend): GET /v1/health answered 404`);
-      expect(result.stderr).toContain(`the URL ends in /v1, but /health, /generate and /v1/chat/completions are added to the base URL: pass ${mock.url} instead`);
+      expect(result.stderr).toContain(
+        `the URL ends in /v1, but /health, /generate and /v1/chat/completions are added to the base URL: pass ${mock.url} instead`,
+      );
     } finally {
       await mock.close();
     }
@@ -46,16 +48,29 @@ describe("a backend URL ending in /v1", () => {
     try {
       const result = await runCli(["run", "--batch", "2", "--backend", `${proxy.url}/v1`, "--latency-ms", "0"]);
       expect(result.code).toBe(2);
-      expect(tableRows(result.stdout).map((row) => row.trim().split(/\s{2,}/).slice(1, 3))).toEqual([
+      expect(
+        tableRows(result.stdout).map((row) =>
+          row
+            .trim()
+            .split(/\s{2,}/)
+            .slice(1, 3),
+        ),
+      ).toEqual([
         ["ERROR", "-"],
         ["ERROR", "-"],
       ]);
       expect(result.stdout).not.toContain("FAIL");
       expect(result.stdout).not.toContain("record count");
-      expect(result.stdout).toMatch(/\[v1 run\] agent failed for session [0-9a-f]+ on http:\/\/127\.0\.0\.1:\d+: weather agent: initial chat call failed \(status 404\): Not Found\n/);
+      expect(result.stdout).toMatch(
+        /\[v1 run\] agent failed for session [0-9a-f]+ on http:\/\/127\.0\.0\.1:\d+: weather agent: initial chat call failed \(status 404\): Not Found\n/,
+      );
       const last = result.stdout.trimEnd().split("\n").pop();
       expect(last).toMatch(/^ERROR: 4 of 4 runs failed on a server problem, so their payloads were never compared \(.*\)\. First cause: trajectory 0 \(v1\): /);
-      expect(last?.endsWith(`(status 404): Not Found (--backend the URL ends in /v1, but /health, /generate and /v1/chat/completions are added to the base URL: pass ${proxy.url} instead)`)).toBe(true);
+      expect(
+        last?.endsWith(
+          `(status 404): Not Found (--backend the URL ends in /v1, but /health, /generate and /v1/chat/completions are added to the base URL: pass ${proxy.url} instead)`,
+        ),
+      ).toBe(true);
     } finally {
       await proxy.close();
     }
@@ -123,25 +138,25 @@ test("a closed stdout ends the run quietly with its normal exit status", async (
 describe("servers started a moment after the command that needs them", () => {
   test("serve waits for its backend, saying what it waits for", async () => {
     const port = await freePort();
-    let mock: MockBackend | null = null;
-    let starting: Promise<MockBackend> | null = null;
+    const stand: { mock: Promise<MockBackend> | null } = { mock: null };
     const serve = await startCli(["serve", "v1", "--backend", `http://127.0.0.1:${port}`, "--port", "0", "--quiet"], {
       onStderr: (text) => {
         // Started only once serve says it is waiting: the order a pasted `mock & serve &` can end up in.
-        if (starting === null && text.includes("waiting up to 30 s (--wait) for the backend")) {
-          starting = startMockBackend({ process: weatherScript, port }).then((started) => (mock = started));
+        if (stand.mock === null && text.includes("waiting up to 30 s (--wait) for the backend")) {
+          stand.mock = startMockBackend({ process: weatherScript, port });
         }
       },
     });
     try {
       expect(serve.stderr()).toMatch(
-        new RegExp(`^session-parity: waiting up to 30 s \\(--wait\\) for the backend at http://127\\.0\\.0\\.1:${port} to answer GET /health \\(.*ECONNREFUSED`),
+        new RegExp(
+          `^session-parity: waiting up to 30 s \\(--wait\\) for the backend at http://127\\.0\\.0\\.1:${port} to answer GET /health \\(.*ECONNREFUSED`,
+        ),
       );
       expect(await serve.stop()).toBe(0);
     } finally {
       await serve.stop();
-      await starting;
-      await (mock as MockBackend | null)?.close();
+      await (await stand.mock)?.close();
     }
   });
 
@@ -170,8 +185,12 @@ describe("servers started a moment after the command that needs them", () => {
       });
       expect(report.summary.pass).toBe(true);
       expect(notices).toEqual([
-        expect.stringMatching(/^session-parity: waiting up to 30 s \(--wait\) for the v1 session server at http:\/\/127\.0\.0\.1:\d+ \(--v1\) to answer GET \/health/),
-        expect.stringMatching(/^session-parity: waiting up to 30 s \(--wait\) for the v2 session server at http:\/\/127\.0\.0\.1:\d+ \(--v2\) to answer GET \/health/),
+        expect.stringMatching(
+          /^session-parity: waiting up to 30 s \(--wait\) for the v1 session server at http:\/\/127\.0\.0\.1:\d+ \(--v1\) to answer GET \/health/,
+        ),
+        expect.stringMatching(
+          /^session-parity: waiting up to 30 s \(--wait\) for the v2 session server at http:\/\/127\.0\.0\.1:\d+ \(--v2\) to answer GET \/health/,
+        ),
       ]);
     } finally {
       for (const server of await Promise.all(servers)) await server.close();

@@ -15,7 +15,14 @@ test("a child Jest without the preset's transform gets the explained error", asy
     const output = path.join(scratch, "result.json");
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const name of Object.keys(env)) if (name.startsWith("SESSION_PARITY_")) delete env[name];
-    const args = [require.resolve("jest/bin/jest"), "--config", path.join(__dirname, "untransformed-msw", "jest.config.js"), "--runInBand", "--json", `--outputFile=${output}`];
+    const args = [
+      require.resolve("jest/bin/jest"),
+      "--config",
+      path.join(__dirname, "untransformed-msw", "jest.config.js"),
+      "--runInBand",
+      "--json",
+      `--outputFile=${output}`,
+    ];
     let stderr = "";
     const code = await new Promise<number | null>((resolve, reject) => {
       const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "ignore", "pipe"] });
@@ -24,7 +31,12 @@ test("a child Jest without the preset's transform gets the explained error", asy
       child.on("close", resolve);
     });
     const result = JSON.parse(await readFile(output, "utf8")) as { numPassedTests: number; numTotalTests: number };
-    expect({ code, passed: result.numPassedTests, total: result.numTotalTests, stderr: code === 0 ? "" : stderr }).toEqual({ code: 0, passed: 1, total: 1, stderr: "" });
+    expect({ code, passed: result.numPassedTests, total: result.numTotalTests, stderr: code === 0 ? "" : stderr }).toEqual({
+      code: 0,
+      passed: 1,
+      total: 1,
+      stderr: "",
+    });
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

@@ -312,7 +312,9 @@ describe("training-payload parity", () => {
     ]);
     expect(thrownMessage(() => expect(v1[0]).toHaveTrainingPayloadParity(broken))).toContain("(status 502): upstream down");
     expect(thrownMessage(() => expect(v1[0]).toHaveTrainingPayloadParity(broken))).not.toContain("record count");
-    expect(thrownMessage(() => expect(v1[0]).not.toHaveTrainingPayloadParity(broken))).toContain("toHaveTrainingPayloadParity: the v2 run failed on a server problem");
+    expect(thrownMessage(() => expect(v1[0]).not.toHaveTrainingPayloadParity(broken))).toContain(
+      "toHaveTrainingPayloadParity: the v2 run failed on a server problem",
+    );
   });
 
   test("arguments that are not runs", () => {

@@ -152,10 +152,14 @@ async function waitForGiven(options: FuzzCommandOptions, io: FuzzCommandIo): Pro
       await waitForHealth(url, {
         target,
         deadlineMs: wait * 1000,
-        onWaiting: (reason) => io.err.write(`session-parity: waiting up to ${wait} s (--wait) for the ${what} at ${shown} (${flag}) to answer GET /health (${reason})\n`),
+        onWaiting: (reason) =>
+          io.err.write(`session-parity: waiting up to ${wait} s (--wait) for the ${what} at ${shown} (${flag}) to answer GET /health (${reason})\n`),
       });
     } catch (error) {
-      throw new CliExit(EXIT_USAGE, `${error instanceof HealthReplyError ? "cannot use" : "cannot reach"} the ${what} at ${shown} (${flag}): ${(error as Error).message}`);
+      throw new CliExit(
+        EXIT_USAGE,
+        `${error instanceof HealthReplyError ? "cannot use" : "cannot reach"} the ${what} at ${shown} (${flag}): ${(error as Error).message}`,
+      );
     }
   }
 }

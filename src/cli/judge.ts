@@ -24,7 +24,13 @@ export function judgePair(index: number, v1: SessionParityRun | Error, v2: Sessi
     return cause === undefined ? [] : [{ part: `${k === 0 ? "v1" : "v2"} run`, message: shortCause(cause), differences: [], totalDifferences: 0 }];
   });
   if (broken.length > 0 || v1 instanceof Error || v2 instanceof Error) {
-    return { trajectory: index, pass: false, error: broken.map((part) => `${part.part}: ${part.message}`).join("; "), parity: { pass: false, failures: broken }, topology: null };
+    return {
+      trajectory: index,
+      pass: false,
+      error: broken.map((part) => `${part.part}: ${part.message}`).join("; "),
+      parity: { pass: false, failures: broken },
+      topology: null,
+    };
   }
   const [parityVerdict, topologyVerdict] = pairVerdicts(v1, v2, cycles);
   const parity = toReportCheck(parityVerdict);

@@ -31,8 +31,9 @@ export function buildProgram(): Command {
         program.error(`error: unknown command '${name}' (the commands are ${known})`, { exitCode: EXIT_USAGE, code: "commander.unknownCommand" });
       }
       if (options.version === true) {
-        const write = program.configureOutput().writeOut ?? ((text: string) => process.stdout.write(text));
-        write(`${packageVersion()}\n`);
+        const output = program.configureOutput();
+        if (output.writeOut !== undefined) output.writeOut(`${packageVersion()}\n`);
+        else process.stdout.write(`${packageVersion()}\n`);
         throw new CliExit(EXIT_PASS, "--version", true);
       }
       program.help({ error: true });

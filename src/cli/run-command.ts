@@ -46,7 +46,8 @@ export async function executeRun(options: RunCommandOptions, io: RunCommandIo = 
     env: io.env,
     progress: io.err,
     notice: (line) => io.err.write(`${line}\n`),
-    onPairs: options.html === undefined ? undefined : (all) => (pairs = all) });
+    onPairs: options.html === undefined ? undefined : (all) => (pairs = all),
+  });
   // The files first, so the verdict line stays the last line of the output.
   const notes: string[] = [];
   if (options.html !== undefined) {

@@ -76,7 +76,10 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
           target,
           deadlineMs: waitSeconds * 1000,
           probeTimeoutMs: context.probeTimeoutMs,
-          onWaiting: (reason) => context.notice?.(`session-parity: waiting up to ${waitSeconds} s (--wait) for the ${what} at ${shown} (${given.from}) to answer GET /health (${reason})`),
+          onWaiting: (reason) =>
+            context.notice?.(
+              `session-parity: waiting up to ${waitSeconds} s (--wait) for the ${what} at ${shown} (${given.from}) to answer GET /health (${reason})`,
+            ),
         });
         health[url] = reply.body;
       } catch (error) {
@@ -117,7 +120,6 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
         `so their payloads could never match; pass --backend <the backend your server calls> (the ${embedded} server started here uses it too), or give --v1 and --v2 both`,
     );
   }
-
 
   const warnings = new Map<string, number>();
   let environment: ParityEnvironment;
@@ -228,7 +230,12 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
     const passed = trajectories.filter((trajectory) => trajectory.pass).length;
     const problems = summarizeServerProblems(runs);
     // A base URL with the OpenAI-style /v1 suffix passes a lenient /health but 404s on every routed call: name the fix.
-    if (problems.first !== null && backendGiven !== undefined && /\/v1\/*$/i.test(backendGiven.url) && runs.some((run) => run.failure?.includes("(status 404)"))) {
+    if (
+      problems.first !== null &&
+      backendGiven !== undefined &&
+      /\/v1\/*$/i.test(backendGiven.url) &&
+      runs.some((run) => run.failure?.includes("(status 404)"))
+    ) {
       problems.first += ` (${backendGiven.from} ${v1Fix(backendGiven.url, "backend")})`;
     }
     const server = (url: string | null, started: boolean): ReportServer => ({

@@ -134,7 +134,12 @@ export function serveCommand(): Command {
     .option("--use-rollout-indexer-replay", "ask the backend for indexer top-k and carry it as rollout_indexer_topk")
     .option("--use-addition-r3", "ask only for routed-expert rows the session lacks (routed_experts_start_len) and rebuild the tensor from patches")
     .option("--num-layers <n>", "MoE layers in a routed-experts buffer", parsePositiveInt)
-    .option("--wait <seconds>", `how long to wait for the backend to answer GET <backend>/health before giving up (0 = probe once)`, parseWaitSeconds, DEFAULT_WAIT_SECONDS)
+    .option(
+      "--wait <seconds>",
+      `how long to wait for the backend to answer GET <backend>/health before giving up (0 = probe once)`,
+      parseWaitSeconds,
+      DEFAULT_WAIT_SECONDS,
+    )
     .option("--no-check-backend", "start without probing GET <backend>/health first")
     .action(async (version: SessionServerVersion | undefined, options: Omit<ServeCommandOptions, "version"> & { version?: string }, self: Command) => {
       if (version === undefined) {

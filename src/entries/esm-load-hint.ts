@@ -2,7 +2,8 @@
 // an error that names this package and the one config line that fixes it. Used by the on-demand entry points.
 
 /** The packages msw 2 pulls in that ship ESM only (the preset transforms exactly these). */
-const MSW_ESM_PACKAGES = /[\\/]node_modules[\\/](rettime|until-async|@open-draft|@mswjs|msw|headers-polyfill|outvariant|strict-event-emitter|is-node-process)[\\/]/;
+const MSW_ESM_PACKAGES =
+  /[\\/]node_modules[\\/](rettime|until-async|@open-draft|@mswjs|msw|headers-polyfill|outvariant|strict-event-emitter|is-node-process)[\\/]/;
 
 /** True when `error` is a CommonJS runtime failing to load one of msw's ESM-only dependencies. */
 function isMswEsmLoadError(error: unknown): error is Error {
@@ -10,7 +11,8 @@ function isMswEsmLoadError(error: unknown): error is Error {
   if (typeof error !== "object" || error === null) return false;
   const { message, stack } = error as { message?: unknown; stack?: unknown };
   if (typeof message !== "string") return false;
-  const esm = /Must use import to load ES Module|Cannot use import statement outside a module|Unexpected token 'export'|ERR_REQUIRE_ESM|require\(\) of ES Module/;
+  const esm =
+    /Must use import to load ES Module|Cannot use import statement outside a module|Unexpected token 'export'|ERR_REQUIRE_ESM|require\(\) of ES Module/;
   return esm.test(message) && (MSW_ESM_PACKAGES.test(message) || MSW_ESM_PACKAGES.test(String(stack)));
 }
 

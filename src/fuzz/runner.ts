@@ -202,7 +202,7 @@ async function shrinkCounterexample(
 ): Promise<FuzzCounterexample> {
   const started = performance.now();
   let last: ScheduleVerdict | null = null;
-  let problem: FuzzServerProblem | null = null;
+  const stopped: { problem: FuzzServerProblem | null } = { problem: null };
   let shrunk = original;
   let shrinkSteps = 0;
   let path = String(index);
@@ -215,7 +215,7 @@ async function shrinkCounterexample(
         } catch (error) {
           // A server problem is not a smaller counterexample: stop shrinking and report it once fast-check returns.
           if (!(error instanceof FuzzServerProblem)) throw error;
-          problem ??= error;
+          stopped.problem ??= error;
           return true;
         }
         if (!verdict.pass) last = verdict;
@@ -223,7 +223,7 @@ async function shrinkCounterexample(
       }),
       { seed, path, numRuns: index + 1 },
     );
-    if (problem !== null) throw problem;
+    if (stopped.problem !== null) throw stopped.problem;
     if (details.failed && details.counterexample !== null) {
       shrunk = details.counterexample[0];
       shrinkSteps = details.numShrinks;
