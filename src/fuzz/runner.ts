@@ -90,7 +90,7 @@ async function runSchedule(environment: FuzzEnvironment, schedule: AgentSchedule
  * A server failed a schedule in a way no protocol rule explains (no reply, 404, 5xx, an unreadable collect): the
  * fuzz run stops with it instead of reporting it as a counterexample, since nothing was compared (the CLI exits 2).
  */
-export class FuzzServerProblem extends Error {
+class FuzzServerProblem extends Error {
   constructor(message: string) {
     super(message);
     this.name = "FuzzServerProblem";
