@@ -48,7 +48,7 @@ describe("conventions shared by every command", () => {
   test.each(["mock", "serve", "run"])("%s --help shows an example and the exit statuses, exit 0", async (name) => {
     const { exitCode, out } = await parseInProcess([name, "--help"]);
     expect(exitCode).toBe(0);
-    expect(out).toMatch(new RegExp(`\\nExamples?:\\n  \\$ session-parity ${name} `));
+    expect(out).toMatch(new RegExp(`\\nExamples?:\\n(  \\$ .*\\n)*  \\$ (.* & )?session-parity ${name} `));
     expect(out).toContain("Exit status: 0 pass, 1 parity failure (the payloads differ), 2 usage or server problem.");
   });
 

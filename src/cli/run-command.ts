@@ -48,27 +48,30 @@ export async function executeRun(options: RunCommandOptions, io: RunCommandIo = 
     notice: (line) => io.err.write(`${line}\n`),
     onPairs: options.html === undefined ? undefined : (all) => (pairs = all),
   });
-  // The files first, so the verdict line stays the last line of the output.
+  // The files first, so the verdict line stays the last line of the output; a file that cannot be written still
+  // leaves the report printed, then exits 2 naming it.
   const notes: string[] = [];
+  let unwritable: CliExit | null = null;
   if (options.html !== undefined) {
     const { renderRunHtml } = await import("./html-report");
     const page = await renderRunHtml(report, pairs);
     try {
       await writeFile(options.html, page);
+      notes.push(`HTML report written to ${options.html}`);
     } catch (error) {
-      throw new CliExit(EXIT_USAGE, `cannot write the --html report to ${options.html}: ${(error as Error).message}`);
+      unwritable = new CliExit(EXIT_USAGE, `cannot write the --html report to ${options.html}: ${(error as Error).message}`);
     }
-    notes.push(`HTML report written to ${options.html}`);
   }
-  if (options.json !== undefined) {
+  if (options.json !== undefined && unwritable === null) {
     try {
       await writeFile(options.json, `${JSON.stringify(report, null, 2)}\n`);
+      notes.push(`Full report written to ${options.json}`);
     } catch (error) {
-      throw new CliExit(EXIT_USAGE, `cannot write the --json report to ${options.json}: ${(error as Error).message}`);
+      unwritable = new CliExit(EXIT_USAGE, `cannot write the --json report to ${options.json}: ${(error as Error).message}`);
     }
-    notes.push(`Full report written to ${options.json}`);
   }
   io.out.write(renderReport(report, { notes }));
+  if (unwritable !== null) throw unwritable;
   const exitCode = report.summary.serverProblems > 0 ? EXIT_USAGE : report.summary.pass ? EXIT_PASS : EXIT_FAIL;
   return { exitCode, report };
 }
