@@ -48,16 +48,21 @@ describe("conventions shared by every command", () => {
   test.each(["mock", "serve", "run"])("%s --help shows an example and the exit statuses, exit 0", async (name) => {
     const { exitCode, out } = await parseInProcess([name, "--help"]);
     expect(exitCode).toBe(0);
-    expect(out).toMatch(new RegExp(`\\nExamples?:\\n  \\$ session-parity ${name} `));
+    expect(out).toMatch(new RegExp(`\\nExamples?:\\n(  \\$ .*\\n)*  \\$ (.* & )?session-parity ${name} `));
     expect(out).toContain("Exit status: 0 pass, 1 parity failure (the payloads differ), 2 usage or server problem.");
   });
 
   test.each([
     [["mock", "--script", "poem"], "option '--script <name>' argument 'poem' is invalid. Allowed choices are weather, echo."],
     [["mock", "--port", "-1"], "must be an integer between 0 and 65535"],
-    [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--colour"], "unknown option '--colour'"],
+    [["serve", "v1", "--backend", "http://127.0.0.1:1", "--colour"], "unknown option '--colour'"],
     [["run", "--batch", "0"], "--batch"],
     [["bogus"], "unknown command 'bogus'"],
+    // A misspelt command followed by the program's own flag must not print the version and exit 0.
+    [["serv", "--version", "v1", "--backend", "http://127.0.0.1:1"], "unknown command 'serv' (the commands are mock, serve, run, fuzz)"],
+    [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1"], "the version is the first word now: session-parity serve v1"],
+    [["serve", "--backend", "http://127.0.0.1:1"], "missing the session server version, v1 or v2"],
+    [["run", "--wait", "soon"], "--wait"],
   ])("a usage error exits 2 naming it: %j", async (args, needle) => {
     const { exitCode, err } = await parseInProcess(args);
     expect(exitCode).toBe(2);
@@ -100,7 +105,7 @@ describe("mock", () => {
 
 describe("serve checks its backend at start-up", () => {
   test("an unreachable backend exits 2 naming it and the way out", async () => {
-    const error = await rejection(runServe({ version: "v1", backend: "http://127.0.0.1:9", port: 0, host: "127.0.0.1", messageMatcher: "strict" }));
+    const error = await rejection(runServe({ version: "v1", backend: "http://127.0.0.1:9", port: 0, host: "127.0.0.1", messageMatcher: "strict", wait: 0 }));
     expect(error.exitCode).toBe(2);
     expect(error.message).toMatch(
       /^cannot reach the backend at http:\/\/127\.0\.0\.1:9 \(--backend\): .*ECONNREFUSED.*; start it first \(e\.g\. session-parity mock\), or pass --no-check-backend$/,
@@ -108,7 +113,7 @@ describe("serve checks its backend at start-up", () => {
   });
 
   test("--no-check-backend starts anyway, and /health reports the server and package versions", async () => {
-    const child = spawn(process.execPath, [...FROM_SOURCES, MAIN, "serve", "--version", "v2", "--backend", "http://127.0.0.1:9", "--no-check-backend"], {
+    const child = spawn(process.execPath, [...FROM_SOURCES, MAIN, "serve", "v2", "--backend", "http://127.0.0.1:9", "--no-check-backend"], {
       cwd: ROOT,
       env: cleanEnv(),
     });

@@ -29,14 +29,14 @@ function firstLine(child: ChildProcessWithoutNullStreams): Promise<string> {
 }
 
 test("serve --use-rollout-routing-replay without --num-layers does not start and says why", async () => {
-  const result = await runCli(["serve", "--version", "v1", "--backend", backend.url, "--use-rollout-routing-replay"]);
+  const result = await runCli(["serve", "v1", "--backend", backend.url, "--use-rollout-routing-replay"]);
   expect(result.code).not.toBe(0);
   expect(result.stderr).toContain("useRoutingReplay (--use-rollout-routing-replay) needs numLayers (--num-layers)");
   expect(result.stdout).not.toContain("listening on");
 });
 
 test("serve with routing replay and additional R3 asks the backend for routed experts from row 0", async () => {
-  const args = ["serve", "--version", "v2", "--backend", backend.url, "--use-rollout-routing-replay", "--num-layers", "3", "--use-addition-r3"];
+  const args = ["serve", "v2", "--backend", backend.url, "--use-rollout-routing-replay", "--num-layers", "3", "--use-addition-r3"];
   const child = spawn(process.execPath, [...FROM_SOURCES, MAIN, ...args], { cwd: ROOT, env: cleanEnv() });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   try {

@@ -1,6 +1,7 @@
 // Spawns `session-parity` from the sources (Sucrase's require hook) and collects its exit status and output.
 // The child gets no SESSION_PARITY_* variables, so the global setup's servers never leak into a run under test.
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer, type AddressInfo } from "node:net";
 import * as path from "node:path";
 
 /** Repository root. */
@@ -49,6 +50,60 @@ export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; timeo
     child.once("exit", (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** A long-running `session-parity` process (mock, serve) that printed the URL it listens on. */
+export interface RunningCli {
+  url: string;
+  child: ChildProcess;
+  /** What it wrote to stderr so far. */
+  stderr(): string;
+  /** SIGTERM, then its exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Spawns `session-parity <args>` and resolves once it prints `listening on <url>`; rejects (with its stderr) when
+ * it exits first. `onStderr` sees every stderr chunk (e.g. to react to a "waiting" line).
+ */
+export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv; onStderr?: (text: string) => void } = {}): Promise<RunningCli> {
+  const child = spawn(process.execPath, [...FROM_SOURCES, MAIN, ...args], { cwd: ROOT, env: options.env ?? cleanEnv() });
+  let stdout = "";
+  let stderr = "";
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+    options.onStderr?.(stderr);
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+      if (match !== null)
+        resolve({
+          url: match[1],
+          child,
+          stderr: () => stderr,
+          stop: async () => {
+            if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+            return exited;
+          },
+        });
+    });
+    void exited.then((code) => reject(new Error(`session-parity ${args.join(" ")} exited with ${code} before listening\n${stderr}`)));
+  });
+}
+
+/** A loopback port that was free a moment ago (for a server that must be started on a port named in advance). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
     });
   });
 }

@@ -45,7 +45,7 @@ afterAll(async () => {
 test.each(["SIGTERM", "SIGINT"] as const)(
   "serve prints its URL, serves, and exits 0 on %s",
   async (signal) => {
-    const child = spawnCli(["serve", "--version", "v1", "--backend", backend.url, "--port", "0", "--instance-id", `cli-${signal}`]);
+    const child = spawnCli(["serve", "v1", "--backend", backend.url, "--port", "0", "--instance-id", `cli-${signal}`]);
     const exited = exitOf(child);
     try {
       const line = await firstLine(child);
@@ -68,8 +68,8 @@ test.each(["SIGTERM", "SIGINT"] as const)(
   60_000,
 );
 
-test("serve --version v2 starts the tree server", async () => {
-  const child = spawnCli(["serve", "--version", "v2", "--backend", backend.url]);
+test("serve v2 starts the tree server", async () => {
+  const child = spawnCli(["serve", "v2", "--backend", backend.url]);
   const exited = exitOf(child);
   try {
     const line = await firstLine(child);
@@ -82,7 +82,7 @@ test("serve --version v2 starts the tree server", async () => {
 }, 60_000);
 
 test("serve --max-body-bytes answers an oversized chat with 413 naming the limit; the session keeps nothing", async () => {
-  const child = spawnCli(["serve", "--version", "v1", "--backend", backend.url, "--max-body-bytes", "2048", "--upstream-timeout-ms", "30000"]);
+  const child = spawnCli(["serve", "v1", "--backend", backend.url, "--max-body-bytes", "2048", "--upstream-timeout-ms", "30000"]);
   const exited = exitOf(child);
   try {
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(await firstLine(child))![1];
@@ -100,19 +100,19 @@ test("serve --max-body-bytes answers an oversized chat with 413 naming the limit
 }, 60_000);
 
 test.each([
-  [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--max-body-bytes", "0"], "--max-body-bytes"],
-  [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--max-reply-bytes", "lots"], "--max-reply-bytes"],
-  [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--upstream-timeout-ms", "-5"], "--upstream-timeout-ms"],
-  [["serve", "--backend", "http://127.0.0.1:1"], "--version"],
-  [["serve", "--version", "v3", "--backend", "http://127.0.0.1:1"], "v3"],
-  [["serve", "--version", "v1", "--backend", "not-a-url"], "--backend"],
-  [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--port", "70000"], "--port"],
+  [["serve", "v1", "--backend", "http://127.0.0.1:1", "--max-body-bytes", "0"], "--max-body-bytes"],
+  [["serve", "v1", "--backend", "http://127.0.0.1:1", "--max-reply-bytes", "lots"], "--max-reply-bytes"],
+  [["serve", "v1", "--backend", "http://127.0.0.1:1", "--upstream-timeout-ms", "-5"], "--upstream-timeout-ms"],
+  [["serve", "--backend", "http://127.0.0.1:1"], "missing the session server version"],
+  [["serve", "v3", "--backend", "http://127.0.0.1:1"], "v3"],
+  [["serve", "v1", "--backend", "not-a-url"], "--backend"],
+  [["serve", "v1", "--backend", "http://127.0.0.1:1", "--port", "70000"], "--port"],
   [
-    ["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--no-check-backend", "--hf-checkpoint", "/nonexistent-checkpoint-dir"],
+    ["serve", "v1", "--backend", "http://127.0.0.1:1", "--no-check-backend", "--hf-checkpoint", "/nonexistent-checkpoint-dir"],
     "cannot read tokenizer checkpoint /nonexistent-checkpoint-dir: directory not found",
   ],
-  [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--no-check-backend", "--sample-picker", "hooks#pick"], "v2 options"],
-  [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1", "--message-matcher", "fuzzy"], "--message-matcher"],
+  [["serve", "v1", "--backend", "http://127.0.0.1:1", "--no-check-backend", "--sample-picker", "hooks#pick"], "v2 options"],
+  [["serve", "v1", "--backend", "http://127.0.0.1:1", "--message-matcher", "fuzzy"], "--message-matcher"],
 ])(
   "bad arguments exit non-zero with a message naming the problem: %j",
   async (args, needle) => {

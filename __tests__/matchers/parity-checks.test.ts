@@ -228,9 +228,9 @@ describe("training-payload parity", () => {
     expect(verdict.pass).toBe(true);
     expect(verdict.checkedParts).toEqual([
       "versions",
+      "server problem",
       "empty reason",
       "sample count",
-      "run failure",
       "record count",
       "v1 tool round trip",
       "v2 tool round trip",
@@ -294,6 +294,27 @@ describe("training-payload parity", () => {
     expect(checkTrainingPayloadParity(v1[0], short).failures.map((failure) => failure.part)).toEqual(["record count"]);
     expect(checkTrainingPayloadParity(v1[0], short, { recordCount: null }).pass).toBe(true);
     expect(checkTrainingPayloadParity(v1[0], v2[0], { toolCalls: null, topology: null, agentMetadata: null }).checkedParts).not.toContain("v2 retry topology");
+  });
+
+  test("a run that failed on a server problem gives only its cause, and .not does not pass on it", () => {
+    const broken = copyRun(v2[0]);
+    broken.failure = "agent failed for session s on http://127.0.0.1:1: weather agent: initial chat call failed (status 502): upstream down";
+    broken.preCollect.records.length = 0;
+    const verdict = checkTrainingPayloadParity(v1[0], broken);
+    expect(verdict.failures).toEqual([
+      {
+        part: "server problem",
+        message: `the v2 run failed on a server problem, so the payloads were never compared: ${broken.failure}`,
+        differences: [],
+        totalDifferences: 0,
+        serverProblem: true,
+      },
+    ]);
+    expect(thrownMessage(() => expect(v1[0]).toHaveTrainingPayloadParity(broken))).toContain("(status 502): upstream down");
+    expect(thrownMessage(() => expect(v1[0]).toHaveTrainingPayloadParity(broken))).not.toContain("record count");
+    expect(thrownMessage(() => expect(v1[0]).not.toHaveTrainingPayloadParity(broken))).toContain(
+      "toHaveTrainingPayloadParity: the v2 run failed on a server problem",
+    );
   });
 
   test("arguments that are not runs", () => {

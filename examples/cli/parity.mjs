@@ -28,8 +28,8 @@ let status = 2;
 try {
   const backend = await start(["mock", "--port", "0", "--latency-ms", "0"]);
   const [v1, v2] = await Promise.all([
-    start(["serve", "--version", "v1", "--backend", backend, "--port", "0"]),
-    start(["serve", "--version", "v2", "--backend", backend, "--port", "0"]),
+    start(["serve", "v1", "--backend", backend, "--port", "0"]),
+    start(["serve", "v2", "--backend", backend, "--port", "0"]),
   ]);
   const run = spawn(process.execPath, [CLI, "run", "--batch", "2", "--v1", v1, "--v2", v2], { stdio: "inherit" });
   status = await new Promise((resolve) => run.on("exit", (code) => resolve(code ?? 2)));

@@ -13,10 +13,13 @@ const EXIT_STATUS_HELP = "Exit status: 0 pass, 1 parity failure (the payloads di
  */
 export function withCliConventions(command: Command, examples: readonly string[]): Command {
   const lines = examples.map((example) => `  $ ${example}`).join("\n");
+  const ports = [...new Set(examples.flatMap((example) => [...example.matchAll(/(?:127\.0\.0\.1:|--port )(\d+)/g)].map((match) => match[1])))];
+  const portsNote =
+    ports.length === 0 ? "" : `\nAny free port will do for ${ports.length === 1 ? ports[0] : `${ports.slice(0, -1).join(", ")} and ${ports.at(-1)}`}.\n`;
   const invocation = command.name() === "session-parity" ? "session-parity" : `session-parity ${command.name()}`;
   return command
     .showHelpAfterError(`(run \`${invocation} --help\` for the flags)`)
-    .addHelpText("after", `\nExample${examples.length === 1 ? "" : "s"}:\n${lines}\n\n${EXIT_STATUS_HELP}`)
+    .addHelpText("after", `\nExample${examples.length === 1 ? "" : "s"}:\n${lines}\n${portsNote}\n${EXIT_STATUS_HELP}`)
     .exitOverride((error: CommanderError) => {
       throw new CliExit(error.exitCode === 0 ? EXIT_PASS : EXIT_USAGE, error.message, true);
     });

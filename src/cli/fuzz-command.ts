@@ -5,7 +5,9 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { CliExit, EXIT_FAIL, EXIT_PASS, EXIT_USAGE } from "./exit-codes";
-import { parseJsonPath, parseUrl } from "./run-options";
+import { DEFAULT_WAIT_SECONDS, parseJsonPath, parseUrl, parseWaitSeconds } from "./run-options";
+import { HealthReplyError, waitForHealth, type HealthTarget } from "../fixture/health-wait";
+import { redactUrlCredentials } from "../server/redaction";
 import type { AgentSchedule, FuzzReport, ScheduleVerdict } from "../fuzz";
 
 /** Parsed flags of `session-parity fuzz`. */
@@ -21,6 +23,8 @@ export interface FuzzCommandOptions {
   /** Write the self-contained HTML report (the counterexample's runs drawn like a parity pair) to this file. */
   html?: string;
   replay?: string;
+  /** Seconds to keep probing each given server that does not answer yet (default 30). */
+  wait?: number;
 }
 
 /** Where the command writes. */
@@ -62,7 +66,7 @@ function readReplay(file: string): { schedule: AgentSchedule; salt: number } {
   }
   const record = (value ?? {}) as Record<string, unknown>;
   const nested = (record.counterexample ?? {}) as Record<string, unknown>;
-  const schedule = (record.schedule ?? nested.shrunk ?? (Array.isArray(record.steps) ? record : undefined)) as AgentSchedule | undefined;
+  const schedule = (record.schedule ?? nested.schedule ?? nested.shrunk ?? (Array.isArray(record.steps) ? record : undefined)) as AgentSchedule | undefined;
   if (schedule === undefined || typeof schedule !== "object" || !Array.isArray(schedule.steps) || typeof schedule.first !== "object") {
     throw new CliExit(EXIT_USAGE, `the --replay file ${file} holds no schedule (expected a counterexample file written by \`session-parity fuzz\`)`);
   }
@@ -76,6 +80,7 @@ function readReplay(file: string): { schedule: AgentSchedule; salt: number } {
  * @throws CliExit with status 2 on a usage or server problem.
  */
 export async function executeFuzz(options: FuzzCommandOptions, io: FuzzCommandIo = DEFAULT_IO): Promise<number> {
+  await waitForGiven(options, io);
   const fuzz = await import("../fuzz");
   const environmentOptions = { backendUrl: options.backend, v1Url: options.v1, v2Url: options.v2 };
   const usage = (error: unknown): never => {
@@ -132,6 +137,33 @@ export async function executeFuzz(options: FuzzCommandOptions, io: FuzzCommandIo
   return EXIT_PASS;
 }
 
+/** Waits for `--backend`, `--v1` and `--v2` to answer `GET /health` (servers started with `&` just before). */
+async function waitForGiven(options: FuzzCommandOptions, io: FuzzCommandIo): Promise<void> {
+  const wait = options.wait ?? DEFAULT_WAIT_SECONDS;
+  const given: [string | undefined, string, string, HealthTarget][] = [
+    [options.backend, "--backend", "mock backend", "backend"],
+    [options.v1, "--v1", "v1 session server", "session server"],
+    [options.v2, "--v2", "v2 session server", "session server"],
+  ];
+  for (const [url, flag, what, target] of given) {
+    if (url === undefined) continue;
+    const shown = redactUrlCredentials(url);
+    try {
+      await waitForHealth(url, {
+        target,
+        deadlineMs: wait * 1000,
+        onWaiting: (reason) =>
+          io.err.write(`session-parity: waiting up to ${wait} s (--wait) for the ${what} at ${shown} (${flag}) to answer GET /health (${reason})\n`),
+      });
+    } catch (error) {
+      throw new CliExit(
+        EXIT_USAGE,
+        `${error instanceof HealthReplyError ? "cannot use" : "cannot reach"} the ${what} at ${shown} (${flag}): ${(error as Error).message}`,
+      );
+    }
+  }
+}
+
 /** Writes `--html` when given: the run's summary and the counterexample (or the replayed schedule) drawn. */
 async function writeHtml(
   file: string | undefined,
@@ -161,14 +193,22 @@ export function fuzzCommand(io: FuzzCommandIo = DEFAULT_IO): Command {
     .option("--seed <n>", "fast-check seed (default random, printed)", integerFlag(-0x80000000, 0x7fffffff))
     .option("--max-steps <n>", "most chat calls per schedule", integerFlag(1, 64), 12)
     .option("--concurrency <n>", "sessions per round on each server", integerFlag(1, 256), 8)
-    .option("--backend <url>", "mock backend serving the plan control routes (`session-parity mock`); default embedded", parseUrl)
+    .option("--backend <url>", "mock backend serving the plan control routes (`session-parity mock` serves them); default embedded", parseUrl)
     .option("--v1 <url>", "v1 session server calling --backend (default embedded)", parseUrl)
     .option("--v2 <url>", "v2 session server calling --backend (default embedded)", parseUrl)
     .option("--json <file>", "write the report (and the counterexample) as JSON", parseJsonPath)
     .option("--replay <file>", "replay the counterexample in a file written by a failing run")
+    .option("--wait <seconds>", "how long to wait for each given server to answer GET /health before giving up (default 30; 0 = probe once)", parseWaitSeconds)
     .option("--html <file>", "also write a self-contained HTML report: the counterexample's v1 and v2 runs, trees and tokens", parseJsonPath)
     .showHelpAfterError("(run `session-parity fuzz --help` for the flags)")
-    .addHelpText("after", "\nExit status: 0 no counterexample, 1 counterexample found (written to a file), 2 bad flag or server problem.")
+    .addHelpText(
+      "after",
+      "\nExample:\n  $ session-parity fuzz --runs 8 --seed 7 --max-steps 6\n\n" +
+        "A counterexample is written to fuzz-counterexample-<seed>.json; `session-parity fuzz --replay <that file>` replays it.\n\n" +
+        "Against your own servers: start `session-parity mock` (it serves the plan routes), point both servers at it, then\n" +
+        "  session-parity fuzz --backend <mock URL> --v1 <your v1> --v2 <your v2>\n\n" +
+        "Exit status: 0 no counterexample, 1 counterexample found (written to a file), 2 bad flag or server problem.",
+    )
     .exitOverride((error: CommanderError) => {
       throw new CliExit(error.exitCode === 0 ? EXIT_PASS : EXIT_USAGE, error.message, true);
     })

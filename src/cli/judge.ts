@@ -18,16 +18,32 @@ function parityOptionsFor(cycles: number): TrainingPayloadParityOptions {
  * `toHaveRetryTopology` against {@link WEATHER_RETRY_TOPOLOGY} (v2). An `Error` in place of a run fails the pair.
  */
 export function judgePair(index: number, v1: SessionParityRun | Error, v2: SessionParityRun | Error, cycles: number): ReportTrajectory {
-  const broken = [v1, v2].flatMap((run, k) =>
-    run instanceof Error ? [{ part: `${k === 0 ? "v1" : "v2"} run`, message: run.message, differences: [], totalDifferences: 0 }] : [],
-  );
+  // A run that could not start or did not complete is a server problem: only its cause is reported, no verdict.
+  const broken = [v1, v2].flatMap((run, k) => {
+    const cause = run instanceof Error ? run.message : run.failure;
+    return cause === undefined ? [] : [{ part: `${k === 0 ? "v1" : "v2"} run`, message: shortCause(cause), differences: [], totalDifferences: 0 }];
+  });
   if (broken.length > 0 || v1 instanceof Error || v2 instanceof Error) {
-    return { trajectory: index, pass: false, parity: { pass: false, failures: broken }, topology: null };
+    return {
+      trajectory: index,
+      pass: false,
+      error: broken.map((part) => `${part.part}: ${part.message}`).join("; "),
+      parity: { pass: false, failures: broken },
+      topology: null,
+    };
   }
   const [parityVerdict, topologyVerdict] = pairVerdicts(v1, v2, cycles);
   const parity = toReportCheck(parityVerdict);
   const topology = topologyVerdict === null ? null : toReportCheck(topologyVerdict);
-  return { trajectory: index, pass: parity.pass && (topology?.pass ?? true), parity, topology };
+  return { trajectory: index, pass: parity.pass && (topology?.pass ?? true), error: null, parity, topology };
+}
+
+/** Longest cause printed for a failed run; the reply body in it is cut there (the --json report keeps the whole text). */
+const CAUSE_CHARS = 400;
+
+/** A run's failure text cut to {@link CAUSE_CHARS}: the route and status come first in it, then the reply body. */
+export function shortCause(text: string): string {
+  return text.length <= CAUSE_CHARS ? text : `${text.slice(0, CAUSE_CHARS)}… (${text.length - CAUSE_CHARS} more characters)`;
 }
 
 /**

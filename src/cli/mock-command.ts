@@ -45,6 +45,9 @@ async function runMock(options: MockCommandOptions, io: { log: (line: string) =>
       host: options.host,
       port: options.port,
       hfCheckpoint: options.hfCheckpoint,
+      // Another process drives this mock: `session-parity fuzz --backend` registers its reply plans, a test reads the stats.
+      statsRoutes: true,
+      planRoutes: true,
     });
   } catch (error) {
     throw new CliExit(EXIT_USAGE, `could not start the mock backend on ${options.host}:${options.port}: ${(error as Error).message}`);
@@ -57,7 +60,10 @@ async function runMock(options: MockCommandOptions, io: { log: (line: string) =>
 /** Builds the `mock` subcommand. */
 export function mockCommand(): Command {
   const command = new Command("mock")
-    .description("run the SGLang-compatible mock backend alone (real Qwen3 tokenizer, scripted replies), e.g. for your own session servers")
+    .description(
+      "run the SGLang-compatible mock backend alone (real Qwen3 tokenizer, scripted replies), e.g. for your own session servers; " +
+        "it also serves the control routes `session-parity fuzz --backend` uses (PUT/DELETE /_mock/plans/{key}, GET /_mock/stats, POST /_mock/reset)",
+    )
     .option("--port <n>", "port to listen on (0 = a free port)", parsePort, 0)
     .option("--host <host>", "interface to bind", "127.0.0.1")
     .option("--latency-ms <ms>", "delay before each generation reply", parseLatencyMs, 0)
@@ -72,6 +78,6 @@ export function mockCommand(): Command {
     });
   return withCliConventions(command, [
     "session-parity mock --port 30000 --latency-ms 50 --script weather",
-    "session-parity serve --version v1 --backend http://127.0.0.1:30000 --port 8001",
+    "session-parity serve v1 --backend http://127.0.0.1:30000 --port 8001",
   ]);
 }

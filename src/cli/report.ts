@@ -66,6 +66,11 @@ export interface ReportTrajectory {
   trajectory: number;
   /** True when every check passed. */
   pass: boolean;
+  /**
+   * Why the pair has no verdict: a run met a server problem (non-2xx, no reply, undecodable reply) or could not
+   * start, so the payloads were never compared. Null when both runs completed and were judged.
+   */
+  error: string | null;
   /** The `toHaveTrainingPayloadParity` check of the v1 run against the v2 run. */
   parity: ReportCheck;
   /** The `toHaveRetryTopology` check of the v2 run (null when no expected topology applies, e.g. `--cycles` > 1). */
@@ -95,8 +100,9 @@ export interface ParityReport {
   /** The backend and the two session servers, and where each came from. */
   servers: { backend: ReportServer; v1: ReportServer; v2: ReportServer };
   /**
-   * Pairs run, passed and failed; `pass` when none failed. `serverProblems` counts the runs that failed on a
-   * server problem (a 5xx reply or no reply) rather than a payload difference, `firstServerProblem` names the first.
+   * Pairs run, passed and failed (an ERROR pair counts as failed); `pass` when none failed. `serverProblems` counts
+   * the runs that failed on a server problem (a non-2xx, missing or undecodable reply, or a run that could not start)
+   * rather than a payload difference, `firstServerProblem` names the first.
    */
   summary: { trajectories: number; passed: number; failed: number; pass: boolean; serverProblems: number; firstServerProblem: string | null };
   /** Wall times of the run's phases, in milliseconds. */

@@ -16,6 +16,7 @@ import {
   parseRoutingDim,
   parseUrl,
   parseUrlList,
+  parseWaitSeconds,
   RUN_DEFAULTS,
   type RunCommandOptions,
 } from "./run-options";
@@ -44,26 +45,36 @@ export async function executeRun(options: RunCommandOptions, io: RunCommandIo = 
   // Loaded here, not at the top: the parity run pulls in the servers, msw and the tokenizer, which
   // `session-parity --version`, `--help` and the other commands never need.
   const { runParity } = await import("./run-parity");
-  const report = await runParity(options, { env: io.env, progress: io.err, onPairs: options.html === undefined ? undefined : (all) => (pairs = all) });
-  io.out.write(renderReport(report));
+  const report = await runParity(options, {
+    env: io.env,
+    progress: io.err,
+    notice: (line) => io.err.write(`${line}\n`),
+    onPairs: options.html === undefined ? undefined : (all) => (pairs = all),
+  });
+  // The files first, so the verdict line stays the last line of the output; a file that cannot be written still
+  // leaves the report printed, then exits 2 naming it.
+  const notes: string[] = [];
+  let unwritable: CliExit | null = null;
   if (options.html !== undefined) {
     const { renderRunHtml } = await import("./html-report");
     const page = await renderRunHtml(report, pairs);
     try {
       await writeFile(options.html, page);
+      notes.push(`HTML report written to ${options.html}`);
     } catch (error) {
-      throw new CliExit(EXIT_USAGE, `cannot write the --html report to ${options.html}: ${(error as Error).message}`);
+      unwritable = new CliExit(EXIT_USAGE, `cannot write the --html report to ${options.html}: ${(error as Error).message}`);
     }
-    io.out.write(`HTML report written to ${options.html}\n`);
   }
-  if (options.json !== undefined) {
+  if (options.json !== undefined && unwritable === null) {
     try {
       await writeFile(options.json, `${JSON.stringify(report, null, 2)}\n`);
+      notes.push(`Full report written to ${options.json}`);
     } catch (error) {
-      throw new CliExit(EXIT_USAGE, `cannot write the --json report to ${options.json}: ${(error as Error).message}`);
+      unwritable = new CliExit(EXIT_USAGE, `cannot write the --json report to ${options.json}: ${(error as Error).message}`);
     }
-    io.out.write(`Full report written to ${options.json}\n`);
   }
+  io.out.write(renderReport(report, { notes }));
+  if (unwritable !== null) throw unwritable;
   const exitCode = report.summary.serverProblems > 0 ? EXIT_USAGE : report.summary.pass ? EXIT_PASS : EXIT_FAIL;
   return { exitCode, report };
 }
@@ -99,6 +110,7 @@ export function runCommand(io: RunCommandIo = DEFAULT_IO): Command {
     .option("--topk <k>", "with --routing-replay: experts per token and layer of the embedded mock (default 2)", parseRoutingDim)
     .option("--indexer-replay", "with --routing-replay: also replay the indexer top-k")
     .option("--addition-r3", "with --routing-replay: additional R3 (only new rows per request, rebuilt at collect time)")
+    .option("--wait <seconds>", "how long to wait for each given server to answer GET /health before giving up (default 30; 0 = probe once)", parseWaitSeconds)
     .option("--servers-thread", "run the embedded session servers on a worker thread, a second core (default from --batch 64 on)")
     .option("--no-servers-thread", "keep the embedded mock and servers on the main thread with the agents")
     .action(async (options: RunCommandOptions) => {
@@ -107,6 +119,9 @@ export function runCommand(io: RunCommandIo = DEFAULT_IO): Command {
     });
   return withCliConventions(command, [
     "session-parity run --batch 16",
+    "session-parity mock --port 30000 &",
+    "session-parity serve v1 --backend http://127.0.0.1:30000 --port 8001 &",
+    "session-parity serve v2 --backend http://127.0.0.1:30000 --port 8002 &",
     "session-parity run --v1 http://127.0.0.1:8001 --v2 http://127.0.0.1:8002 --json report.json",
   ]);
 }

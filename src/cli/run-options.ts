@@ -43,6 +43,18 @@ export interface RunCommandOptions {
    * core; false keeps everything on the main thread. Default: a thread from `--batch 64` on.
    */
   serversThread?: boolean;
+  /** Seconds to keep probing each given server that does not answer yet (default {@link DEFAULT_WAIT_SECONDS}). */
+  wait?: number;
+}
+
+/** Seconds `serve` and `run` keep probing a given server that does not answer yet (`--wait`). */
+export const DEFAULT_WAIT_SECONDS = 30;
+
+/** `--wait`: seconds from 0 (probe once) to 3600. */
+export function parseWaitSeconds(value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n < 0 || n > 3600) throw new InvalidArgumentError("must be a number of seconds from 0 to 3600");
+  return n;
 }
 
 /** `--num-layers` / `--topk`: an integer from 1 to 1024. */

@@ -16,11 +16,12 @@ import { judgePair } from "./judge";
 import { packageVersion } from "./package-version";
 import { ProgressBar, type ProgressStream } from "./progress-bar";
 import type { ParityReport, ReportRun, ReportServer } from "./report";
-import { parseUrl, parseUrlList, type RunCommandOptions } from "./run-options";
+import { DEFAULT_WAIT_SECONDS, parseUrl, parseUrlList, type RunCommandOptions } from "./run-options";
 import { SessionRequestCounter } from "./request-counter";
 import { summarizeServerProblems } from "./server-problems";
 import { detectSessionServerVersion } from "./version-check";
 import { describeTransportError, probeHealth } from "../fixture/health-probe";
+import { HealthReplyError, v1Fix, waitForHealth, type HealthTarget } from "../fixture/health-wait";
 
 /** Where `runParity` reads variables and draws progress. */
 export interface RunParityContext {
@@ -30,6 +31,8 @@ export interface RunParityContext {
   progress?: ProgressStream;
   /** Deadline of each server reachability probe (default 5000 ms). */
   probeTimeoutMs?: number;
+  /** Receives one line when the run starts waiting for a given server that does not answer yet (default: dropped). */
+  notice?: (line: string) => void;
   /** Receives every pair of runs (v1, v2; an Error where a run could not start) before the servers stop. */
   onPairs?: (pairs: [SessionParityRun | Error, SessionParityRun | Error][]) => void;
 }
@@ -63,19 +66,31 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
   const hfCheckpoint = options.hfCheckpoint ?? (env[HF_CHECKPOINT_ENV]?.trim() || undefined);
 
   const health: Record<string, unknown> = {};
-  const probe = async (what: string, given: GivenLocation | undefined): Promise<void> => {
+  const waitSeconds = options.wait ?? DEFAULT_WAIT_SECONDS;
+  const probe = async (what: string, target: HealthTarget, given: GivenLocation | undefined): Promise<void> => {
     if (given === undefined) return;
     for (const url of given.url.split(",")) {
+      const shown = redactUrlCredentials(url);
       try {
-        health[url] = (await probeHealth(url, context.probeTimeoutMs)).body;
+        const reply = await waitForHealth(url, {
+          target,
+          deadlineMs: waitSeconds * 1000,
+          probeTimeoutMs: context.probeTimeoutMs,
+          onWaiting: (reason) =>
+            context.notice?.(
+              `session-parity: waiting up to ${waitSeconds} s (--wait) for the ${what} at ${shown} (${given.from}) to answer GET /health (${reason})`,
+            ),
+        });
+        health[url] = reply.body;
       } catch (error) {
-        throw new CliExit(EXIT_USAGE, `cannot reach the ${what} at ${redactUrlCredentials(url)} (${given.from}): ${describeTransportError(error)}`);
+        const verb = error instanceof HealthReplyError ? "cannot use" : "cannot reach";
+        throw new CliExit(EXIT_USAGE, `${verb} the ${what} at ${shown} (${given.from}): ${(error as Error).message}`);
       }
     }
   };
-  await probe("backend", backendGiven);
-  await probe("v1 session server", v1Given);
-  await probe("v2 session server", v2Given);
+  await probe("backend", "backend", backendGiven);
+  await probe("v1 session server", "session server", v1Given);
+  await probe("v2 session server", "session server", v2Given);
   const verify = async (version: SessionServerVersion, given: GivenLocation | undefined): Promise<void> => {
     if (given === undefined) return;
     for (const url of given.url.split(",")) {
@@ -83,7 +98,8 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
       try {
         detected = await detectSessionServerVersion(url, health[url], context.probeTimeoutMs);
       } catch (error) {
-        throw new CliExit(EXIT_USAGE, `the ${version} session server at ${url} (${given.from}) failed the version check: ${(error as Error).message}`);
+        const fix = /\/v1\/*$/i.test(url) ? `; ${v1Fix(url, "session server")}` : "";
+        throw new CliExit(EXIT_USAGE, `the ${version} session server at ${url} (${given.from}) failed the version check: ${(error as Error).message}${fix}`);
       }
       if (detected.version !== version) {
         throw new CliExit(
@@ -95,6 +111,15 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
   };
   await verify("v1", v1Given);
   await verify("v2", v2Given);
+  const oneGiven = (v1Given === undefined) !== (v2Given === undefined);
+  if (oneGiven && backendGiven === undefined) {
+    const [given, embedded] = v1Given !== undefined ? (["--v1", "v2"] as const) : (["--v2", "v1"] as const);
+    throw new CliExit(
+      EXIT_USAGE,
+      `${given} was given alone: the ${embedded} session server started here would call a mock backend of its own, which your server does not call, ` +
+        `so their payloads could never match; pass --backend <the backend your server calls> (the ${embedded} server started here uses it too), or give --v1 and --v2 both`,
+    );
+  }
 
   const warnings = new Map<string, number>();
   let environment: ParityEnvironment;
@@ -206,6 +231,15 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
     );
     const passed = trajectories.filter((trajectory) => trajectory.pass).length;
     const problems = summarizeServerProblems(runs);
+    // A base URL with the OpenAI-style /v1 suffix passes a lenient /health but 404s on every routed call: name the fix.
+    if (
+      problems.first !== null &&
+      backendGiven !== undefined &&
+      /\/v1\/*$/i.test(backendGiven.url) &&
+      runs.some((run) => run.failure?.includes("(status 404)"))
+    ) {
+      problems.first += ` (${backendGiven.from} ${v1Fix(backendGiven.url, "backend")})`;
+    }
     const server = (url: string | null, started: boolean): ReportServer => ({
       url: url === null ? null : url.split(",").map(redactUrlCredentials).join(","),
       origin: url === null ? "unused" : started ? "embedded" : "given",

@@ -1,12 +1,13 @@
 // The `session-parity serve` subcommand: runs one reference session server as a standalone process.
 // Checks the backend first (exit 2 naming it), prints one line with its URL, and exits 0 on SIGINT/SIGTERM.
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Argument, Command, InvalidArgumentError, Option } from "commander";
 import type { RunningSessionServer } from "../server/session-server";
 import type { SessionServerVersion } from "../server/types";
 import type { MessageMatcherName } from "../server/message-matchers";
 import { closeOnSignals, withCliConventions } from "./command-kit";
 import { CliExit, EXIT_USAGE } from "./exit-codes";
 import { parsePort } from "./mock-command";
+import { DEFAULT_WAIT_SECONDS, parseWaitSeconds } from "./run-options";
 import { redactUrlCredentials } from "../server/redaction";
 
 /** Parsed options of `serve`. */
@@ -28,6 +29,8 @@ export interface ServeCommandOptions {
   numLayers?: number;
   /** Probe `GET <backend>/health` before starting (default true; `--no-check-backend` turns it off). */
   checkBackend?: boolean;
+  /** Seconds to keep retrying the backend probe while nothing answers there (default 30; 0 probes once). */
+  wait?: number;
   maxBodyBytes?: number;
   maxReplyBytes?: number;
   upstreamTimeoutMs?: number;
@@ -57,16 +60,25 @@ function parseUrl(value: string): string {
  */
 export async function runServe(
   options: ServeCommandOptions,
-  io: { log: (line: string) => void } = { log: (line) => console.log(line) },
+  io: { log: (line: string) => void; warn?: (line: string) => void } = { log: (line) => console.log(line), warn: (line) => console.error(line) },
 ): Promise<RunningSessionServer> {
   if (options.checkBackend !== false) {
-    const { describeTransportError, probeHealth } = await import("../fixture/health-probe");
+    // Loaded on use (undici): `--version` and `--help` never pay for it.
+    const { HealthReplyError, waitForHealth } = await import("../fixture/health-wait");
+    const wait = options.wait ?? DEFAULT_WAIT_SECONDS;
+    const backend = redactUrlCredentials(options.backend);
     try {
-      await probeHealth(options.backend);
+      await waitForHealth(options.backend, {
+        target: "backend",
+        deadlineMs: wait * 1000,
+        onWaiting: (reason) => io.warn?.(`session-parity: waiting up to ${wait} s (--wait) for the backend at ${backend} to answer GET /health (${reason})`),
+      });
     } catch (error) {
       throw new CliExit(
         EXIT_USAGE,
-        `cannot reach the backend at ${redactUrlCredentials(options.backend)} (--backend): ${describeTransportError(error)}; start it first (e.g. session-parity mock), or pass --no-check-backend`,
+        error instanceof HealthReplyError
+          ? `cannot use the backend at ${backend} (--backend): ${error.message}`
+          : `cannot reach the backend at ${backend} (--backend): ${(error as Error).message}; start it first (e.g. session-parity mock), or pass --no-check-backend`,
       );
     }
   }
@@ -105,7 +117,10 @@ export async function runServe(
 export function serveCommand(): Command {
   const command = new Command("serve")
     .description("run a reference session server (v1 linear or v2 tree) in front of an SGLang-compatible backend")
-    .addOption(new Option("--version <version>", "session server version").choices(["v1", "v2"]).makeOptionMandatory())
+    .usage("<v1|v2> --backend <url> [options]")
+    .addArgument(new Argument("[version]", "session server version: v1 (linear trajectory) or v2 (retry tree)").choices(["v1", "v2"]))
+    // The old spelling (`serve --version v1`) collided with the program's --version; it is refused with the new one.
+    .addOption(new Option("--version <version>").hideHelp())
     .requiredOption("--backend <url>", "backend base URL, e.g. http://127.0.0.1:30000", parseUrl)
     .option("--port <n>", "port to listen on (0 = a free port)", parsePort, 0)
     .option("--host <host>", "interface to bind", "127.0.0.1")
@@ -126,9 +141,24 @@ export function serveCommand(): Command {
     .option("--use-rollout-indexer-replay", "ask the backend for indexer top-k and carry it as rollout_indexer_topk")
     .option("--use-addition-r3", "ask only for routed-expert rows the session lacks (routed_experts_start_len) and rebuild the tensor from patches")
     .option("--num-layers <n>", "MoE layers in a routed-experts buffer", parsePositiveInt)
+    .option(
+      "--wait <seconds>",
+      `how long to wait for the backend to answer GET <backend>/health before giving up (0 = probe once)`,
+      parseWaitSeconds,
+      DEFAULT_WAIT_SECONDS,
+    )
     .option("--no-check-backend", "start without probing GET <backend>/health first")
-    .action(async (options: ServeCommandOptions) => {
-      await runServe(options);
+    .action(async (version: SessionServerVersion | undefined, options: Omit<ServeCommandOptions, "version"> & { version?: string }, self: Command) => {
+      if (version === undefined) {
+        const hint = options.version === undefined ? "" : ` (the version is the first word now: session-parity serve ${options.version} ...)`;
+        self.error(`error: missing the session server version, v1 or v2${hint}`, { exitCode: EXIT_USAGE, code: "commander.missingArgument" });
+      }
+      if (options.version !== undefined) {
+        self.error(`error: --version is not a serve flag; the version is the first word: session-parity serve ${version} ...`, { exitCode: EXIT_USAGE });
+      }
+      await runServe({ ...options, version });
     });
-  return withCliConventions(command, ["session-parity serve --version v2 --backend http://127.0.0.1:30000 --port 8002 --message-matcher loose_tool_call"]);
+  return withCliConventions(command, [
+    "session-parity mock --port 30000 & session-parity serve v2 --backend http://127.0.0.1:30000 --port 8002 --message-matcher loose_tool_call",
+  ]);
 }

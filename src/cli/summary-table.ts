@@ -9,6 +9,8 @@ export interface RenderReportOptions {
   failuresShown?: number;
   /** Difference lines per failing part (default 10). */
   differencesShown?: number;
+  /** Lines printed right before the verdict line (e.g. which report files were written). */
+  notes?: readonly string[];
 }
 
 /** The whole terminal report: header, table, first failing differences, closing verdict line. */
@@ -20,6 +22,7 @@ export function renderReport(report: ParityReport, options: RenderReportOptions 
     const total = report.warnings.reduce((sum, warning) => sum + warning.count, 0);
     sections.push(`${total} server warning${total === 1 ? "" : "s"} (${report.warnings.length} distinct; listed in the --json report).`);
   }
+  if (options.notes !== undefined && options.notes.length > 0) sections.push(options.notes.join("\n"));
   sections.push(renderVerdictLine(report));
   return `${sections.join("\n\n")}\n`;
 }
@@ -31,7 +34,11 @@ export function renderHeader(report: ParityReport): string {
     const server = report.servers[what];
     if (server.origin === "unused") return "not needed (both session servers given)";
     if (server.origin === "given") return what === "backend" ? `${server.url}` : instancesWithLoad(report, what, `${server.url}`);
-    return what === "backend" ? `${server.url} (embedded mock, weather script, ${latencyMs} ms latency)` : `${server.url} (embedded)`;
+    if (what === "backend") return `${server.url} (embedded mock, weather script, ${latencyMs} ms latency)`;
+    const other = what === "v1" ? "v2" : "v1";
+    // One side given, the other started here: they only agree if the given server calls the same backend.
+    if (report.servers[other].origin === "given") return `${server.url} (embedded, on the backend above; your ${other} server must call that backend too)`;
+    return `${server.url} (embedded)`;
   };
   return [
     `session-parity run: ${batch} weather ${batch === 1 ? "trajectory" : "trajectories"} per version, ${cycles} cycle${cycles === 1 ? "" : "s"}, v1 and v2 side by side`,
@@ -62,8 +69,8 @@ function renderTable(report: ParityReport): string {
     const pair = runsOf.get(trajectory.trajectory) ?? {};
     return [
       String(trajectory.trajectory),
-      checkCell(trajectory.parity),
-      trajectory.topology === null ? "n/a" : checkCell(trajectory.topology),
+      trajectory.error !== null ? "ERROR" : checkCell(trajectory.parity),
+      trajectory.error !== null ? "-" : trajectory.topology === null ? "n/a" : checkCell(trajectory.topology),
       `${pair.v1?.records ?? "-"}/${pair.v2?.records ?? "-"}`,
       `${pair.v1?.requests ?? "-"}/${pair.v2?.requests ?? "-"}`,
       `${formatMs(pair.v1?.wallMs)} / ${formatMs(pair.v2?.wallMs)}`,
@@ -86,6 +93,12 @@ function renderFailures(report: ParityReport, options: RenderReportOptions = {})
   if (failing.length === 0) return "";
   const blocks = failing.slice(0, shown).map((trajectory) => {
     const lines = [`Trajectory ${trajectory.trajectory}:`];
+    if (trajectory.error !== null) {
+      // Only the cause: no difference is derived from a run that never completed.
+      lines[0] = `Trajectory ${trajectory.trajectory}: ERROR, the payloads were never compared`;
+      for (const failure of trajectory.parity.failures) lines.push(`  [${failure.part}] ${failure.message}`);
+      return lines.join("\n");
+    }
     for (const [name, check] of [
       ["toHaveTrainingPayloadParity", trajectory.parity],
       ["toHaveRetryTopology", trajectory.topology],
@@ -103,7 +116,8 @@ function renderFailures(report: ParityReport, options: RenderReportOptions = {})
     return lines.join("\n");
   });
   const more = failing.length > shown ? `\n(${failing.length - shown} more failing trajectories; see --json FILE for all of them)` : "";
-  return `First failing differences:\n${blocks.join("\n")}${more}`;
+  const title = failing.every((trajectory) => trajectory.error !== null) ? "Server problems" : "First failing differences";
+  return `${title}:\n${blocks.join("\n")}${more}`;
 }
 
 /** `16/16 trajectories pass ...` or `3 of 16 trajectories FAIL ...`, with the wall time against its floor. */
@@ -114,8 +128,10 @@ function renderVerdictLine(report: ParityReport): string {
   const timing = `trajectories ${formatMs(trajectoriesMs)}${floor}; ${report.requests} chat requests; total ${formatMs(totalMs)}`;
   const { serverProblems, firstServerProblem } = report.summary;
   if (serverProblems > 0) {
+    const differing = report.trajectories.filter((trajectory) => !trajectory.pass && trajectory.error === null).length;
+    const alsoDiffer = differing === 0 ? "" : `; besides, ${differing} of the compared trajectories differ`;
     return (
-      `ERROR: ${serverProblems} of ${2 * trajectories} runs failed on a server problem, so their payloads were never compared ` +
+      `ERROR: ${serverProblems} of ${2 * trajectories} runs failed on a server problem, so their payloads were never compared${alsoDiffer} ` +
       `(${timing}). First cause: ${firstServerProblem}`
     );
   }

@@ -2,6 +2,7 @@
 // Importing the package root therefore costs no HTTP client, no msw, no tokenizer and no server code.
 import type { ParityEnvironment, ParityEnvironmentOptions } from "../fixture/parity-environment";
 import type { AgenticRetryOptions, SessionParityRun } from "../fixture/types";
+import { explainEsmLoadError } from "./esm-load-hint";
 
 /**
  * Runs the weather agent once per input sample through one session-server version and returns one
@@ -15,8 +16,12 @@ import type { AgenticRetryOptions, SessionParityRun } from "../fixture/types";
  * @throws Error on bad options, or when a session cannot be created.
  */
 export async function runAgenticRetryTrajectories(options: AgenticRetryOptions): Promise<SessionParityRun[]> {
-  const implementation = await import("../fixture/run-trajectories");
-  return implementation.runAgenticRetryTrajectories(options);
+  try {
+    const implementation = await import("../fixture/run-trajectories");
+    return await implementation.runAgenticRetryTrajectories(options);
+  } catch (error) {
+    return explainEsmLoadError(error, "runAgenticRetryTrajectories");
+  }
 }
 
 /**
@@ -27,9 +32,14 @@ export async function runAgenticRetryTrajectories(options: AgenticRetryOptions):
  *
  * @param options - URLs to adopt instead of starting parts, latency of the mock backend, tokenizer checkpoint.
  * @returns The running environment.
- * @throws Error naming the part that failed to start, after stopping every part already started.
+ * @throws Error naming the part that failed to start, after stopping every part already started; under a Jest
+ *   config that does not transform msw's ESM-only dependencies, an Error naming the preset line that does.
  */
 export async function startParityEnvironment(options: ParityEnvironmentOptions = {}): Promise<ParityEnvironment> {
-  const implementation = await import("../fixture/parity-environment");
-  return implementation.startParityEnvironment(options);
+  try {
+    const implementation = await import("../fixture/parity-environment");
+    return await implementation.startParityEnvironment(options);
+  } catch (error) {
+    return explainEsmLoadError(error, "startParityEnvironment");
+  }
 }

@@ -4,6 +4,7 @@ import type { FuzzEnvironment, FuzzEnvironmentOptions } from "../fuzz/environmen
 import type { FuzzOptions, FuzzReport } from "../fuzz/runner";
 import type { ScheduleVerdict } from "../fuzz/checks";
 import type { AgentSchedule } from "../fuzz/schedule";
+import { explainEsmLoadError } from "./esm-load-hint";
 
 /**
  * Draws `runs` agent schedules from the grammar with `seed`, runs them `concurrency` at a time through v1 and v2
@@ -16,8 +17,12 @@ import type { AgentSchedule } from "../fuzz/schedule";
  * @throws FuzzUsageError on bad options; start-up errors of the servers as they are.
  */
 export async function fuzzAgenticParity(options: FuzzOptions = {}): Promise<FuzzReport> {
-  const implementation = await import("../fuzz/runner");
-  return implementation.fuzzAgenticParity(options);
+  try {
+    const implementation = await import("../fuzz/runner");
+    return await implementation.fuzzAgenticParity(options);
+  } catch (error) {
+    return explainEsmLoadError(error, "fuzzAgenticParity");
+  }
 }
 
 /**
@@ -31,6 +36,10 @@ export async function replayAgentSchedule(
   schedule: AgentSchedule,
   options: FuzzEnvironmentOptions & { environment?: FuzzEnvironment; salt?: number } = {},
 ): Promise<ScheduleVerdict> {
-  const implementation = await import("../fuzz/runner");
-  return implementation.replayAgentSchedule(schedule, options);
+  try {
+    const implementation = await import("../fuzz/runner");
+    return await implementation.replayAgentSchedule(schedule, options);
+  } catch (error) {
+    return explainEsmLoadError(error, "replayAgentSchedule");
+  }
 }

@@ -9,8 +9,11 @@ type EmbeddedServerOptions = Omit<SessionServerOptions, "version" | "backendUrl"
 
 /** Which servers to fuzz. Anything not given is started in this process (and stopped afterwards). */
 export interface FuzzEnvironmentOptions {
-  /** A mock backend serving the plan control routes (`session-parity mock`); default an embedded mock. */
-  backendUrl?: string;
+  /**
+   * A mock backend serving the plan control routes (`session-parity mock`); default an embedded mock. `null` means
+   * the same as absent, so `startParityEnvironment()`'s `backendUrl` can be passed as it is.
+   */
+  backendUrl?: string | null;
   /** The v1 server to check (it must call `backendUrl`); default an embedded reference v1. */
   v1Url?: string;
   /** The v2 server to check (it must call `backendUrl`); default an embedded reference v2. */
@@ -50,7 +53,7 @@ const SILENT = { warn(): void {} };
  * @throws FuzzUsageError when a server URL is given without the backend it calls.
  */
 export async function openFuzzEnvironment(options: FuzzEnvironmentOptions = {}): Promise<FuzzEnvironment> {
-  if ((options.v1Url !== undefined || options.v2Url !== undefined) && options.backendUrl === undefined) {
+  if ((options.v1Url !== undefined || options.v2Url !== undefined) && (options.backendUrl ?? undefined) === undefined) {
     throw new FuzzUsageError("a v1/v2 server URL needs the backend URL it calls (the mock whose plans the fuzzer registers)");
   }
   const closers: Array<() => Promise<void>> = [];
@@ -60,7 +63,7 @@ export async function openFuzzEnvironment(options: FuzzEnvironmentOptions = {}):
   const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
   closers.push(() => dispatcher.destroy());
   try {
-    let backendUrl = options.backendUrl;
+    let backendUrl = options.backendUrl ?? undefined;
     let plans: PlanSink;
     if (backendUrl === undefined) {
       const { startMockBackend } = await import("../backend/mock-backend");

@@ -2,7 +2,7 @@
 // Same seed, same schedules, same planned replies, same verdicts.
 import fc from "fast-check";
 import { judgeSchedule, type ScheduleOutcome, type ScheduleVerdict } from "./checks";
-import { driveSchedule } from "./drive";
+import { driveSchedule, type ServerObservation } from "./drive";
 import { openFuzzEnvironment, FuzzUsageError, type FuzzEnvironment, type FuzzEnvironmentOptions } from "./environment";
 import { agentScheduleArbitrary } from "./grammar";
 import { predictSchedule } from "./model";
@@ -76,7 +76,35 @@ async function runSchedule(environment: FuzzEnvironment, schedule: AgentSchedule
     driveSchedule({ version: "v1", serverUrl: environment.v1Url, plans: environment.plans, dispatcher: environment.dispatcher, salt }, schedule),
     driveSchedule({ version: "v2", serverUrl: environment.v2Url, plans: environment.plans, dispatcher: environment.dispatcher, salt }, schedule),
   ]);
+  for (const [observation, url] of [
+    [v1, environment.v1Url],
+    [v2, environment.v2Url],
+  ] as const) {
+    const problem = serverProblemOf(observation);
+    if (problem !== null) throw new FuzzServerProblem(`the ${observation.version} session server at ${url} ${problem}`);
+  }
   return judgeSchedule(schedule, prediction, v1, v2);
+}
+
+/**
+ * A server failed a schedule in a way no protocol rule explains (no reply, 404, 5xx, an unreadable collect): the
+ * fuzz run stops with it instead of reporting it as a counterexample, since nothing was compared (the CLI exits 2).
+ */
+class FuzzServerProblem extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "FuzzServerProblem";
+  }
+}
+
+/** What went wrong on a server's side of one schedule, or null: the protocol's refusals are 400 and 409 only. */
+function serverProblemOf(observation: ServerObservation): string | null {
+  const call = observation.calls.find((c) => c.status === 0 || c.status === 404 || c.status >= 500);
+  if (call !== undefined) {
+    const body = call.error === undefined ? "" : `: ${call.error.length > 300 ? `${call.error.slice(0, 300)}…` : call.error}`;
+    return `answered chat call ${call.call} with ${call.status === 0 ? "no reply" : `status ${call.status}`}${body}`;
+  }
+  return observation.run.failure === undefined ? null : `failed the schedule: ${observation.run.failure}`;
 }
 
 async function withEnvironment<T>(options: FuzzOptions, body: (environment: FuzzEnvironment) => Promise<T>): Promise<T> {
@@ -174,18 +202,28 @@ async function shrinkCounterexample(
 ): Promise<FuzzCounterexample> {
   const started = performance.now();
   let last: ScheduleVerdict | null = null;
+  const stopped: { problem: FuzzServerProblem | null } = { problem: null };
   let shrunk = original;
   let shrinkSteps = 0;
   let path = String(index);
   if (shrink) {
     const details = await fc.check(
       fc.asyncProperty(arbitrary, async (schedule) => {
-        const verdict = await runSchedule(environment, schedule, index);
+        let verdict: ScheduleVerdict;
+        try {
+          verdict = await runSchedule(environment, schedule, index);
+        } catch (error) {
+          // A server problem is not a smaller counterexample: stop shrinking and report it once fast-check returns.
+          if (!(error instanceof FuzzServerProblem)) throw error;
+          stopped.problem ??= error;
+          return true;
+        }
         if (!verdict.pass) last = verdict;
         return verdict.pass;
       }),
       { seed, path, numRuns: index + 1 },
     );
+    if (stopped.problem !== null) throw stopped.problem;
     if (details.failed && details.counterexample !== null) {
       shrunk = details.counterexample[0];
       shrinkSteps = details.numShrinks;

@@ -32,6 +32,9 @@ function result(
   const usage = usageFailures(verdict);
   // A wrong argument is never "not matching": under .not it would otherwise pass silently.
   if (usage.length > 0) throw new TypeError(`${name}: ${usage.map((failure) => failure.message).join("; ")}`);
+  // A run that failed on a server problem proves neither parity nor a difference: `.not` must not pass on it.
+  const problems = verdict.failures.filter((failure) => failure.serverProblem === true);
+  if (problems.length > 0 && context.isNot === true) throw new Error(`${name}: ${problems.map((failure) => failure.message).join("; ")}`);
   const head = hint(context, name, secondArgument, expectedLabel);
   if (verdict.pass) {
     return { pass: true, message: () => `${head}\n\n${passedHeadline}\nChecked: ${verdict.checkedParts.join(", ")}; every part passed, so .not fails.` };

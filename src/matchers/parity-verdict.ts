@@ -19,6 +19,11 @@ export interface ParityFailure {
    * a usage error rather than a difference, which the matchers throw even under `.not`. Absent otherwise.
    */
   usage?: true;
+  /**
+   * True when the part failed because a run never completed (a non-2xx reply, no reply, an undecodable reply): the
+   * payloads were never compared, so no difference is listed and the matchers throw under `.not` too. Absent otherwise.
+   */
+  serverProblem?: true;
 }
 
 /** Outcome of a parity check. */
@@ -58,6 +63,12 @@ export class VerdictBuilder {
       differences: differences.slice(0, this.maxDifferences),
       totalDifferences: Math.max(totalDifferences, differences.length),
     });
+  }
+
+  /** Records a run that failed on a server problem (see {@link ParityFailure.serverProblem}). */
+  serverProblem(part: string, message: string): void {
+    this.passed(part);
+    this.failures.push({ part, message, differences: [], totalDifferences: 0, serverProblem: true });
   }
 
   /** Records a usage failure: a value the check cannot read (see {@link ParityFailure.usage}). */

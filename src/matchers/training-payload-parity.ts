@@ -36,7 +36,8 @@ const V2_ONLY_SESSION_METADATA_KEYS: readonly string[] = ["agent", "tree"];
 
 /**
  * Checks that a v1 run and a v2 run of the same input sample carry the same training payload (the Python parity
- * helper's whole check, with every part named): versions; no empty reason; one sample each; the record count of
+ * helper's whole check, with every part named): versions; no server problem (a run whose `failure` is set — a
+ * non-2xx, missing or undecodable reply — ends the check with that cause alone); no empty reason; one sample each; the record count of
  * each snapshot; the tool round trips of each snapshot; the v2 retry topology and kept leaf; the agent metadata
  * on both; each side's samples well formed ({@link checkTrainingSampleInvariants}); v1's sample `max_trim_tokens` equal to v2's session one; v1's session metadata bitwise equal to v2's
  * without `agent` and `tree`; and the two samples bitwise equal under `trainingMetadataProjection`.
@@ -63,6 +64,17 @@ export function checkTrainingPayloadParity(v1Run: unknown, v2Run: unknown, optio
     builder.fail("versions", `expected a v1 run compared with a v2 run, got ${v1.version} (received) and ${v2.version} (expected)`);
   } else builder.passed("versions");
 
+  // A run that never completed has no payload to compare: its cause is the whole verdict, no difference is derived
+  // from the data it lacks (records, samples, metadata).
+  const failed = both.filter(([, run]) => run.failure !== undefined);
+  if (failed.length > 0) {
+    for (const [name, run] of failed) {
+      builder.serverProblem("server problem", `the ${name} run failed on a server problem, so the payloads were never compared: ${String(run.failure)}`);
+    }
+    return builder.verdict();
+  }
+  builder.passed("server problem");
+
   const empty = both.filter(([, run]) => run.emptyReason !== null);
   if (empty.length > 0) builder.fail("empty reason", empty.map(([name, run]) => `the ${name} reply was empty (${String(run.emptyReason)})`).join("; "));
   else builder.passed("empty reason");
@@ -71,10 +83,6 @@ export function checkTrainingPayloadParity(v1Run: unknown, v2Run: unknown, optio
   if (counts.length > 0)
     builder.fail("sample count", counts.map(([name, run]) => `the ${name} run returned ${run.samples.length} samples, expected 1`).join("; "));
   else builder.passed("sample count");
-
-  const failed = both.filter(([, run]) => run.failure !== undefined);
-  if (failed.length > 0) builder.fail("run failure", failed.map(([name, run]) => `the ${name} run failed: ${String(run.failure)}`).join("; "));
-  else builder.passed("run failure");
 
   const recordCount = options.recordCount === undefined ? WEATHER_RECORD_COUNT : options.recordCount;
   if (recordCount !== null) {

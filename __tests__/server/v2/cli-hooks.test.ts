@@ -1,4 +1,4 @@
-// `session-parity serve --version v2` with --sample-picker / --sample-postprocessor, spawned as a real process.
+// `session-parity serve v2` with --sample-picker / --sample-postprocessor, spawned as a real process.
 // A custom picker given on the command line changes the samples reply; a bad hook stops the process at start.
 import { afterAll, beforeAll, expect, test } from "@jest/globals";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
@@ -24,7 +24,7 @@ afterAll(async () => {
 function serve(extra: string[]): { child: ChildProcessWithoutNullStreams; url: Promise<string>; exit: Promise<{ code: number | null; stderr: string }> } {
   const child = spawn(
     process.execPath,
-    [...FROM_SOURCES, path.join(ROOT, "src/cli/main.ts"), "serve", "--version", "v2", "--backend", backend.url, "--quiet", ...extra],
+    [...FROM_SOURCES, path.join(ROOT, "src/cli/main.ts"), "serve", "v2", "--backend", backend.url, "--quiet", ...extra],
     { cwd: ROOT, env: { ...process.env, TS_NODE_TRANSPILE_ONLY: "1" } },
   );
   let stdout = "";
