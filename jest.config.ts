@@ -20,11 +20,15 @@ export const SLOW_SUITES: readonly string[] = [
   "__tests__/cli/commands.test.ts",
   "__tests__/cli/routing-replay-cli.test.ts",
   "__tests__/server/v2/cli-hooks.test.ts",
+  "__tests__/cli/documented-commands.test.ts",
+  "__tests__/cli/fuzz-cli.test.ts",
+  "__tests__/cli/server-problems-cli.test.ts",
   // nested Jest / Vitest runs and a fresh node process per entry
   "__tests__/fixture/sharded-suite.test.ts",
   "__tests__/report/reporter.test.ts",
   "__tests__/snapshot/runner-snapshots.test.ts",
   "__tests__/entries/lazy-loading.test.ts",
+  "__tests__/entries/esm-load-hint.test.ts",
   // the fuzzer hunting planted bugs (bounded, but many runs)
   "__tests__/fuzz/planted-bugs.test.ts",
   // cross-checks against third-party implementations: Chromium, Python's Jinja2 and json
