@@ -11,7 +11,7 @@ export {
   strictMessageMatches,
   type MessageMatcherName,
 } from "../server/message-matchers";
-export { createV1Policy, MAX_ROLLBACK_TURNS } from "../server/v1";
+export { createV1Policy, MAX_ROLLBACK_TURNS, type V1PolicyOptions } from "../server/v1";
 export {
   createV2Policy,
   dropRetries,
@@ -38,4 +38,6 @@ export {
   type SamplesResult,
   type SessionRecord,
   type SessionServerVersion,
+  type MilesRevision,
+  MILES_REVISIONS,
 } from "../server/types";

@@ -10,7 +10,7 @@ import { createPolicy, SamplePickerOption, SamplePostprocessorOption } from "./p
 import { resolveReplayOptions, type RoutingReplayServerOptions } from "./replay-options";
 import { SessionShell, type ShellLimits } from "./session-shell";
 import { loadTitoKit } from "./tito-kit";
-import type { SessionServerVersion } from "./types";
+import type { MilesRevision, SessionServerVersion } from "./types";
 import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_UPSTREAM_TIMEOUT_MS, UpstreamClient } from "./upstream";
 import { checkMaxBodyBytes, DEFAULT_MAX_BODY_BYTES } from "./bounded-body";
 import { redactAbsolutePaths, redactUrlCredentials } from "./redaction";
@@ -46,6 +46,11 @@ export interface SessionServerOptions extends RoutingReplayServerOptions {
   samplePicker?: SamplePickerOption;
   /** v2 only: the samples-op post-processor (function or `"module/path#exportName"`). */
   samplePostprocessor?: SamplePostprocessorOption;
+  /**
+   * Which miles revision the refusal rules follow (default `"3311"`: a refused v1 retry keeps its history, PR #3311;
+   * the v2 view follows the last committed node, PR #3258). `"31f1ca96"` restores the snapshot's order.
+   */
+  milesRevision?: MilesRevision;
   /** Maximum sockets to the backend (default 1024). */
   upstreamConnections?: number;
   /**
@@ -93,6 +98,7 @@ export async function startSessionServer(options: SessionServerOptions): Promise
       logger,
       samplePicker: options.samplePicker,
       samplePostprocessor: options.samplePostprocessor,
+      milesRevision: options.milesRevision,
     });
   const kit = await loadTitoKit(options.hfCheckpoint, options.chatTemplateKwargs ?? { enable_thinking: false });
   const ctx: PolicyContext = {
