@@ -120,13 +120,15 @@ export const linearPolicy: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
       );
       return false;
     }
-    const tokenIds = [...turn.promptIds, ...turn.completionIds];
+    const tokenIds = turn.promptIds.concat(turn.completionIds); // concat sizes the array exactly (a spread leaves growth slack)
     assertStoredPrefix(currentTokenIds(state), tokenIds, ctx.tito.maxTrimTokens);
     appendTurn(state, request.messages, turn.assistantMessage, tokenIds, turn.record);
     return true;
   },
 
   view,
+
+  storedRecords: (state) => state.records,
 
   collectSamples(state, body: SamplesRequestBody, ctx): SamplesResult {
     const sessionMetadata = view(state, ctx).metadata;

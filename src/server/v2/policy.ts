@@ -41,6 +41,7 @@ export function createV2Policy(options: V2PolicyOptions = {}): TrajectoryPolicy<
       return true;
     },
     view: viewV2,
+    storedRecords: (state) => state.forest.nodes.map((node) => node.record),
     collectSamples(state, body, ctx): SamplesResult {
       const mismatches: MismatchCache = new Map(); // the active leaf's report serves both the session and its sample
       const sessionMetadata = v2SessionMetadata(state, ctx, mismatches);

@@ -108,7 +108,7 @@ function promptFor(attach: TrajectoryNode | null, matchedMessages: number, reque
  * @throws SessionHttpError 500 when the parent's snapshot is not a prefix of prompt + completion, 422 at the node cap.
  */
 export function commitV2Turn(state: V2SessionState, plan: V2Plan, request: NormalizedChatRequest, turn: CompletedTurn, ctx: PolicyContext): TrajectoryNode {
-  const allIds = [...turn.promptIds, ...turn.completionIds];
+  const allIds = turn.promptIds.concat(turn.completionIds); // sized exactly: the node keeps a copy for good
   if (plan.parent !== null) assertStoredPrefix(plan.parent.tokenIds, allIds, ctx.tito.maxTrimTokens);
   const delta: ChatMessage[] = [...request.messages.slice(plan.matchedMessages), turn.assistantMessage];
   let node: TrajectoryNode;
