@@ -1,7 +1,7 @@
 // Sizes the session store's budget from the server options, or by default from the heap limit of this process.
 // Servers without an explicit byte budget share one pool, so two servers in one process cannot both claim the heap.
-import { getHeapStatistics } from "node:v8";
-import { BytePool, formatMiB, type SessionBudget } from "./session-store";
+import { fullCollections, readHeap } from "./heap-watch";
+import { BytePool, formatMiB, type HeapGuard, type SessionBudget } from "./session-store";
 
 /** Share of the heap left free when the first server starts that the default budget grants to sessions. */
 export const DEFAULT_HEAP_SHARE = 0.8;
@@ -15,16 +15,23 @@ export interface SessionBudgetOptions {
 
 let defaultPool: BytePool | null = null;
 
-/** The process-wide default pool: {@link DEFAULT_HEAP_SHARE} of the heap free when it is first needed. */
+const PROCESS_HEAP: HeapGuard = { read: readHeap, collections: fullCollections };
+
+/**
+ * The process-wide default pool: {@link DEFAULT_HEAP_SHARE} of the old-generation heap free when it is first needed
+ * (`v8.getHeapStatistics().heap_size_limit` less the young generation's reserve and the heap in use), guarded by the
+ * live heap as well (what the accounting cannot see: tokenizer caches, requests in flight).
+ */
 function processPool(): BytePool {
   if (defaultPool === null) {
-    const heap = getHeapStatistics();
-    const free = Math.max(0, heap.heap_size_limit - heap.used_heap_size);
+    const heap = readHeap();
+    const free = Math.max(0, heap.limitBytes - heap.liveBytes);
     const maxBytes = Math.floor(free * DEFAULT_HEAP_SHARE);
     defaultPool = new BytePool(
       maxBytes,
       `the default session budget of ${formatMiB(maxBytes)} (${DEFAULT_HEAP_SHARE * 100}% of the ${formatMiB(free)} heap free when the first server started, ` +
         `shared by this process's servers; set maxSessionBytes / --max-session-bytes)`,
+      PROCESS_HEAP,
     );
   }
   return defaultPool;

@@ -28,14 +28,45 @@ export interface SessionEntry<State> {
 export class BytePool {
   /** Bytes charged plus reserved by every store drawing from this pool. */
   held = 0;
+  /** The full-collection count and `held` when the heap guard last saw a new collection. */
+  private seenCollections = -1;
+  private heldAtCollection = 0;
 
   constructor(
     /** Most bytes the pool grants. */
     readonly maxBytes: number,
     /** How a refusal names the budget, e.g. `the 64.0 MiB session budget (maxSessionBytes / --max-session-bytes)`. */
     readonly label: string,
+    /** The heap guard, or null for none (an explicit budget the user sized). */
+    readonly heap: HeapGuard | null = null,
   ) {}
+
+  /**
+   * Live heap bytes after granting `bytes`: what the last full collection left, plus what this pool charged (or
+   * freed) since (the collection already counted what it held then), plus `bytes`.
+   */
+  projectedLiveBytes(bytes: number): number {
+    if (this.heap === null) return 0;
+    const collections = this.heap.collections();
+    if (collections !== this.seenCollections) {
+      this.seenCollections = collections;
+      this.heldAtCollection = this.held;
+    }
+    // A session deleted since counts as freed at once (its bytes are garbage the next collection takes).
+    return Math.max(0, this.heap.read().liveBytes + this.held - this.heldAtCollection) + bytes;
+  }
 }
+
+/** What the heap guard reads (src/server/heap-watch.ts in a server; a fake in tests). */
+export interface HeapGuard {
+  /** Old-generation limit and live bytes after the last full collection. */
+  read(): { limitBytes: number; liveBytes: number };
+  /** Full collections so far. */
+  collections(): number;
+}
+
+/** Share of the heap limit the projected live heap may reach before a growing request is refused. */
+export const HEAP_GUARD_SHARE = 0.85;
 
 /** Limits of a {@link SessionStore}. */
 export interface SessionBudget {
@@ -48,7 +79,7 @@ export interface SessionBudget {
 }
 
 /** Heap bytes an empty session costs: entry, state, lock, id string and table slot (measured, see the budget test). */
-export const SESSION_OVERHEAD_BYTES = 3072;
+export const SESSION_OVERHEAD_BYTES = 2048;
 
 /**
  * Share of the byte budget up to which new sessions are admitted: the rest stays for the sessions already stored to
@@ -221,11 +252,29 @@ export class SessionStore<State> {
   }
 
   private admit(bytes: number, what: string, share = 1): void {
+    this.guardHeap(bytes, what, share);
     if (this.pool.held + bytes <= this.pool.maxBytes * share) return;
     throw new SessionBudgetError(
       `session store is full: ${what} needs about ${formatMiB(bytes)}, and sessions hold ${formatMiB(this.pool.held)} of ${this.pool.label}` +
         `${share < 1 ? `, of which new sessions may take ${share * 100}%` : ""} ` +
         `(${this.sessions.size} of them on this server); delete sessions (DELETE /sessions/{id}) or raise the budget`,
+      this.retryAfterSeconds(),
+    );
+  }
+
+  /** Refuses growth that would take the live heap past {@link HEAP_GUARD_SHARE} of its limit (times `share`). */
+  private guardHeap(bytes: number, what: string, share: number): void {
+    const heap = this.pool.heap;
+    if (heap === null) return;
+    const projected = this.pool.projectedLiveBytes(bytes);
+    const { limitBytes } = heap.read();
+    const allowed = limitBytes * HEAP_GUARD_SHARE * share;
+    if (projected <= allowed) return;
+    throw new SessionBudgetError(
+      `session store is full: ${what} needs about ${formatMiB(bytes)}, and the heap would hold about ${formatMiB(projected)} live, ` +
+        `past the heap guard of the default session budget (${formatMiB(allowed)}, ${Math.round(HEAP_GUARD_SHARE * share * 100)}% of the ` +
+        `${formatMiB(limitBytes)} heap limit; sessions hold ${formatMiB(this.pool.held)}, the rest is the server itself, its caches and ` +
+        `requests in flight); delete sessions (DELETE /sessions/{id}), raise --max-old-space-size, or set maxSessionBytes / --max-session-bytes`,
       this.retryAfterSeconds(),
     );
   }

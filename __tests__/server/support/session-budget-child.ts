@@ -5,12 +5,20 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { startSessionServer, type SessionServerVersion } from "../../../src/server";
 
-/** A user message of about `bytes` characters of varied words (each session's text differs). */
+const WORDS = (
+  "the of and to in is that for it as was with be by on not he this are or his from at which but have an they you were " +
+  "her she there been one all we their has would when if so no what up out more about time can said into them only " +
+  "other new some could these two may first then do any like my now over such our man me even most made after also did"
+).split(" ");
+
+/** A user message of about `bytes` characters of English words (about 4.5 characters per token; each seed differs). */
 export function historyText(seed: number, bytes: number): string {
   const words: string[] = [];
   let length = 0;
-  for (let i = 0; length < bytes; i += 1) {
-    const word = `w${(seed * 7919 + i * 104729) % 5003} ${i % 13 === 0 ? "and then, " : ""}`;
+  let state = (seed * 2654435761 + 1) >>> 0;
+  while (length < bytes) {
+    state = (state * 1103515245 + 12345) >>> 0;
+    const word = WORDS[state % WORDS.length] + (state % 17 === 0 ? ". " : " ");
     words.push(word);
     length += word.length;
   }
