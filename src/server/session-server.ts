@@ -153,7 +153,7 @@ export async function startSessionServer(options: SessionServerOptions): Promise
     shell.handle(req, res).catch((error: unknown) => {
       // Neither the log line nor the reply carries an absolute path (stack frames name files by their base name).
       logger.warn(redactAbsolutePaths(`unhandled error: ${(error as Error)?.stack ?? String(error)}`));
-      sendError(res, 500, redactAbsolutePaths(`internal error: ${(error as Error)?.message ?? String(error)}`));
+      sendError(res, 500, `internal error: ${(error as Error)?.message ?? String(error)}`);
     });
   });
   server.keepAliveTimeout = 30_000;

@@ -6,7 +6,7 @@ import { encodeSamplesChunks } from "../wire/samples-codec";
 import { normalizeChatRequest, parseJsonBody, parseSamplesBody } from "./chat-request";
 import { extractCompletion, renderFakeStream, stripReplayPayloads } from "./chat-reply";
 import { BodyTooLargeError, readBoundedBody } from "./bounded-body";
-import { passThroughHeaders, sendBytes, sendChunks, sendEmpty, sendError, sendJson, sendText, sendUpstreamReply } from "./http-io";
+import { passThroughHeaders, sendBytes, sendChunks, sendEmpty, sendError, sendErrorText, sendJson, sendUpstreamReply } from "./http-io";
 import type { AnyTrajectoryPolicy, PolicyContext, PolicyLogger } from "./policy";
 import { packageVersion } from "./package-version";
 import { SampleAssemblyError } from "./samples/assembly-error";
@@ -17,7 +17,6 @@ import type { TitoKit } from "./tito-kit";
 import { CompletedTurn, NormalizedChatRequest, SessionHttpError, SessionRecord } from "./types";
 import { forwardHeaders, UpstreamClient } from "./upstream";
 import { ChatTemplateError } from "../tokenizer/chat-template";
-import { redactAbsolutePaths } from "./redaction";
 import { guardRequest } from "./request-guard";
 
 /** Per-server limits and browser-facing checks the shell applies before routing. */
@@ -139,15 +138,15 @@ export class SessionShell {
       return await this.proxy(req, res, id, rest, method, query, body);
     } catch (error) {
       if (error instanceof SessionBudgetError) {
-        return sendJson(res, 503, { error: error.message }, { "retry-after": String(error.retryAfterSeconds) });
+        return sendError(res, 503, error.message, { "retry-after": String(error.retryAfterSeconds) });
       }
       if (error instanceof SessionHttpError) {
-        if (error.plainText) return sendText(res, error.status, error.message);
+        if (error.plainText) return sendErrorText(res, error.status, error.message);
         return sendError(res, error.status, error.message);
       }
       // A template that cannot render the client's messages (e.g. tool-call arguments that are not JSON) is the
       // client's mistake: 400 naming the message and field, never a 500 with an install path.
-      if (error instanceof ChatTemplateError) return sendError(res, 400, redactAbsolutePaths(error.message));
+      if (error instanceof ChatTemplateError) return sendError(res, 400, error.message);
       throw error;
     }
   }
