@@ -25,7 +25,21 @@ const REPLY = JSON.stringify({
   object: "chat.completion",
   created: 1,
   model: "capacity",
-  choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop", meta_info: { output_token_logprobs: [[-0.5, 562], [-0.25, 151645]], completion_tokens: 2, prompt_tokens: 3 } }],
+  choices: [
+    {
+      index: 0,
+      message: { role: "assistant", content: "ok" },
+      finish_reason: "stop",
+      meta_info: {
+        output_token_logprobs: [
+          [-0.5, 562],
+          [-0.25, 151645],
+        ],
+        completion_tokens: 2,
+        prompt_tokens: 3,
+      },
+    },
+  ],
 });
 
 function liveHeap(): number {
@@ -47,19 +61,27 @@ async function main(): Promise<void> {
   const server = await startSessionServer({ version: "v1", backendUrl, logger: { warn: () => undefined }, ...(unbounded ? { maxSessionBytes: 2 ** 50 } : {}) });
   const baseline = liveHeap();
   const post = (path: string, body?: unknown): Promise<Response> =>
-    fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    fetch(`${server.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   for (let i = 0; ; i += 1) {
     const created = await post("/sessions");
     if (created.status !== 200) {
       const usage = server.sessionUsage();
-      process.stdout.write(`${JSON.stringify({ refused: created.status, sessions: usage.sessions, accounted: usage.bytes, baseline, live: liveHeap(), message: await created.text() })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ refused: created.status, sessions: usage.sessions, accounted: usage.bytes, baseline, live: liveHeap(), message: await created.text() })}\n`,
+      );
       break;
     }
     const { session_id: id } = (await created.json()) as { session_id: string };
     const reply = await post(`/sessions/${id}/v1/chat/completions`, { messages: [{ role: "user", content: historyText(i, 200_000) }] });
     if (reply.status !== 200) {
       const usage = server.sessionUsage();
-      process.stdout.write(`${JSON.stringify({ refused: reply.status, sessions: usage.sessions, accounted: usage.bytes, baseline, live: liveHeap(), message: await reply.text() })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ refused: reply.status, sessions: usage.sessions, accounted: usage.bytes, baseline, live: liveHeap(), message: await reply.text() })}\n`,
+      );
       break;
     }
     await reply.arrayBuffer();

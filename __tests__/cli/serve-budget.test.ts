@@ -28,8 +28,8 @@ test("--max-sessions, --max-session-bytes and --miles-revision reach the server"
     // The snapshot's retry order: a refused retry keeps its rollback.
     const u = { role: "user", content: "hi" };
     const a1 = (await chat(server.url, id, { messages: [u] })).json<{ choices: Array<{ message: unknown }> }>().choices[0].message;
-    const a2 = (await chat(server.url, id, { messages: [u, a1, { role: "user", content: "next" }] })).json<{ choices: Array<{ message: unknown }> }>().choices[0]
-      .message;
+    const a2 = (await chat(server.url, id, { messages: [u, a1, { role: "user", content: "next" }] })).json<{ choices: Array<{ message: unknown }> }>()
+      .choices[0].message;
     expect(a2).toBeDefined();
     expect((await chat(server.url, id, { messages: [u, a1, { role: "developer", content: "x" }] })).status).toBe(400);
     expect((await getSession(server.url, id)).records).toHaveLength(1);
@@ -44,7 +44,9 @@ test.each([
   ["--session-ttl", "-3"],
   ["--miles-revision", "main"],
 ])("%s %s is a usage error naming the flag", async (flag, value) => {
-  const command = serveCommand().exitOverride().configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
+  const command = serveCommand()
+    .exitOverride()
+    .configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
   command.action(() => undefined);
   await expect(command.parseAsync(["--version", "v1", "--backend", "http://127.0.0.1:1", flag, value], { from: "user" })).rejects.toThrow(flag);
 });

@@ -36,7 +36,9 @@ test("printed URLs lose their credentials; error texts lose absolute paths but k
   expect(redactAbsolutePaths("at f (/srv/x/y.js:1:2)")).toBe("at f (y.js:1:2)");
   expect(redactAbsolutePaths("connect to http://127.0.0.1:1/v1/chat failed")).toBe("connect to http://127.0.0.1:1/v1/chat failed");
   // The server's own routes are not filesystem paths: every error body is redacted, so they must survive it.
-  expect(redactAbsolutePaths("delete sessions (DELETE /sessions/{id}) or raise the budget")).toBe("delete sessions (DELETE /sessions/{id}) or raise the budget");
+  expect(redactAbsolutePaths("delete sessions (DELETE /sessions/{id}) or raise the budget")).toBe(
+    "delete sessions (DELETE /sessions/{id}) or raise the budget",
+  );
   expect(redactAbsolutePaths("not found: /v1/chat/completions")).toBe("not found: /v1/chat/completions");
   expect(redactAbsolutePaths(`cannot read ${__filename}`)).toBe("cannot read request-guard.test.ts");
   expect(redactAbsolutePaths("C:\\Users\\me\\proj\\hooks.ts failed")).toBe("hooks.ts failed");

@@ -34,7 +34,7 @@ describe.each(["v1", "v2"] as const)("%s session budget", (version) => {
   test("a full store answers 503 naming the budget; stored sessions stay usable; DELETE frees room at once", async () => {
     await withServer(version, { maxSessionBytes: 4_000_000 }, async (server) => {
       const held: Array<{ id: string; messages: Array<Record<string, unknown>> }> = [];
-      let refused = null;
+      let refused: Awaited<ReturnType<typeof call>> | null = null;
       for (let i = 0; i < 100 && refused === null; i += 1) {
         const created = await call("POST", `${server.url}/sessions`);
         if (created.status !== 200) {

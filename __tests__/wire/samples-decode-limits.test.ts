@@ -64,7 +64,12 @@ describe("caps", () => {
     expect(error.message).toBe("samples reply: safetensors: header declares more than 50001 tensors; the limit is 50001 (limits.maxTensors)");
     expect(work.scannedBytes).toBeLessThan(60 * 50_002); // entries of 55-57 bytes
     // The same cap, counted exactly, when the keys are escaped.
-    const escaped = buildContainer(`{${entries.slice(0, 12).join(",").replace(/data_offsets/g, "data\\u005foffsets")}}`);
+    const escaped = buildContainer(
+      `{${entries
+        .slice(0, 12)
+        .join(",")
+        .replace(/data_offsets/g, "data\\u005foffsets")}}`,
+    );
     expect(refusal(escaped, { ...V2, limits: { maxTensors: 11 } }).message).toBe(
       "samples reply: safetensors: header declares 12 tensors; the limit is 11 (limits.maxTensors)",
     );
@@ -86,7 +91,7 @@ describe("caps", () => {
     const work = new DecodeWork();
     const payload = encodeSamples([computedSample({ tokens: Array.from({ length: 11 }, (_, i) => i), response_length: 2 })], {}, V2);
     expect(refusal(payload, { ...V2, limits: { maxTensorElements: 10 }, work }).message).toBe(
-      'samples reply: sample 0: tokens.0 holds 11 elements; the limit is 10 per tensor (limits.maxTensorElements)',
+      "samples reply: sample 0: tokens.0 holds 11 elements; the limit is 10 per tensor (limits.maxTensorElements)",
     );
     expect(work.listElements).toBe(0);
   });
@@ -118,7 +123,9 @@ describe("checkSample: checkTrainingSampleInvariants on decoded samples", () => 
     expect(error.message).toContain("[tokens] tokens[1] = -2");
     expect(error.message).toContain("[loss_mask] loss_mask[1] = 7");
     expect(error.message).toContain("[rollout_log_probs] rollout_log_probs[1] = NaN");
-    expect(decodeSamplesReply(encodeSamples([computedSample()], {}, V2), new Sample(), { ...V2, checkSample: checkTrainingSampleInvariants }).samples).toHaveLength(1);
+    expect(
+      decodeSamplesReply(encodeSamples([computedSample()], {}, V2), new Sample(), { ...V2, checkSample: checkTrainingSampleInvariants }).samples,
+    ).toHaveLength(1);
   });
 });
 
@@ -186,7 +193,7 @@ describe("mutation sweep: no input costs more than linear work", () => {
       try {
         decodeSamplesReply(payload, new Sample(), { ...V2, work });
       } catch (error) {
-        if (!(error instanceof SafetensorsFormatError || error instanceof SamplesCodecError)) throw new Error(`${name}: ${String(error)}`);
+        if (!(error instanceof SafetensorsFormatError || error instanceof SamplesCodecError)) throw new Error(`${name}: ${String(error)}`, { cause: error });
         outcome = (error as Error).name;
       }
       outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
@@ -197,7 +204,8 @@ describe("mutation sweep: no input costs more than linear work", () => {
       // the input-sample copies by the samples the reply can declare (at least 12 bytes each, at most maxSamples).
       if (work.copiedBytes > size) throw new Error(`${name}: copied ${work.copiedBytes} bytes`);
       if (work.listElements > size) throw new Error(`${name}: built ${work.listElements} list elements from ${size} bytes`);
-      if (work.sampleCopies > Math.min(size / 12, DEFAULT_SAMPLES_DECODE_LIMITS.maxSamples)) throw new Error(`${name}: made ${work.sampleCopies} sample copies`);
+      if (work.sampleCopies > Math.min(size / 12, DEFAULT_SAMPLES_DECODE_LIMITS.maxSamples))
+        throw new Error(`${name}: made ${work.sampleCopies} sample copies`);
     }
     expect(cases).toBeGreaterThan(5000);
     // The sweep reaches every layer: container refusals, contract refusals and decodable mutants.

@@ -132,7 +132,11 @@ export function serveCommand(): Command {
     .option("--max-body-bytes <n>", "request body limit in bytes (413 beyond; default 67108864 = 64 MiB)", parsePositiveInteger)
     .option("--max-reply-bytes <n>", "backend reply cap in bytes after decompression (502 beyond; default 268435456 = 256 MiB)", parsePositiveInteger)
     .option("--upstream-timeout-ms <n>", "deadline of one backend call: headers and whole body (default 600000)", parsePositiveInteger)
-    .option("--max-session-bytes <n>", "heap bytes all sessions may hold; beyond it new sessions and turns get 503 (default: 80% of the free heap)", parsePositiveInteger)
+    .option(
+      "--max-session-bytes <n>",
+      "heap bytes all sessions may hold; beyond it new sessions and turns get 503 (default: 80% of the free heap)",
+      parsePositiveInteger,
+    )
     .option("--max-sessions <n>", "most sessions held at once; beyond it POST /sessions gets 503 (default: no count limit)", parsePositiveInteger)
     .option("--session-ttl <seconds>", "evict sessions no request touched for this long, logged (default: never, as miles)", parsePositiveInteger)
     .addOption(

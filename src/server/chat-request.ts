@@ -188,7 +188,10 @@ export function parseSamplesBody(parsed: unknown, readMetadata = true): SamplesR
   const metadata = parsed.metadata;
   // Python's big ints and floats arrive as PyBigInt / PyFloat instances: numbers, not objects.
   if (metadata !== undefined && metadata !== null && (!isObject(metadata) || metadata instanceof PyFloat || metadata instanceof PyBigInt)) {
-    throw new SessionHttpError(400, `metadata must be an object, got ${describeKind(metadata instanceof PyFloat || metadata instanceof PyBigInt ? 0 : metadata)}`);
+    throw new SessionHttpError(
+      400,
+      `metadata must be an object, got ${describeKind(metadata instanceof PyFloat || metadata instanceof PyBigInt ? 0 : metadata)}`,
+    );
   }
   if (isObject(metadata)) {
     const broken = findLoneSurrogate(metadata, "metadata");

@@ -1,7 +1,7 @@
 // Watches this process's heap for the session store: the live size after the last full collection, and the limit.
 // The store's byte accounting cannot see what the tokenizer caches or in-flight requests hold; this guard does.
 import { constants, PerformanceObserver } from "node:perf_hooks";
-import { getHeapStatistics } from "node:v8";
+import { getHeapSpaceStatistics, getHeapStatistics } from "node:v8";
 
 /**
  * The young generation's reserve inside `heap_size_limit` (three semi-spaces of 16 MiB on 64-bit Node 20, fewer for
@@ -13,8 +13,17 @@ const YOUNG_RESERVE_BYTES = 48 * 1024 * 1024;
 export interface HeapReading {
   /** Bytes old-generation data may occupy: `heap_size_limit` without the young generation's reserve. */
   limitBytes: number;
-  /** Bytes live after the last full collection (or in use when the watch started, garbage included). */
+  /** Old-generation bytes live after the last full collection (or in use when the watch started, garbage included). */
   liveBytes: number;
+}
+
+/** Bytes used in the old generation (every space but the young generation's, which holds no survivors for long). */
+function oldGenerationUsed(): number {
+  let used = 0;
+  for (const space of getHeapSpaceStatistics()) {
+    if (space.space_name !== "new_space" && space.space_name !== "new_large_object_space") used += space.space_used_size;
+  }
+  return used;
 }
 
 let observer: PerformanceObserver | null = null;
@@ -24,12 +33,12 @@ let gcCount = 0;
 /** Starts watching full collections (once per process); later calls reuse the same watch. */
 function ensureWatching(): void {
   if (observer !== null) return;
-  liveAfterGc = getHeapStatistics().used_heap_size;
+  liveAfterGc = oldGenerationUsed();
   observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
       if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
-        liveAfterGc = getHeapStatistics().used_heap_size;
+        liveAfterGc = oldGenerationUsed();
         gcCount += 1;
       }
     }

@@ -58,7 +58,7 @@ export function sendErrorText(res: ServerResponse, status: number, message: stri
 }
 
 /** Writes a `text/plain` body (samples-op failures). */
-export function sendText(res: ServerResponse, status: number, text: string): void {
+function sendText(res: ServerResponse, status: number, text: string): void {
   sendBytes(res, status, text, { "content-type": "text/plain; charset=utf-8" });
 }
 

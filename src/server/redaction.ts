@@ -3,7 +3,27 @@
 import { homedir, tmpdir } from "node:os";
 
 /** First segments under which POSIX systems keep installs, homes, checkouts and temporary files. */
-const FILESYSTEM_ROOTS = ["home", "Users", "usr", "opt", "srv", "var", "tmp", "root", "private", "mnt", "etc", "nix", "snap", "app", "Library", "Volumes", "run", "data", "builds"];
+const FILESYSTEM_ROOTS = [
+  "home",
+  "Users",
+  "usr",
+  "opt",
+  "srv",
+  "var",
+  "tmp",
+  "root",
+  "private",
+  "mnt",
+  "etc",
+  "nix",
+  "snap",
+  "app",
+  "Library",
+  "Volumes",
+  "run",
+  "data",
+  "builds",
+];
 
 /** The first segments of where this process runs and is installed (working directory, home, temp, package). */
 function processRoots(): string[] {

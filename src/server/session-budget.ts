@@ -4,7 +4,7 @@ import { fullCollections, readHeap } from "./heap-watch";
 import { BytePool, formatMiB, type HeapGuard, type SessionBudget } from "./session-store";
 
 /** Share of the heap left free when the first server starts that the default budget grants to sessions. */
-export const DEFAULT_HEAP_SHARE = 0.8;
+const DEFAULT_HEAP_SHARE = 0.8;
 
 /** The session-budget options of {@link startSessionServer} (see `SessionServerOptions`). */
 export interface SessionBudgetOptions {

@@ -77,8 +77,12 @@ export class SessionShell {
     private readonly replay?: ReplayRequestOptions,
     private readonly limits: ShellLimits = { maxBodyBytes: Number.MAX_SAFE_INTEGER, allowedHosts: null },
   ) {
-    this.store = new SessionStore(() => policy.createState(), limits.sessions, limits.now, (entry, idleMs) =>
-      logger.info?.(`session ${entry.id} expired after ${(idleMs / 1000).toFixed(1)} s idle (session TTL); freed about ${formatMiB(entry.bytes)}`),
+    this.store = new SessionStore(
+      () => policy.createState(),
+      limits.sessions,
+      limits.now,
+      (entry, idleMs) =>
+        logger.info?.(`session ${entry.id} expired after ${(idleMs / 1000).toFixed(1)} s idle (session TTL); freed about ${formatMiB(entry.bytes)}`),
     );
   }
 
@@ -234,7 +238,13 @@ export class SessionShell {
     this.store.charge(entry, bytes);
   }
 
-  private async chatTurn(req: IncomingMessage, res: ServerResponse, entry: SessionEntry<unknown>, request: NormalizedChatRequest, requestTimestamp: number): Promise<void> {
+  private async chatTurn(
+    req: IncomingMessage,
+    res: ServerResponse,
+    entry: SessionEntry<unknown>,
+    request: NormalizedChatRequest,
+    requestTimestamp: number,
+  ): Promise<void> {
     const id = entry.id;
     const upstreamBody = request.upstreamBody;
 

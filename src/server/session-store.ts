@@ -66,7 +66,7 @@ export interface HeapGuard {
 }
 
 /** Share of the heap limit the projected live heap may reach before a growing request is refused. */
-export const HEAP_GUARD_SHARE = 0.85;
+const HEAP_GUARD_SHARE = 0.9;
 
 /** Limits of a {@link SessionStore}. */
 export interface SessionBudget {
@@ -85,7 +85,7 @@ export const SESSION_OVERHEAD_BYTES = 2048;
  * Share of the byte budget up to which new sessions are admitted: the rest stays for the sessions already stored to
  * continue their conversations, so a full store refuses newcomers before it refuses the turns of its sessions.
  */
-export const CREATE_SHARE = 0.9;
+const CREATE_SHARE = 0.95;
 
 /** A request the session budget cannot admit; the shell answers 503 with `Retry-After`. */
 export class SessionBudgetError extends Error {

@@ -56,7 +56,7 @@ export class DecodeWork {
  * Counts occurrences of `needle` in `haystack` up to `stop` (returns early once reached), with the native byte search.
  * A JSON key spelled with escapes is not counted, so callers use this to refuse early and re-check after parsing.
  */
-export function countOccurrences(haystack: Uint8Array, needle: Uint8Array, stop: number, work?: DecodeWork): number {
+export function countOccurrences(haystack: Uint8Array, needle: Buffer, stop: number, work?: DecodeWork): number {
   const bytes = Buffer.from(haystack.buffer, haystack.byteOffset, haystack.byteLength);
   let count = 0;
   let at = 0;

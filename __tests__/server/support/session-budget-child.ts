@@ -26,7 +26,7 @@ export function historyText(seed: number, bytes: number): string {
 }
 
 /** One minimal SGLang chat reply: two completion tokens and their log-probs. */
-export const CHAT_REPLY = JSON.stringify({
+const CHAT_REPLY = JSON.stringify({
   id: "chatcmpl-budget",
   object: "chat.completion",
   created: 1,
@@ -36,7 +36,14 @@ export const CHAT_REPLY = JSON.stringify({
       index: 0,
       message: { role: "assistant", content: "ok" },
       finish_reason: "stop",
-      meta_info: { output_token_logprobs: [[-0.5, 562], [-0.25, 151645]], completion_tokens: 2, prompt_tokens: 3 },
+      meta_info: {
+        output_token_logprobs: [
+          [-0.5, 562],
+          [-0.25, 151645],
+        ],
+        completion_tokens: 2,
+        prompt_tokens: 3,
+      },
     },
   ],
 });

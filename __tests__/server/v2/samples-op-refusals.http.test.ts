@@ -16,7 +16,12 @@ let withPath: RunningSessionServer;
 beforeAll(async () => {
   h = await startV2Harness();
   // The hook is named by its absolute path, and it throws an error naming its own absolute path.
-  withPath = await startSessionServer({ version: "v2", backendUrl: h.backend.url, samplePicker: `${FIXTURES}#explodingWithPath`, logger: { warn: () => undefined } });
+  withPath = await startSessionServer({
+    version: "v2",
+    backendUrl: h.backend.url,
+    samplePicker: `${FIXTURES}#explodingWithPath`,
+    logger: { warn: () => undefined },
+  });
 });
 
 afterAll(async () => {
