@@ -53,22 +53,20 @@ export class DecodeWork {
 }
 
 /**
- * Counts occurrences of `needle` in `haystack` up to `stop` (returns early once reached), with the native byte search.
+ * Counts occurrences of `needle` in `haystack` up to `stop` (returns early once reached), in one pass over the bytes.
  * A JSON key spelled with escapes is not counted, so callers use this to refuse early and re-check after parsing.
  */
-export function countOccurrences(haystack: Uint8Array, needle: Buffer, stop: number, work?: DecodeWork): number {
-  const bytes = Buffer.from(haystack.buffer, haystack.byteOffset, haystack.byteLength);
+export function countOccurrences(haystack: Uint8Array, needle: Uint8Array, stop: number, work?: DecodeWork): number {
+  const first = needle[0];
+  const last = haystack.length - needle.length;
   let count = 0;
   let at = 0;
-  while (count < stop) {
-    const found = bytes.indexOf(needle, at);
-    if (found === -1) {
-      at = bytes.length;
-      break;
-    }
+  scan: for (; at <= last && count < stop; at += 1) {
+    if (haystack[at] !== first) continue;
+    for (let k = 1; k < needle.length; k += 1) if (haystack[at + k] !== needle[k]) continue scan;
     count += 1;
-    at = found + needle.length;
+    at += needle.length - 1;
   }
-  if (work) work.scannedBytes += at;
+  if (work) work.scannedBytes += Math.min(at, haystack.length);
   return count;
 }

@@ -24,7 +24,7 @@ export interface ReadSafetensorsOptions {
   work?: DecodeWork;
 }
 
-const DATA_OFFSETS_KEY = Buffer.from('"data_offsets"', "latin1");
+const DATA_OFFSETS_KEY = new TextEncoder().encode('"data_offsets"');
 
 /** What {@link readSafetensors} returns. */
 export interface SafetensorsContents {

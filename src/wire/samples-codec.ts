@@ -243,7 +243,7 @@ interface WireMeta {
   empty_reason: EmptyReason | null;
 }
 
-const NULLS_KEY = Buffer.from('"nulls"', "latin1");
+const NULLS_KEY = UTF8_ENCODER.encode('"nulls"');
 
 function tooManySamples(count: string, limits: SamplesDecodeLimits): SamplesCodecError {
   return new SamplesCodecError(`samples reply: ${SAMPLES_META_TENSOR} declares ${count} samples; the limit is ${limits.maxSamples} (limits.maxSamples)`);
