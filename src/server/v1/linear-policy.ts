@@ -91,7 +91,7 @@ function prepareLinear(revision: MilesRevision) {
       applyRollback(state, rollback);
     }
     // miles PR #3311: select the checkpoint without mutation, validate and render on what it keeps, then roll back.
-    const base = revision === "31f1ca96" || rollback === null ? rollbackBase(state, null) : rollbackBase(state, rollback);
+    const base = rollbackBase(state, revision === "31f1ca96" ? null : rollback);
     const promptIds = promptOn(base, request, ctx);
     if (revision !== "31f1ca96" && rollback !== null) {
       logRollback(rollback);
