@@ -211,3 +211,45 @@ describe("idle expiry (SessionStore with an injected clock)", () => {
     expect(table.size).toBe(1);
   });
 });
+
+describe("heap guard (SessionStore with a fake heap)", () => {
+  const MiB = 1024 * 1024;
+
+  test("growth is refused once the live heap after the last collection plus later charges would pass 90% of the limit", () => {
+    const heap = { limitBytes: 100 * MiB, liveBytes: 80 * MiB };
+    let collections = 0;
+    const guard = { read: () => heap, collections: () => collections };
+    const table = new SessionStore<object>(() => ({}), {
+      pool: new BytePool(10 ** 12, "the default session budget", guard),
+      maxSessions: 10 ** 6,
+      ttlMs: null,
+    });
+    const a = table.create();
+    const release = table.reserve(4 * MiB, "this chat turn");
+    table.charge(a, 4 * MiB);
+    release();
+    // 80 MiB live + 4 MiB charged since = 84; a turn of 6 MiB would reach 90 (allowed), one of 7 MiB would not.
+    expect(() => table.reserve(6 * MiB, "this chat turn")()).not.toThrow();
+    let error: unknown;
+    try {
+      table.reserve(7 * MiB, "this chat turn");
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(SessionBudgetError);
+    expect((error as Error).message).toMatch(
+      /^session store is full: this chat turn needs about 7\.0 MiB, and the heap would hold about 91\.0 MiB live, past the heap guard of the default session budget \(90\.0 MiB, 90% of the 100\.0 MiB heap limit;/,
+    );
+    // New sessions stop earlier, at 95% of the guard (85.5 MiB): at 84 MiB projected one more fits, at 86 it does not.
+    expect(() => table.create()).not.toThrow();
+    heap.liveBytes = 82 * MiB;
+    expect(() => table.create()).toThrow(SessionBudgetError);
+    // A DELETE counts as freed at once, before any collection sees it.
+    table.remove(a.id);
+    expect(() => table.create()).not.toThrow();
+    // A new collection resets the baseline: what it measured replaces the charges made before it.
+    collections += 1;
+    heap.liveBytes = 50 * MiB;
+    expect(() => table.reserve(30 * MiB, "this chat turn")()).not.toThrow();
+  });
+});
