@@ -1,11 +1,14 @@
 // Hardening benchmark: what refusing hostile input costs. Peak RSS growth of the session server while it refuses a
-// 300 MiB body and a 1 GiB gzip bomb, and the time to refuse a 100 MB safetensors header of nested brackets.
+// 300 MiB body and a 1 GiB gzip bomb, the time to refuse a 100 MB safetensors header of nested brackets, the samples
+// decoder on million-sample and million-tensor replies, and the sessions a 256 MB heap holds before the first 503.
+import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
+import * as path from "node:path";
 import { connect, type AddressInfo } from "node:net";
 import { createGzip } from "node:zlib";
 import { startSessionServer } from "../src/server";
 import { DEFAULT_MAX_BODY_BYTES } from "../src/server/bounded-body";
-import { readSafetensors } from "../src/wire";
+import { decodeSamplesReply, readSafetensors, Sample, SAMPLES_META_TENSOR, Tensor, WIRE_FIELDS_V2, writeSafetensors } from "../src/wire";
 import { peakRssTracker } from "./peak-rss";
 
 const MiB = 1024 * 1024;
@@ -141,7 +144,116 @@ async function main(): Promise<void> {
     `refuse a 100 MB nested safetensors header: median ${median.toFixed(3)} ms of 7, goal <= 50 ms (${(median / 50).toFixed(4)}x of the goal); "${message}"`,
   );
 
+  rows.push(...decoderRows());
+  rows.push(...(await capacityRows()));
   for (const row of rows) console.log(row);
+}
+
+/** A million-sample reply (every sample all-null, so it fits any header) and a million-tensor header. */
+function hostileReplies(): Array<[string, Uint8Array]> {
+  const meta = Buffer.from(`{"samples":[${'{"nulls":[]},'.repeat(999_999)}{"nulls":[]}],"session_metadata":{},"empty_reason":null}`, "utf8");
+  const samples = writeSafetensors(new Map([[SAMPLES_META_TENSOR, new Tensor("U8", [meta.length], new Uint8Array(meta))]]));
+  const entries: string[] = [];
+  for (let i = 0; i < 1_000_000; i += 1) entries.push(`"t${i}":{"dtype":"U8","shape":[0],"data_offsets":[0,0]}`);
+  const header = Buffer.from(`{${entries.join(",")}}`, "utf8");
+  const tensors = new Uint8Array(8 + header.length);
+  new DataView(tensors.buffer).setUint32(0, header.length, true);
+  tensors.set(header, 8);
+  return [
+    [`a 10^6-sample reply (${(samples.length / MiB).toFixed(1)} MiB)`, samples],
+    [`a 10^6-tensor reply (${(tensors.length / MiB).toFixed(1)} MiB header)`, tensors],
+  ];
+}
+
+/** Median time and largest heap / peak RSS growth of refusing each hostile reply, 7 rounds each. */
+function decoderRows(): string[] {
+  const rows: string[] = [];
+  const tracker = peakRssTracker();
+  for (const [name, payload] of hostileReplies()) {
+    const times: number[] = [];
+    let heapGrowth = 0;
+    let rssGrowth = 0;
+    let message = "";
+    for (let round = 0; round < 7; round += 1) {
+      gc();
+      const heapBefore = process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+      const rssBefore = process.memoryUsage.rss();
+      tracker.takePeak();
+      const start = process.hrtime.bigint();
+      try {
+        decodeSamplesReply(payload, new Sample(), { fields: WIRE_FIELDS_V2 });
+        message = "decoded (not refused)";
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      times.push(Number(process.hrtime.bigint() - start) / 1e6);
+      heapGrowth = Math.max(heapGrowth, process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers - heapBefore);
+      rssGrowth = Math.max(rssGrowth, tracker.takePeak() - rssBefore);
+    }
+    times.sort((a, b) => a - b);
+    const median = times[3];
+    const memory = Math.max(heapGrowth, rssGrowth) / MiB;
+    rows.push(
+      `refuse ${name}: median ${median.toFixed(2)} ms of 7 (goal < 50 ms, ${(median / 50).toFixed(3)}x), memory growth ${memory.toFixed(2)} MiB ` +
+        `(largest of heap and peak RSS; goal < 16 MiB, ${(memory / 16).toFixed(3)}x); "${message}"`,
+    );
+  }
+  return rows;
+}
+
+interface CapacityLine {
+  stored?: number;
+  refused?: number;
+  sessions?: number;
+  accounted: number;
+  baseline: number;
+  live?: number;
+  message?: string;
+}
+
+/** Runs the capacity child under a 256 MB heap; resolves with its lines and how it ended. */
+function runCapacityChild(mode: "budget" | "unbounded"): Promise<{ lines: CapacityLine[]; exit: string; seconds: number }> {
+  const script = path.join(__dirname, "session-capacity-child.js");
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--expose-gc", "--max-old-space-size=256", script, mode], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.resume();
+    const timer = setTimeout(() => child.kill("SIGKILL"), 600_000);
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer);
+      const lines = out
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as CapacityLine);
+      resolve({ lines, exit: signal ?? `exit ${code}`, seconds: (Date.now() - started) / 1000 });
+    });
+  });
+}
+
+/**
+ * Sessions of ~200 KB history a 256 MB heap holds: with the default budget until the first 503, and with no budget
+ * until the process dies (what the heap can hold, with the same tokenizer caches and request overheads), plus the
+ * byte view: sessions' accounted bytes (checked against heap growth by the tests) against the heap left after startup.
+ */
+async function capacityRows(): Promise<string[]> {
+  const budget = await runCapacityChild("budget");
+  const unbounded = await runCapacityChild("unbounded");
+  const last = budget.lines.at(-1);
+  const held = last?.sessions ?? 0;
+  const died = unbounded.lines.filter((line) => line.stored !== undefined).at(-1)?.stored ?? 0;
+  const perSession = last && held > 0 ? last.accounted / held : 0;
+  const limit = 256 * MiB;
+  const free = last ? limit - last.baseline : 0;
+  return [
+    `sessions of ~200 KB history in a 256 MB heap: first 503 after ${held} sessions (${budget.seconds.toFixed(0)} s, the process kept serving); ` +
+      `without a budget the process died (${unbounded.exit}) after storing ${died} (${unbounded.seconds.toFixed(0)} s): ` +
+      `${died > 0 ? ((held / died) * 100).toFixed(0) : "?"}% of what the heap held (goal >= 80%)`,
+    `  by bytes: ${held} x ${(perSession / MiB).toFixed(2)} MiB accounted = ${((held * perSession) / MiB).toFixed(1)} MiB of the ` +
+      `${(free / MiB).toFixed(1)} MiB heap left after startup (${free > 0 ? (((held * perSession) / free) * 100).toFixed(0) : "?"}%); ` +
+      `live heap at the 503: ${last?.live !== undefined ? (last.live / MiB).toFixed(1) : "?"} MiB; "${(last?.message ?? "").slice(0, 160)}"`,
+  ];
 }
 
 main().catch((error: unknown) => {

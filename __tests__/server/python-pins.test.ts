@@ -1,5 +1,5 @@
 // The refusals miles' own tests pin, replayed over loopback HTTP: exact status, exact body bytes, and the session
-// state each refusal leaves behind (unchanged, or for a retry the rollback / attach-node view Python keeps).
+// state each refusal leaves behind (unchanged; at milesRevision "31f1ca96" the rollback / attach-node view it kept).
 import { startSessionServer, type RunningSessionServer, type SessionServerVersion } from "../../src/server";
 import type { ChatMessage } from "../../src/tokenizer/types";
 import { assistantOf, call, chat, createSession, getSession, rawChatReply, recordingLogger, startRawBackend, type RawBackend } from "./helpers";
@@ -9,6 +9,8 @@ const ROLE_SUFFIX = "; the selected TITO fixed template does not support appendi
 let mode = "ok";
 let raw: RawBackend;
 const servers = {} as Record<SessionServerVersion, RunningSessionServer>;
+/** The same servers following the snapshot the pins were first read from (`milesRevision: "31f1ca96"`). */
+const snapshotServers = {} as Record<SessionServerVersion, RunningSessionServer>;
 let brokenMatcherServer: RunningSessionServer;
 let matcherResult: unknown = true;
 
@@ -27,6 +29,7 @@ beforeAll(async () => {
   });
   for (const version of ["v1", "v2"] as const) {
     servers[version] = await startSessionServer({ version, backendUrl: raw.url, logger: recordingLogger() });
+    snapshotServers[version] = await startSessionServer({ version, backendUrl: raw.url, logger: recordingLogger(), milesRevision: "31f1ca96" });
   }
   brokenMatcherServer = await startSessionServer({
     version: "v1",
@@ -40,7 +43,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([...Object.values(servers), brokenMatcherServer].map((server) => server.close()));
+  await Promise.all([...Object.values(servers), ...Object.values(snapshotServers), brokenMatcherServer].map((server) => server.close()));
   await raw.close();
 });
 
@@ -85,9 +88,45 @@ test("v1 deep rollback: 400 with Python's bytes, state unchanged, the full histo
   expect((await chat(base, id, { messages: [U1, a1, T1, a2, T2, a3, T3] })).status).toBe(200);
 });
 
-// mirrors tests/fast/router/test_sessions_v1_pins.py::test_disallowed_append_role_400_with_rollback_side_effect
-test("v1 disallowed role after a retry: 400 with the full text, and the one-turn rollback stays applied", async () => {
-  const base = servers.v1.url;
+// mirrors miles PR #3311's reproduction ("complete two turns, retry the second with a forbidden field, inspect the
+// session: two unchanged records"), with the refusals a retry meets after its rollback is found: a disallowed
+// appended role (the append check) and tool-call arguments the chat template cannot render (the render step)
+describe.each(["v1", "v2"] as const)("%s refused retries keep the history (miles PR #3311 / #3258)", (version) => {
+  const refusedRetries: Array<[string, (a1: ChatMessage) => ChatMessage[], RegExp]> = [
+    ["a disallowed appended role", (a1) => [U1, a1, { role: "developer", content: "another" }], /role='developer'/],
+    [
+      "tool-call arguments that are not JSON",
+      (a1) => [
+        U1,
+        a1,
+        T1,
+        { role: "assistant", content: "", tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{not json" } }] },
+        T2,
+      ],
+      /arguments/,
+    ],
+  ];
+  test.each(refusedRetries)("%s: 400, no upstream call, two unchanged records afterwards", async (_name, retry, message) => {
+    const base = servers[version].url;
+    const { id, a1 } = await twoTurnSession(base);
+    const before = await getSession(base, id);
+    const sent = raw.requests.length;
+    const reply = await chat(base, id, { messages: retry(a1) });
+    expect(reply.status).toBe(400);
+    expect(reply.json<{ error: string }>().error).toMatch(message);
+    expect(raw.requests.length).toBe(sent);
+    const after = await getSession(base, id);
+    expect(after.records).toHaveLength(2);
+    expect(after).toEqual(before);
+    // The history is intact, so the plain continuation still extends both turns.
+    expect((await chat(base, id, { messages: [U1, a1, T1, before.records[1].response.choices[0].message, T2] })).status).toBe(200);
+    expect((await getSession(base, id)).records.slice(0, 2)).toEqual(before.records);
+  });
+});
+
+// mirrors tests/fast/router/test_sessions_v1_pins.py::test_disallowed_append_role_400_with_rollback_side_effect (at 31f1ca96)
+test('milesRevision "31f1ca96": v1 disallowed role after a retry is 400 with the full text, and the one-turn rollback stays applied', async () => {
+  const base = snapshotServers.v1.url;
   const { id, a1 } = await twoTurnSession(base);
   const before = await getSession(base, id);
   const reply = await chat(base, id, { messages: [U1, a1, { role: "developer", content: "another" }] });
@@ -105,9 +144,27 @@ test("v1 disallowed role after a retry: 400 with the full text, and the one-turn
   expect(resent.records[1].request.messages.at(-1)).toEqual(T1);
 });
 
-// mirrors tests/fast/router/test_sessions_v2.py::test_disallowed_append_role_400_with_rollback_side_effect
-test("v2 disallowed role: 400 with the v2 text; GET and the samples op show the attach node", async () => {
-  const base = servers.v2.url;
+test("v1 disallowed role after a retry: 400 with the full text; a resend then regenerates the retried turn", async () => {
+  const base = servers.v1.url;
+  const { id, a1 } = await twoTurnSession(base);
+  const before = await getSession(base, id);
+  const reply = await chat(base, id, { messages: [U1, a1, { role: "developer", content: "another" }] });
+  expect(reply.status).toBe(400);
+  expect(reply.text).toBe(
+    errorBody(`appended message at index 2 has role='developer', allowed=frozenset({'tool', 'user', 'system', 'assistant'})${ROLE_SUFFIX}`),
+  );
+  expect(await getSession(base, id)).toEqual(before);
+  // A resend of the retried turn rolls back then (it is valid): one regenerated record, two in all.
+  expect((await chat(base, id, { messages: [U1, a1, T1_DIFF] })).status).toBe(200);
+  const resent = await getSession(base, id);
+  expect(resent.records).toHaveLength(2);
+  expect(resent.records[0]).toEqual(before.records[0]);
+  expect(resent.records[1].request.messages.at(-1)).toEqual(T1_DIFF);
+});
+
+// mirrors tests/fast/router/test_sessions_v2.py::test_disallowed_append_role_400_with_rollback_side_effect (at 31f1ca96)
+test('milesRevision "31f1ca96": v2 disallowed role is 400 with the v2 text; GET and the samples op show the attach node', async () => {
+  const base = snapshotServers.v2.url;
   const { id, a1 } = await twoTurnSession(base);
   const before = await getSession(base, id);
   const reply = await chat(base, id, { messages: [U1, a1, { role: "developer", content: "another" }] });
@@ -116,6 +173,17 @@ test("v2 disallowed role: 400 with the v2 text; GET and the samples op show the 
   const after = await getSession(base, id);
   expect(after.records).toEqual(before.records.slice(0, 1));
   expect(after.metadata.tree).toEqual(before.metadata.tree);
+});
+
+// mirrors miles PR #3258 ("GET now shows the last committed path, including while a request is pending or rejected")
+test("v2 disallowed role is 400 with the v2 text; GET still shows the last committed path", async () => {
+  const base = servers.v2.url;
+  const { id, a1 } = await twoTurnSession(base);
+  const before = await getSession(base, id);
+  const reply = await chat(base, id, { messages: [U1, a1, { role: "developer", content: "another" }] });
+  expect(reply.status).toBe(400);
+  expect(reply.text).toBe(errorBody(`appended message role='developer' not allowed (allowed=['assistant', 'system', 'tool', 'user'])${ROLE_SUFFIX}`));
+  expect(await getSession(base, id)).toEqual(before);
 });
 
 // mirrors tests/fast/router/test_sessions.py (502 for a `message: null` reply) and miles/rollout/session/core.py

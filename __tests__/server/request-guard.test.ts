@@ -35,4 +35,11 @@ test("printed URLs lose their credentials; error texts lose absolute paths but k
   expect(redactAbsolutePaths("rendering chat template /opt/app/node_modules/pkg/dist/qwen3.jinja failed")).toBe("rendering chat template qwen3.jinja failed");
   expect(redactAbsolutePaths("at f (/srv/x/y.js:1:2)")).toBe("at f (y.js:1:2)");
   expect(redactAbsolutePaths("connect to http://127.0.0.1:1/v1/chat failed")).toBe("connect to http://127.0.0.1:1/v1/chat failed");
+  // The server's own routes are not filesystem paths: every error body is redacted, so they must survive it.
+  expect(redactAbsolutePaths("delete sessions (DELETE /sessions/{id}) or raise the budget")).toBe(
+    "delete sessions (DELETE /sessions/{id}) or raise the budget",
+  );
+  expect(redactAbsolutePaths("not found: /v1/chat/completions")).toBe("not found: /v1/chat/completions");
+  expect(redactAbsolutePaths(`cannot read ${__filename}`)).toBe("cannot read request-guard.test.ts");
+  expect(redactAbsolutePaths("C:\\Users\\me\\proj\\hooks.ts failed")).toBe("hooks.ts failed");
 });

@@ -3,8 +3,12 @@
 import { AsyncMutex } from "../../src/server/lock";
 import { assertStoredPrefix } from "../../src/server/token-prefix";
 import {
+  createV1Policy,
   linearPolicy,
   SessionHttpError,
+  type LinearPlan,
+  type LinearTrajectory,
+  type TrajectoryPolicy,
   strictMessageMatches,
   type CompletedTurn,
   type NormalizedChatRequest,
@@ -73,30 +77,58 @@ test("commit refuses (500) a prompt that does not extend the stored ids, and kee
   expect(JSON.stringify(state)).toBe(snapshot);
 });
 
-// mirrors miles/rollout/session/linear_trajectory.py prepare_pretokenized: the rollback mutates the state before
-// merge_tokens runs, so a tokenizer failure after it leaves the session rolled back (as the v1 pins characterize)
-test("a tokenizer failure during prepare is a 500 and keeps the rollback already applied", async () => {
-  const ctx = await context(
+/** A session of two generated turns whose retry (diverging at message 2) would roll back one turn. */
+function twoTurnState(policy: TrajectoryPolicy<LinearTrajectory, LinearPlan>, ctx: PolicyContext): { state: LinearTrajectory; retry: NormalizedChatRequest } {
+  const state = policy.createState();
+  const m1 = [{ role: "user", content: "a" }];
+  const p1 = policy.prepare(state, request(m1), ctx);
+  policy.commit(state, p1.plan, request(m1), turn(p1.promptIds, [7], "b"), ctx);
+  const m2 = [...m1, { role: "assistant", content: "b" }, { role: "user", content: "c" }];
+  state.checkpoints.push([...state.checkpoints[0], 200, 5]);
+  state.checkpointMessageEnds.push(4);
+  state.messages = [...m2, { role: "assistant", content: "d" }];
+  state.records.push(state.records[0]);
+  return { state, retry: request([...m2.slice(0, 2), { role: "user", content: "other" }]) };
+}
+
+const failingMerge = (): Promise<PolicyContext> =>
+  context(
     tito({
       mergeTokens: () => {
         throw new Error("template is not append-only here");
       },
     }),
   );
-  const state = linearPolicy.createState();
-  const m1 = [{ role: "user", content: "a" }];
-  const p1 = linearPolicy.prepare(state, request(m1), ctx);
-  linearPolicy.commit(state, p1.plan, request(m1), turn(p1.promptIds, [7], "b"), ctx);
-  const m2 = [...m1, { role: "assistant", content: "b" }, { role: "user", content: "c" }];
-  state.checkpoints.push([...state.checkpoints[0], 200, 5]);
-  state.checkpointMessageEnds.push(4);
-  state.messages = [...m2, { role: "assistant", content: "d" }];
-  state.records.push(state.records[0]);
+
+// mirrors miles PR #3311 ("validate retry requests before rolling back"): the checkpoint is selected without mutation
+// and the merge runs on what it keeps, so a tokenizer failure leaves both generated turns in place
+test("a tokenizer failure while preparing a retry is a 500 and keeps the history (miles PR #3311)", async () => {
+  const ctx = await failingMerge();
+  const { state, retry } = twoTurnState(linearPolicy, ctx);
   const snapshot = JSON.stringify(state);
-  // Diverges at message 2 -> would roll back one turn, then merge fails.
-  expect(() => linearPolicy.prepare(state, request([...m2.slice(0, 2), { role: "user", content: "other" }]), ctx)).toThrow(
-    /TITO merge failed: template is not append-only here/,
-  );
+  expect(() => linearPolicy.prepare(state, retry, ctx)).toThrow(/TITO merge failed: template is not append-only here/);
+  expect(JSON.stringify(state)).toBe(snapshot);
+});
+
+test("the same retry, once it can be rendered, applies the rollback (miles PR #3311)", async () => {
+  const ctx = await context(tito({}));
+  const { state, retry } = twoTurnState(linearPolicy, ctx);
+  const before = JSON.parse(JSON.stringify(state)) as LinearTrajectory;
+  const prepared = linearPolicy.prepare(state, retry, ctx);
+  expect(prepared.checkpointIds).toEqual(before.checkpoints[0]);
+  expect(prepared.promptIds).toEqual([...before.checkpoints[0], 200]);
+  expect(state.records).toHaveLength(1);
+  expect(state.messages).toEqual(before.messages.slice(0, 2));
+});
+
+// mirrors miles/rollout/session/linear_trajectory.py prepare_pretokenized at 31f1ca96: the rollback mutates the state
+// before merge_tokens runs, so a tokenizer failure after it leaves the session rolled back (as the v1 pins characterize)
+test('milesRevision "31f1ca96": a tokenizer failure during prepare is a 500 and keeps the rollback already applied', async () => {
+  const ctx = await failingMerge();
+  const policy = createV1Policy({ milesRevision: "31f1ca96" });
+  const { state, retry } = twoTurnState(policy, ctx);
+  const snapshot = JSON.stringify(state);
+  expect(() => policy.prepare(state, retry, ctx)).toThrow(/TITO merge failed: template is not append-only here/);
   const rolledBack = JSON.parse(snapshot) as typeof state;
   expect(JSON.parse(JSON.stringify(state))).toEqual({
     messages: rolledBack.messages.slice(0, 2),
@@ -104,6 +136,10 @@ test("a tokenizer failure during prepare is a 500 and keeps the rollback already
     checkpoints: rolledBack.checkpoints.slice(0, 1),
     checkpointMessageEnds: rolledBack.checkpointMessageEnds.slice(0, 1),
   });
+});
+
+test("an unknown milesRevision is refused naming the valid values", () => {
+  expect(() => createV1Policy({ milesRevision: "main" as never })).toThrow('milesRevision must be one of "3311", "31f1ca96", got "main"');
 });
 
 test("AsyncMutex is exclusive and first-in first-out", async () => {

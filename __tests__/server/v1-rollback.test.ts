@@ -138,8 +138,9 @@ test("a jump back across two generated turns is 400 and nothing changes", async 
   expect(backend.requestLog).toHaveLength(1);
 });
 
-// mirrors tests/fast/router/test_sessions_v1_pins.py::test_disallowed_append_role_400_with_rollback_side_effect
-test("a disallowed appended role is 400; without a rollback nothing changes, after a rollback the rollback stays", async () => {
+// mirrors tests/fast/router/test_sessions_v1_pins.py::test_disallowed_append_role_400_with_rollback_side_effect, as
+// miles PR #3311 changed it: the retry is validated before its rollback is applied, so the refusal keeps the history
+test("a disallowed appended role is 400 and changes nothing, with or without a rollback (miles PR #3311)", async () => {
   const id = await createSession(server.url);
   const history = buildInitialMessages();
   const r1 = await chat(server.url, id, { messages: history, tools: WEATHER_TOOLS });
@@ -159,16 +160,9 @@ test("a disallowed appended role is 400; without a rollback nothing changes, aft
   const before2 = await getSession(server.url, id2);
   const bad = await chat(server.url, id2, { messages: [...h2.slice(0, 5), { role: "developer", content: "z" }], tools: WEATHER_TOOLS });
   expect(bad.status).toBe(400);
-  // The one-turn rollback was applied before the role check refused the request, and it stays applied (as in
-  // Python): two records and the second checkpoint are what the session now holds.
-  const after2 = await getSession(server.url, id2);
+  // The rollback a retry implies is applied only once the request is valid (miles PR #3311): all three turns stay.
+  expect(await getSession(server.url, id2)).toEqual(before2);
   expect(before2.records).toHaveLength(3);
-  expect(after2.records).toEqual(before2.records.slice(0, 2));
-  const checkpoint2 = [
-    ...after2.records[1].request.input_ids,
-    ...after2.records[1].response.choices[0].meta_info.output_token_logprobs.map((p: number[]) => p[1]),
-  ];
-  expect(after2.metadata.accumulated_token_ids).toEqual(checkpoint2);
 });
 
 test("a streaming client's rebuilt messages pass the strict prefix check on the next turn", async () => {

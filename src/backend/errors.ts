@@ -1,5 +1,6 @@
 // SGLang-style error replies of the mock backend: `{object: "error", message, type, param, code}`.
 // One place so the msw handlers and the node:http bridge answer bad input with identical bytes.
+import { redactAbsolutePaths } from "../server/redaction";
 import { stringifyReplyJson } from "./reply-json";
 import { textResponse } from "./response-bodies";
 
@@ -10,9 +11,12 @@ const ERROR_TYPES: Readonly<Record<number, string>> = {
   503: "ServiceUnavailableError",
 };
 
-/** The JSON body of an error reply with `status`. */
+/**
+ * The JSON body of an error reply with `status`. The message is path-redacted as the session server's error bodies
+ * are (the session server re-emits backend replies, so a tokenizer path or a script's stack would reach the client).
+ */
 function errorBody(status: number, message: string): Record<string, unknown> {
-  return { object: "error", message, type: ERROR_TYPES[status] ?? "Error", param: null, code: status };
+  return { object: "error", message: redactAbsolutePaths(message), type: ERROR_TYPES[status] ?? "Error", param: null, code: status };
 }
 
 /**

@@ -2,7 +2,8 @@
 // Checks the backend first (exit 2 naming it), prints one line with its URL, and exits 0 on SIGINT/SIGTERM.
 import { Argument, Command, InvalidArgumentError, Option } from "commander";
 import type { RunningSessionServer } from "../server/session-server";
-import type { SessionServerVersion } from "../server/types";
+import { MILES_REVISIONS, type MilesRevision, type SessionServerVersion } from "../server/types";
+import type { PolicyLogger } from "../server/policy";
 import type { MessageMatcherName } from "../server/message-matchers";
 import { closeOnSignals, withCliConventions } from "./command-kit";
 import { CliExit, EXIT_USAGE } from "./exit-codes";
@@ -34,6 +35,12 @@ export interface ServeCommandOptions {
   maxBodyBytes?: number;
   maxReplyBytes?: number;
   upstreamTimeoutMs?: number;
+  /** Session budget: heap bytes all sessions may hold, session count, idle expiry in seconds. */
+  maxSessionBytes?: number;
+  maxSessions?: number;
+  sessionTtl?: number;
+  /** Which miles revision the refusal rules follow. */
+  milesRevision?: MilesRevision;
 }
 
 function parsePositiveInt(value: string): number {
@@ -51,6 +58,12 @@ function parsePositiveInteger(value: string): number {
 function parseUrl(value: string): string {
   if (!/^https?:\/\/[^/]+/.test(value)) throw new InvalidArgumentError("must be an http(s) URL such as http://127.0.0.1:30000");
   return value;
+}
+
+/** Warnings always; info lines (session expiry, rollbacks, branching) only when idle expiry is on. */
+function serveLogger(withInfo: boolean): PolicyLogger {
+  const warn = (message: string): void => console.warn(`[session-server] ${message}`);
+  return withInfo ? { warn, info: (message) => console.log(`[session-server] ${message}`) } : { warn };
 }
 
 /**
@@ -96,7 +109,7 @@ export async function runServe(
       messageMatcher: options.messageMatcher,
       samplePicker: options.samplePicker,
       samplePostprocessor: options.samplePostprocessor,
-      logger: options.quiet ? { warn: () => undefined } : undefined,
+      logger: options.quiet ? { warn: () => undefined } : serveLogger(options.sessionTtl !== undefined),
       useRoutingReplay: options.useRolloutRoutingReplay,
       useIndexerReplay: options.useRolloutIndexerReplay,
       useAdditionR3: options.useAdditionR3,
@@ -104,6 +117,10 @@ export async function runServe(
       maxBodyBytes: options.maxBodyBytes,
       maxReplyBytes: options.maxReplyBytes,
       upstreamTimeoutMs: options.upstreamTimeoutMs,
+      maxSessionBytes: options.maxSessionBytes,
+      maxSessions: options.maxSessions,
+      sessionTtlMs: options.sessionTtl === undefined ? undefined : options.sessionTtl * 1000,
+      milesRevision: options.milesRevision,
     });
   } catch (error) {
     throw new CliExit(EXIT_USAGE, `could not start the ${options.version} session server: ${(error as Error).message}`);
@@ -136,6 +153,18 @@ export function serveCommand(): Command {
     .option("--max-body-bytes <n>", "request body limit in bytes (413 beyond; default 67108864 = 64 MiB)", parsePositiveInteger)
     .option("--max-reply-bytes <n>", "backend reply cap in bytes after decompression (502 beyond; default 268435456 = 256 MiB)", parsePositiveInteger)
     .option("--upstream-timeout-ms <n>", "deadline of one backend call: headers and whole body (default 600000)", parsePositiveInteger)
+    .option(
+      "--max-session-bytes <n>",
+      "heap bytes all sessions may hold; beyond it new sessions and turns get 503 (default: 80% of the free heap)",
+      parsePositiveInteger,
+    )
+    .option("--max-sessions <n>", "most sessions held at once; beyond it POST /sessions gets 503 (default: no count limit)", parsePositiveInteger)
+    .option("--session-ttl <seconds>", "evict sessions no request touched for this long, logged (default: never, as miles)", parsePositiveInteger)
+    .addOption(
+      new Option("--miles-revision <rev>", "miles revision the refusal rules follow: 3311 (a refused retry keeps its history) or the 31f1ca96 snapshot")
+        .choices([...MILES_REVISIONS])
+        .default("3311"),
+    )
     .option("--quiet", "do not print warnings")
     .option("--use-rollout-routing-replay", "ask the backend for routed experts and carry them as rollout_routed_experts (needs --num-layers)")
     .option("--use-rollout-indexer-replay", "ask the backend for indexer top-k and carry it as rollout_indexer_topk")

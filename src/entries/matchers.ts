@@ -36,9 +36,11 @@ export {
   decodeSamplesReply,
   type EncodeSamplesOptions,
   type DecodeSamplesOptions,
+  type SampleCheckResult,
   type SamplesReply,
   type EmptyReason,
 } from "../wire/samples-codec";
+export { DecodeWork, type SamplesDecodeLimits } from "../wire/decode-limits";
 export type { SessionParityRun, SessionSnapshot } from "../fixture/types";
 export type { WeatherAgentResult } from "../agent/weather-agent";
 export type { SessionRecord, SessionServerVersion } from "../server/types";

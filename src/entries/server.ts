@@ -1,6 +1,6 @@
 // The `jest-session-parity/server` entry: the reference v1/v2 session servers and the seams for custom policies.
 // Loading it loads the server code, undici and the tokenizer; the package root never does.
-export { startSessionServer, type SessionServerOptions, type RunningSessionServer } from "../server/session-server";
+export { startSessionServer, type SessionServerOptions, type RunningSessionServer, type SessionUsage } from "../server/session-server";
 export { createPolicy, type PolicyFactoryOptions, type SamplePickerOption, type SamplePostprocessorOption } from "../server/policy-factory";
 export type { AnyTrajectoryPolicy, MessageMatcher, PolicyContext, PolicyLogger, PreparedTurn, SessionView, TitoLike, TrajectoryPolicy } from "../server/policy";
 export {
@@ -12,7 +12,7 @@ export {
   strictMessageMatches,
   type MessageMatcherName,
 } from "../server/message-matchers";
-export { createV1Policy, MAX_ROLLBACK_TURNS } from "../server/v1";
+export { createV1Policy, MAX_ROLLBACK_TURNS, type V1PolicyOptions } from "../server/v1";
 export {
   createV2Policy,
   dropRetries,
@@ -39,4 +39,6 @@ export {
   type SamplesResult,
   type SessionRecord,
   type SessionServerVersion,
+  type MilesRevision,
+  MILES_REVISIONS,
 } from "../server/types";

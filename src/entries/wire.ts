@@ -29,9 +29,11 @@ export {
   type EmptyReason,
   type EncodeSamplesOptions,
   type DecodeSamplesOptions,
+  type SampleCheckResult,
   type SamplesReply,
   type WireJsonField,
   type WireTensorField,
 } from "../wire/samples-codec";
-export { readSafetensors, writeSafetensors, SAFETENSORS_METADATA_KEY, type SafetensorsContents } from "../wire/safetensors";
+export { readSafetensors, writeSafetensors, SAFETENSORS_METADATA_KEY, type SafetensorsContents, type ReadSafetensorsOptions } from "../wire/safetensors";
+export { DEFAULT_SAMPLES_DECODE_LIMITS, DecodeWork, type SamplesDecodeLimits } from "../wire/decode-limits";
 export { SafetensorsFormatError, SamplesCodecError, InputSampleDefaultsError } from "../wire/errors";

@@ -168,8 +168,37 @@ export function normalizeChatRequest(
   };
 }
 
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** `path` rendered with one more key: `.name` for identifiers, `["..."]` (JSON-escaped) otherwise. */
+function keyPath(path: string, key: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
+
 /**
- * Validates the samples-op body: `{"max_seq_len": int|null, "metadata"?: object}`. Throws 400 otherwise. With
+ * The path of the first key or string holding a lone UTF-16 surrogate (`"\ud800"` escaped in the JSON), or null.
+ * Such text has no UTF-8 form, so the samples payload's UTF-8 JSON cannot carry it. Iterative (depth is capped anyway).
+ */
+function findLoneSurrogate(root: unknown, rootPath: string): string | null {
+  const stack: Array<[unknown, string]> = [[root, rootPath]];
+  while (stack.length > 0) {
+    const [value, path] = stack.pop()!;
+    if (typeof value === "string") {
+      if (LONE_SURROGATE.test(value)) return path;
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i -= 1) stack.push([value[i], `${path}[${i}]`]);
+    } else if (isObject(value) && !(value instanceof PyFloat) && !(value instanceof PyBigInt)) {
+      const keys = Object.keys(value);
+      for (const key of keys) if (LONE_SURROGATE.test(key)) return `a key of ${path} (${JSON.stringify(key)})`;
+      for (let i = keys.length - 1; i >= 0; i -= 1) stack.push([value[keys[i]], keyPath(path, keys[i])]);
+    }
+  }
+  return null;
+}
+
+/**
+ * Validates the samples-op body: `{"max_seq_len": int|null, "metadata"?: object}`. Throws 400 otherwise, and
+ * for metadata the samples payload cannot carry (a lone UTF-16 surrogate in a key or string; miles answers 500 there). With
  * `readMetadata` false (v1) the `metadata` key is not read at all, whatever it holds, as the Python v1 route does.
  */
 export function parseSamplesBody(parsed: unknown, readMetadata = true): SamplesRequestBody {
@@ -180,8 +209,21 @@ export function parseSamplesBody(parsed: unknown, readMetadata = true): SamplesR
   }
   if (!readMetadata) return { max_seq_len: maxSeqLen };
   const metadata = parsed.metadata;
-  if (metadata !== undefined && metadata !== null && !isObject(metadata)) {
-    throw new SessionHttpError(400, "metadata must be an object");
+  // Python's big ints and floats arrive as PyBigInt / PyFloat instances: numbers, not objects.
+  if (metadata !== undefined && metadata !== null && (!isObject(metadata) || metadata instanceof PyFloat || metadata instanceof PyBigInt)) {
+    throw new SessionHttpError(
+      400,
+      `metadata must be an object, got ${describeKind(metadata instanceof PyFloat || metadata instanceof PyBigInt ? 0 : metadata)}`,
+    );
+  }
+  if (isObject(metadata)) {
+    const broken = findLoneSurrogate(metadata, "metadata");
+    if (broken !== null) {
+      throw new SessionHttpError(
+        400,
+        `${broken} holds a lone UTF-16 surrogate, which has no UTF-8 form: the samples payload cannot carry it (the text must be well-formed UTF-16)`,
+      );
+    }
   }
   return isObject(metadata) ? { max_seq_len: maxSeqLen, metadata: metadata as JsonObject } : { max_seq_len: maxSeqLen };
 }

@@ -3,6 +3,7 @@
 import type { ServerResponse } from "node:http";
 import { dumpsPy, parsePyJson, PY_RESPONSE_JSON, PyJsonWriteError } from "../wire/py-json";
 import { findJsonDepthExcess } from "../wire/json-depth";
+import { redactAbsolutePaths } from "./redaction";
 
 /** Upstream response headers the server never echoes (it frames its own body; it emits its own date/server). */
 const DROP_RESPONSE_HEADERS = new Set(["content-length", "transfer-encoding", "content-encoding", "server", "date", "connection", "keep-alive"]);
@@ -43,13 +44,21 @@ export function sendJson(res: ServerResponse, status: number, payload: unknown, 
   sendBytes(res, status, text, { ...headers, "content-type": "application/json" });
 }
 
-/** Writes `{"error": message}` with a status. */
-export function sendError(res: ServerResponse, status: number, message: string): void {
-  sendJson(res, status, { error: message });
+/**
+ * Writes `{"error": message}` with a status. Every JSON error body goes through here, so absolute filesystem paths
+ * (a hook's module path, a checkpoint directory, a stack frame) are redacted in one place ({@link redactAbsolutePaths}).
+ */
+export function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  sendJson(res, status, { error: redactAbsolutePaths(message) }, headers);
+}
+
+/** Writes a `text/plain` error body (samples-op failures, as miles answers them), redacted as {@link sendError} does. */
+export function sendErrorText(res: ServerResponse, status: number, message: string): void {
+  sendText(res, status, redactAbsolutePaths(message));
 }
 
 /** Writes a `text/plain` body (samples-op failures). */
-export function sendText(res: ServerResponse, status: number, text: string): void {
+function sendText(res: ServerResponse, status: number, text: string): void {
   sendBytes(res, status, text, { "content-type": "text/plain; charset=utf-8" });
 }
 

@@ -2,7 +2,7 @@
 // The only place that knows both policies exist; the shell stays version-agnostic.
 import type { HookSpec, SamplePicker, SamplePostprocessor } from "./v2/hook-types";
 import type { AnyTrajectoryPolicy, PolicyLogger } from "./policy";
-import type { SessionServerVersion } from "./types";
+import type { MilesRevision, SessionServerVersion } from "./types";
 import { createV1Policy } from "./v1";
 import { createV2Policy } from "./v2/policy";
 
@@ -16,6 +16,8 @@ export interface PolicyFactoryOptions {
   logger: PolicyLogger;
   samplePicker?: SamplePickerOption;
   samplePostprocessor?: SamplePostprocessorOption;
+  /** Which miles revision the refusal rules follow (default `"3311"`). */
+  milesRevision?: MilesRevision;
 }
 
 /** Builds the policy of `version`. Throws a clear Error when hooks are given to v1 or a v2 hook cannot be loaded. */
@@ -24,7 +26,7 @@ export function createPolicy(version: SessionServerVersion, options: PolicyFacto
     if (options.samplePicker !== undefined || options.samplePostprocessor !== undefined) {
       throw new Error("samplePicker/samplePostprocessor are v2 options; the v1 server has no sample hooks");
     }
-    return createV1Policy();
+    return createV1Policy({ milesRevision: options.milesRevision });
   }
-  return createV2Policy({ samplePicker: options.samplePicker, samplePostprocessor: options.samplePostprocessor });
+  return createV2Policy({ samplePicker: options.samplePicker, samplePostprocessor: options.samplePostprocessor, milesRevision: options.milesRevision });
 }

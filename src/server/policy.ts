@@ -101,6 +101,11 @@ export interface TrajectoryPolicy<State, Plan> {
   view(state: State, ctx: PolicyContext): SessionView;
   /** The samples op before encoding. Throws SessionHttpError(422, ..., plainText=true) when assembly or a hook fails. */
   collectSamples(state: State, body: SamplesRequestBody, ctx: PolicyContext): SamplesResult;
+  /**
+   * Every record the state holds (v1: the trajectory's, v2: every node's), for the session budget's byte charge: a
+   * rollback then frees what it discards. Optional: without it a session's charge only grows until DELETE.
+   */
+  storedRecords?(state: State): readonly SessionRecord[];
 }
 
 /** A policy of unknown state/plan types, as the shell holds it (methods are bivariant, so any policy fits). */

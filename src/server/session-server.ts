@@ -10,11 +10,12 @@ import { createPolicy, SamplePickerOption, SamplePostprocessorOption } from "./p
 import { resolveReplayOptions, type RoutingReplayServerOptions } from "./replay-options";
 import { SessionShell, type ShellLimits } from "./session-shell";
 import { loadTitoKit } from "./tito-kit";
-import type { SessionServerVersion } from "./types";
+import type { MilesRevision, SessionServerVersion } from "./types";
 import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_UPSTREAM_TIMEOUT_MS, UpstreamClient } from "./upstream";
 import { checkMaxBodyBytes, DEFAULT_MAX_BODY_BYTES } from "./bounded-body";
 import { redactAbsolutePaths, redactUrlCredentials } from "./redaction";
 import { allowedHostsFor } from "./request-guard";
+import { resolveSessionBudget } from "./session-budget";
 
 /** Options of {@link startSessionServer} (routing replay: see {@link RoutingReplayServerOptions}). */
 export interface SessionServerOptions extends RoutingReplayServerOptions {
@@ -46,6 +47,25 @@ export interface SessionServerOptions extends RoutingReplayServerOptions {
   samplePicker?: SamplePickerOption;
   /** v2 only: the samples-op post-processor (function or `"module/path#exportName"`). */
   samplePostprocessor?: SamplePostprocessorOption;
+  /**
+   * Which miles revision the refusal rules follow (default `"3311"`: a refused v1 retry keeps its history, PR #3311;
+   * the v2 view follows the last committed node, PR #3258). `"31f1ca96"` restores the snapshot's order.
+   */
+  milesRevision?: MilesRevision;
+  /**
+   * Heap bytes all sessions of this server may hold (by the store's measured accounting). A session creation or chat
+   * that would pass it is answered 503 with `Retry-After`, naming the budget; stored sessions stay fully usable and a
+   * DELETE frees room at once. Default: servers without this option share one budget of 80% of the heap free when
+   * the first of them started (`v8.getHeapStatistics()`), so the process answers 503 long before it runs out.
+   */
+  maxSessionBytes?: number;
+  /** Most sessions held at once (default: no count limit besides the byte budget); beyond it `POST /sessions` is 503. */
+  maxSessions?: number;
+  /**
+   * Idle expiry in ms: a session no request touched for that long is evicted (logged at info). Default: none, as miles
+   * has none. A session with a request in flight is never evicted.
+   */
+  sessionTtlMs?: number;
   /** Maximum sockets to the backend (default 1024). */
   upstreamConnections?: number;
   /**
@@ -63,8 +83,22 @@ export interface RunningSessionServer {
   version: SessionServerVersion;
   /** The tokenizer the server renders prompts with. */
   tokenizer: Tokenizer;
+  /** What the session store holds now, by its byte accounting, and the budget it enforces. */
+  sessionUsage(): SessionUsage;
   /** Ends in-flight requests, closes the backend pool and frees the port. */
   close(): Promise<void>;
+}
+
+/** A snapshot of a server's session store (see {@link RunningSessionServer.sessionUsage}). */
+export interface SessionUsage {
+  /** Sessions stored. */
+  sessions: number;
+  /** Heap bytes charged to them plus bytes reserved for chats in flight. */
+  bytes: number;
+  /** Bytes held by every server drawing from the same budget (the process-wide default is shared). */
+  budgetHeldBytes: number;
+  /** The byte budget. */
+  budgetBytes: number;
 }
 
 const DEFAULT_LOGGER: PolicyLogger = {
@@ -93,6 +127,7 @@ export async function startSessionServer(options: SessionServerOptions): Promise
       logger,
       samplePicker: options.samplePicker,
       samplePostprocessor: options.samplePostprocessor,
+      milesRevision: options.milesRevision,
     });
   const kit = await loadTitoKit(options.hfCheckpoint, options.chatTemplateKwargs ?? { enable_thinking: false });
   const ctx: PolicyContext = {
@@ -108,13 +143,17 @@ export async function startSessionServer(options: SessionServerOptions): Promise
     connections: options.upstreamConnections ?? 1024,
     maxReplyBytes: checkPositiveInteger(options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES, "maxReplyBytes"),
   });
-  const limits: ShellLimits = { maxBodyBytes: checkMaxBodyBytes(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES), allowedHosts: null };
+  const limits: ShellLimits = {
+    maxBodyBytes: checkMaxBodyBytes(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
+    allowedHosts: null,
+    sessions: resolveSessionBudget(options),
+  };
   const shell = new SessionShell(policy, ctx, kit, upstream, options.instanceId, logger, replay.request, limits);
   const server = createServer((req, res) => {
     shell.handle(req, res).catch((error: unknown) => {
       // Neither the log line nor the reply carries an absolute path (stack frames name files by their base name).
       logger.warn(redactAbsolutePaths(`unhandled error: ${(error as Error)?.stack ?? String(error)}`));
-      sendError(res, 500, redactAbsolutePaths(`internal error: ${(error as Error)?.message ?? String(error)}`));
+      sendError(res, 500, `internal error: ${(error as Error)?.message ?? String(error)}`);
     });
   });
   server.keepAliveTimeout = 30_000;
@@ -138,6 +177,7 @@ export async function startSessionServer(options: SessionServerOptions): Promise
     url: `http://${host}:${address.port}`,
     version: options.version,
     tokenizer: kit.tokenizer,
+    sessionUsage: () => shell.usage(),
     close: () => {
       closing ??= closeServer(server, upstream, shell);
       return closing;

@@ -7,17 +7,17 @@ import { normalizeChatRequest, parseJsonBody, parseSamplesBody } from "./chat-re
 import { readSplitTurns } from "./split-turns";
 import { extractCompletion, renderFakeStream, stripReplayPayloads } from "./chat-reply";
 import { BodyTooLargeError, readBoundedBody } from "./bounded-body";
-import { passThroughHeaders, sendBytes, sendChunks, sendEmpty, sendError, sendJson, sendText, sendUpstreamReply } from "./http-io";
+import { passThroughHeaders, sendBytes, sendChunks, sendEmpty, sendError, sendErrorText, sendJson, sendUpstreamReply } from "./http-io";
 import type { AnyTrajectoryPolicy, PolicyContext, PolicyLogger } from "./policy";
 import { packageVersion } from "./package-version";
 import { SampleAssemblyError } from "./samples/assembly-error";
 import { addAdditionR3Offset, type ReplayRequestOptions } from "./replay-request";
-import { SessionEntry, SessionStore } from "./session-store";
+import { formatMiB, SESSION_OVERHEAD_BYTES, SessionBudgetError, SessionEntry, SessionStore, type SessionBudget } from "./session-store";
+import { retainedBytes } from "./retained-size";
 import type { TitoKit } from "./tito-kit";
-import { CompletedTurn, SessionHttpError, SessionRecord } from "./types";
+import { CompletedTurn, NormalizedChatRequest, SessionHttpError, SessionRecord } from "./types";
 import { forwardHeaders, UpstreamClient } from "./upstream";
 import { ChatTemplateError } from "../tokenizer/chat-template";
-import { redactAbsolutePaths } from "./redaction";
 import { guardRequest } from "./request-guard";
 
 /** Per-server limits and browser-facing checks the shell applies before routing. */
@@ -26,7 +26,16 @@ export interface ShellLimits {
   maxBodyBytes: number;
   /** `Host` values answered (DNS-rebinding check), or null for no check (non-loopback bind). Set once listening. */
   allowedHosts: ReadonlySet<string> | null;
+  /** The session budget (default: none). */
+  sessions?: SessionBudget;
+  /** The clock idle expiry reads, in ms (default Date.now). */
+  now?: () => number;
 }
+
+/** Rough upper bound of prompt tokens per byte of a chat body, for the reservation made before positioning. */
+const TOKENS_PER_BODY_BYTE = 1 / 3;
+/** Heap bytes per stored token id: the record's `input_ids` and the checkpoint copy, 8 bytes each. */
+const BYTES_PER_TOKEN = 16;
 
 const PROXY_METHODS = new Set(["GET", "POST", "PUT", "DELETE", "PATCH"]);
 
@@ -48,6 +57,9 @@ function decodeSessionId(segment: string): string {
   }
 }
 
+/** Heap bytes charged per stored record (set when the record is committed; records are never shared by sessions). */
+const recordCharges = new WeakMap<SessionRecord, number>();
+
 function sessionNotFound(id: string): SessionHttpError {
   return new SessionHttpError(404, `session not found: session_id=${id}`);
 }
@@ -66,7 +78,18 @@ export class SessionShell {
     private readonly replay?: ReplayRequestOptions,
     private readonly limits: ShellLimits = { maxBodyBytes: Number.MAX_SAFE_INTEGER, allowedHosts: null },
   ) {
-    this.store = new SessionStore(() => policy.createState());
+    this.store = new SessionStore(
+      () => policy.createState(),
+      limits.sessions,
+      limits.now,
+      (entry, idleMs) =>
+        logger.info?.(`session ${entry.id} expired after ${(idleMs / 1000).toFixed(1)} s idle (session TTL); freed about ${formatMiB(entry.bytes)}`),
+    );
+  }
+
+  /** What the store holds and the budget it enforces. */
+  usage(): { sessions: number; bytes: number; budgetHeldBytes: number; budgetBytes: number } {
+    return { sessions: this.store.size, bytes: this.store.heldBytes, budgetHeldBytes: this.store.poolHeldBytes, budgetBytes: this.store.budgetBytes };
   }
 
   /** Drops every session (the server is closing). */
@@ -101,6 +124,7 @@ export class SessionShell {
         return this.health(res);
       }
       if (url.pathname === "/sessions" || url.pathname === "/sessions/") {
+        // The only route besides chat that grows the store: refused with 503 when the session budget is reached.
         if (method !== "POST") throw new SessionHttpError(405, `method ${method} not allowed on /sessions`);
         return sendJson(res, 200, { session_id: this.store.create().id });
       }
@@ -118,13 +142,16 @@ export class SessionShell {
       if (!PROXY_METHODS.has(method)) throw new SessionHttpError(405, `method ${method} not allowed on /sessions/{id}/${rest}`);
       return await this.proxy(req, res, id, rest, method, query, body);
     } catch (error) {
+      if (error instanceof SessionBudgetError) {
+        return sendError(res, 503, error.message, { "retry-after": String(error.retryAfterSeconds) });
+      }
       if (error instanceof SessionHttpError) {
-        if (error.plainText) return sendText(res, error.status, error.message);
+        if (error.plainText) return sendErrorText(res, error.status, error.message);
         return sendError(res, error.status, error.message);
       }
       // A template that cannot render the client's messages (e.g. tool-call arguments that are not JSON) is the
       // client's mistake: 400 naming the message and field, never a 500 with an install path.
-      if (error instanceof ChatTemplateError) return sendError(res, 400, redactAbsolutePaths(error.message));
+      if (error instanceof ChatTemplateError) return sendError(res, 400, error.message);
       throw error;
     }
   }
@@ -185,12 +212,51 @@ export class SessionShell {
     const parsed = readSplitTurns(parseJsonBody(body), this.ctx.messagesMatch);
     const request = normalizeChatRequest(parsed, this.kit.defaultKwargs, this.kit.mergeKwargs, this.replay);
     const upstreamBody = request.upstreamBody;
+    // Room for what a commit will store, reserved before anything changes (a 503 here loses nothing): the request
+    // body as the record keeps it, plus its prompt ids twice (record and checkpoint). The commit charges the real size.
+    const release = this.store.reserve(retainedBytes([upstreamBody]) + BYTES_PER_TOKEN * Math.ceil(body.length * TOKENS_PER_BODY_BYTE), "this chat turn");
+    entry.busy += 1;
+    try {
+      await this.chatTurn(req, res, entry, request, requestTimestamp);
+    } finally {
+      entry.busy -= 1;
+      release();
+    }
+  }
+
+  /** Sets a session's charge from the records its state holds (a rollback frees what it discards). */
+  private recharge(entry: SessionEntry<unknown>, committed?: CompletedTurn): void {
+    if (committed !== undefined) {
+      const tokens = committed.promptIds.length + committed.completionIds.length;
+      recordCharges.set(committed.record, retainedBytes([committed.record, committed.assistantMessage]) + 8 * tokens);
+    }
+    const records = this.policy.storedRecords?.(entry.state);
+    if (records === undefined) {
+      // A custom policy that does not list its records: charges only grow, until DELETE frees them all.
+      if (committed !== undefined) this.store.charge(entry, entry.bytes + (recordCharges.get(committed.record) ?? 0));
+      return;
+    }
+    let bytes = SESSION_OVERHEAD_BYTES;
+    for (const record of records) bytes += recordCharges.get(record) ?? 0;
+    this.store.charge(entry, bytes);
+  }
+
+  private async chatTurn(
+    req: IncomingMessage,
+    res: ServerResponse,
+    entry: SessionEntry<unknown>,
+    request: NormalizedChatRequest,
+    requestTimestamp: number,
+  ): Promise<void> {
+    const id = entry.id;
+    const upstreamBody = request.upstreamBody;
 
     // Phase 1 (lock): position the request and build the prompt ids (and the additional-R3 offset they imply).
     const prepared = await entry.lock.runExclusive(() => {
       if (entry.closing || !this.store.isLive(entry)) throw sessionNotFound(id);
       const turn = this.policy.prepare(entry.state, request, this.ctx);
-      upstreamBody.input_ids = turn.promptIds;
+      this.recharge(entry);
+      upstreamBody.input_ids = turn.promptIds.slice(); // the record keeps it: an exactly sized copy, no growth slack
       if (this.replay) addAdditionR3Offset(upstreamBody, this.replay, turn.checkpointIds, turn.promptIds);
       return turn;
     });
@@ -225,7 +291,7 @@ export class SessionShell {
         responseId: completion.responseId,
         record,
       };
-      this.policy.commit(entry.state, prepared.plan, request, turn, this.ctx);
+      if (this.policy.commit(entry.state, prepared.plan, request, turn, this.ctx)) this.recharge(entry, turn);
     });
 
     if (request.clientStream) {

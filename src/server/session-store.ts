@@ -1,5 +1,6 @@
-// The in-memory session table: one entry per live session with its policy state, lock and closing flag.
-// Ids are 32 lowercase hex characters (a UUID without dashes), as the protocol promises.
+// The in-memory session table: one entry per live session with its policy state, lock, closing flag and byte charge.
+// Ids are 32 lowercase hex characters (a UUID without dashes), as the protocol promises. The table enforces the
+// session budget (bytes and count; growth past it is refused with SessionBudgetError) and the optional idle expiry.
 import { randomUUID } from "node:crypto";
 import { AsyncMutex } from "./lock";
 
@@ -12,25 +13,183 @@ export interface SessionEntry<State> {
   readonly lock: AsyncMutex;
   /** Set by DELETE before it waits for the lock; chats then get 404 and skip their state update. */
   closing: boolean;
+  /** Heap bytes charged to this session (its fixed overhead plus its stored generations). */
+  bytes: number;
+  /** Clock reading of the last request that touched the session (idle expiry). */
+  lastUsed: number;
+  /** Requests in flight on this session (never expired while one runs). */
+  busy: number;
 }
 
-/** Session id → entry. */
+/**
+ * A byte allowance sessions draw from: one per server with an explicit `maxSessionBytes`, or the process-wide
+ * default that every server without one shares (see session-budget.ts).
+ */
+export class BytePool {
+  /** Bytes charged plus reserved by every store drawing from this pool. */
+  held = 0;
+  /** The full-collection count and `held` when the heap guard last saw a new collection. */
+  private seenCollections = -1;
+  private heldAtCollection = 0;
+
+  constructor(
+    /** Most bytes the pool grants. */
+    readonly maxBytes: number,
+    /** How a refusal names the budget, e.g. `the 64.0 MiB session budget (maxSessionBytes / --max-session-bytes)`. */
+    readonly label: string,
+    /** The heap guard, or null for none (an explicit budget the user sized). */
+    readonly heap: HeapGuard | null = null,
+  ) {}
+
+  /**
+   * Live heap bytes after granting `bytes`: what the last full collection left, plus what this pool charged (or
+   * freed) since (the collection already counted what it held then), plus `bytes`.
+   */
+  projectedLiveBytes(bytes: number): number {
+    if (this.heap === null) return 0;
+    const collections = this.heap.collections();
+    if (collections !== this.seenCollections) {
+      this.seenCollections = collections;
+      this.heldAtCollection = this.held;
+    }
+    // A session deleted since counts as freed at once (its bytes are garbage the next collection takes).
+    return Math.max(0, this.heap.read().liveBytes + this.held - this.heldAtCollection) + bytes;
+  }
+}
+
+/** What the heap guard reads (src/server/heap-watch.ts in a server; a fake in tests). */
+export interface HeapGuard {
+  /** Old-generation limit and live bytes after the last full collection. */
+  read(): { limitBytes: number; liveBytes: number };
+  /** Full collections so far. */
+  collections(): number;
+}
+
+/** Share of the heap limit the projected live heap may reach before a growing request is refused. */
+const HEAP_GUARD_SHARE = 0.9;
+
+/** Limits of a {@link SessionStore}. */
+export interface SessionBudget {
+  /** Most heap bytes all sessions together may hold (charged + reserved for chats in flight). */
+  pool: BytePool;
+  /** Most sessions held at once. */
+  maxSessions: number;
+  /** Idle time in ms after which an untouched session is evicted, or null for none. */
+  ttlMs: number | null;
+}
+
+/** Heap bytes an empty session costs: entry, state, lock, id string and table slot (measured, see the budget test). */
+export const SESSION_OVERHEAD_BYTES = 2048;
+
+/**
+ * Share of the byte budget up to which new sessions are admitted: the rest stays for the sessions already stored to
+ * continue their conversations, so a full store refuses newcomers before it refuses the turns of its sessions.
+ */
+const CREATE_SHARE = 0.95;
+
+/** A request the session budget cannot admit; the shell answers 503 with `Retry-After`. */
+export class SessionBudgetError extends Error {
+  constructor(
+    message: string,
+    /** Seconds after which a retry may succeed. */
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+    this.name = "SessionBudgetError";
+  }
+}
+
+const MiB = 1024 * 1024;
+
+/** Bytes as MiB with one decimal, e.g. `12.5 MiB`. */
+export const formatMiB = (bytes: number): string => `${(bytes / MiB).toFixed(1)} MiB`;
+
+/** Session id → entry, within a budget. */
 export class SessionStore<State> {
+  /** In least-recently-used order: a touch moves an entry to the end, so expiry reads from the front. */
   private readonly sessions = new Map<string, SessionEntry<State>>();
+  private chargedBytes = 0;
+  private reservedBytes = 0;
 
-  constructor(private readonly createState: () => State) {}
+  private get pool(): BytePool {
+    return this.budget.pool;
+  }
 
-  /** Creates an empty session and returns its entry. */
+  constructor(
+    private readonly createState: () => State,
+    private readonly budget: SessionBudget = { pool: new BytePool(Number.MAX_SAFE_INTEGER, "no budget"), maxSessions: Number.MAX_SAFE_INTEGER, ttlMs: null },
+    private readonly now: () => number = Date.now,
+    private readonly onExpire: (entry: SessionEntry<State>, idleMs: number) => void = () => undefined,
+  ) {}
+
+  /** Bytes held by this store's sessions plus bytes reserved for its chats in flight. */
+  get heldBytes(): number {
+    return this.chargedBytes + this.reservedBytes;
+  }
+
+  private addCharged(delta: number): void {
+    this.chargedBytes += delta;
+    this.pool.held += delta;
+  }
+
+  private addReserved(delta: number): void {
+    this.reservedBytes += delta;
+    this.pool.held += delta;
+  }
+
+  /** Bytes held in the pool this store draws from (other stores sharing it included). */
+  get poolHeldBytes(): number {
+    return this.pool.held;
+  }
+
+  /** The pool's byte budget. */
+  get budgetBytes(): number {
+    return this.pool.maxBytes;
+  }
+
+  /** Number of stored sessions. */
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /**
+   * Creates an empty session and returns its entry.
+   * @throws SessionBudgetError when the session count or the byte budget is reached (after expiring idle sessions)
+   */
   create(): SessionEntry<State> {
+    this.expireIdle();
+    if (this.sessions.size >= this.budget.maxSessions) {
+      throw new SessionBudgetError(
+        `session store is full: ${this.sessions.size} sessions held, the session budget allows ${this.budget.maxSessions} (maxSessions / --max-sessions); ` +
+          "delete sessions (DELETE /sessions/{id}) or raise the budget",
+        this.retryAfterSeconds(),
+      );
+    }
+    this.admit(SESSION_OVERHEAD_BYTES, "a new session", CREATE_SHARE);
     const id = randomUUID().replace(/-/g, "");
-    const entry: SessionEntry<State> = { id, state: this.createState(), lock: new AsyncMutex(), closing: false };
+    const entry: SessionEntry<State> = {
+      id,
+      state: this.createState(),
+      lock: new AsyncMutex(),
+      closing: false,
+      bytes: SESSION_OVERHEAD_BYTES,
+      lastUsed: this.now(),
+      busy: 0,
+    };
     this.sessions.set(id, entry);
+    this.addCharged(entry.bytes);
     return entry;
   }
 
-  /** The entry, or undefined when unknown. */
+  /** The entry (marked as used now), or undefined when unknown or expired. */
   get(id: string): SessionEntry<State> | undefined {
-    return this.sessions.get(id);
+    this.expireIdle();
+    const entry = this.sessions.get(id);
+    if (entry === undefined) return undefined;
+    entry.lastUsed = this.now();
+    this.sessions.delete(id);
+    this.sessions.set(id, entry);
+    return entry;
   }
 
   /** True when `entry` is still the live session under its id. */
@@ -38,13 +197,93 @@ export class SessionStore<State> {
     return this.sessions.get(entry.id) === entry;
   }
 
-  /** Removes a session; returns false when it was not there. */
+  /**
+   * Reserves `bytes` for a request that will grow a session; call the returned function once the growth is
+   * charged (or did not happen). A reservation of 0 bytes always succeeds.
+   * @throws SessionBudgetError when the reservation would take the store past its byte budget
+   */
+  reserve(bytes: number, what: string): () => void {
+    this.expireIdle();
+    this.admit(bytes, what);
+    this.addReserved(bytes);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.addReserved(-bytes);
+    };
+  }
+
+  /** Sets what a live session is charged (after a commit or a rollback). */
+  charge(entry: SessionEntry<State>, bytes: number): void {
+    if (!this.isLive(entry)) return;
+    this.addCharged(bytes - entry.bytes);
+    entry.bytes = bytes;
+  }
+
+  /** Removes a session and frees its charge at once; returns false when it was not there. */
   remove(id: string): boolean {
-    return this.sessions.delete(id);
+    const entry = this.sessions.get(id);
+    if (entry === undefined) return false;
+    this.sessions.delete(id);
+    this.addCharged(-entry.bytes);
+    return true;
   }
 
   /** Drops every session. */
   clear(): void {
     this.sessions.clear();
+    this.addCharged(-this.chargedBytes);
+    this.addReserved(-this.reservedBytes);
+  }
+
+  /** Evicts sessions idle for at least the TTL (oldest first), skipping any with a request in flight. */
+  expireIdle(): void {
+    const ttl = this.budget.ttlMs;
+    if (ttl === null) return;
+    const now = this.now();
+    for (const entry of [...this.sessions.values()]) {
+      const idle = now - entry.lastUsed;
+      if (idle < ttl) break; // least-recently-used order: every later entry is younger
+      if (entry.busy > 0 || entry.closing) continue;
+      this.remove(entry.id);
+      this.onExpire(entry, idle);
+    }
+  }
+
+  private admit(bytes: number, what: string, share = 1): void {
+    this.guardHeap(bytes, what, share);
+    if (this.pool.held + bytes <= this.pool.maxBytes * share) return;
+    throw new SessionBudgetError(
+      `session store is full: ${what} needs about ${formatMiB(bytes)}, and sessions hold ${formatMiB(this.pool.held)} of ${this.pool.label}` +
+        `${share < 1 ? `, of which new sessions may take ${share * 100}%` : ""} ` +
+        `(${this.sessions.size} of them on this server); delete sessions (DELETE /sessions/{id}) or raise the budget`,
+      this.retryAfterSeconds(),
+    );
+  }
+
+  /** Refuses growth that would take the live heap past {@link HEAP_GUARD_SHARE} of its limit (times `share`). */
+  private guardHeap(bytes: number, what: string, share: number): void {
+    const heap = this.pool.heap;
+    if (heap === null) return;
+    const projected = this.pool.projectedLiveBytes(bytes);
+    const { limitBytes } = heap.read();
+    const allowed = limitBytes * HEAP_GUARD_SHARE * share;
+    if (projected <= allowed) return;
+    throw new SessionBudgetError(
+      `session store is full: ${what} needs about ${formatMiB(bytes)}, and the heap would hold about ${formatMiB(projected)} live, ` +
+        `past the heap guard of the default session budget (${formatMiB(allowed)}, ${Math.round(HEAP_GUARD_SHARE * share * 100)}% of the ` +
+        `${formatMiB(limitBytes)} heap limit; sessions hold ${formatMiB(this.pool.held)}, the rest is the server itself, its caches and ` +
+        `requests in flight); delete sessions (DELETE /sessions/{id}), raise --max-old-space-size, or set maxSessionBytes / --max-session-bytes`,
+      this.retryAfterSeconds(),
+    );
+  }
+
+  /** Until the oldest idle session expires when a TTL is set, else a short constant. */
+  private retryAfterSeconds(): number {
+    const ttl = this.budget.ttlMs;
+    const oldest = this.sessions.values().next().value;
+    if (ttl === null || oldest === undefined) return 5;
+    return Math.max(1, Math.ceil((oldest.lastUsed + ttl - this.now()) / 1000));
   }
 }

@@ -6,6 +6,19 @@ import type { Sample, JsonObject } from "../wire/sample";
 /** Session server protocol version. */
 export type SessionServerVersion = "v1" | "v2";
 
+/**
+ * Which miles revision the refusal rules follow (docs/PROTOCOL.md, "Which miles revision"):
+ * - `"3311"` (default): miles with PR #3311 (a v1 retry is validated and rendered before its rollback is applied, so a
+ *   refused retry keeps the history) and PR #3258 (the v2 view follows the last committed node, never the position
+ *   a refused or pending request moved to).
+ * - `"31f1ca96"`: the snapshot the servers were first written against (the rollback / view move is applied first and
+ *   a refusal afterwards keeps it).
+ */
+export type MilesRevision = "3311" | "31f1ca96";
+
+/** All {@link MilesRevision} values, the default first. */
+export const MILES_REVISIONS: readonly MilesRevision[] = ["3311", "31f1ca96"];
+
 /** One accepted generation, exactly as `GET /sessions/{id}` returns it (SPEC §6). */
 export interface SessionRecord {
   /** Seconds since the epoch (float) when the upstream reply was accepted. */

@@ -1,11 +1,12 @@
 // Remembers the token ids of chat-template renders by the exact data they were rendered from, so a session server
 // that sees the same conversation again (scripted agents, retries, every session of a parity batch) skips Jinja.
+import { heapScaledBound } from "./heap-scaled";
 import { exactDataKey } from "./tito-prefix-cache";
 
 /** Default bound of {@link RenderedIdsMemo}: number of remembered renders. */
 const DEFAULT_RENDER_MEMO_ENTRIES = 1024;
 
-/** Default bound of {@link RenderedIdsMemo}: total key characters plus remembered ids. */
+/** Default bound of {@link RenderedIdsMemo}: total key characters plus remembered ids (less on a small heap). */
 const DEFAULT_RENDER_MEMO_UNITS = 4_000_000;
 
 /**
@@ -25,7 +26,7 @@ export class RenderedIdsMemo {
     /** Bound on the number of remembered renders. */
     readonly maxEntries: number = DEFAULT_RENDER_MEMO_ENTRIES,
     /** Bound on the total key characters plus remembered ids. */
-    readonly maxUnits: number = DEFAULT_RENDER_MEMO_UNITS,
+    readonly maxUnits: number = heapScaledBound(DEFAULT_RENDER_MEMO_UNITS, 8), // an id is an 8-byte slot
   ) {}
 
   /** Number of remembered renders. */

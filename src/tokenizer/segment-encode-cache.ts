@@ -1,5 +1,6 @@
 // Encodes text by cutting it at added-token strings and caching the ids of each piece between them (bounded LRU).
 // Chat prompts repeat the same pieces (system text, tool specs, earlier turns), so most pieces are encoded once.
+import { heapScaledBound } from "./heap-scaled";
 
 /** One added token as listed in tokenizer.json's `added_tokens`. */
 export interface AddedTokenSpec {
@@ -9,7 +10,7 @@ export interface AddedTokenSpec {
   content: string;
 }
 
-/** Default bound of {@link SegmentEncodeCache}: total characters of the cached pieces. */
+/** Default bound of {@link SegmentEncodeCache}: total characters of the cached pieces (less on a small heap). */
 const DEFAULT_SEGMENT_CACHE_CHARS = 8_000_000;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -146,7 +147,7 @@ export class SegmentEncodeCache {
     addedTokens: readonly AddedTokenSpec[],
     private readonly encodePiece: (text: string) => number[],
     /** Bound on the total characters of cached pieces. */
-    readonly maxChars: number = DEFAULT_SEGMENT_CACHE_CHARS,
+    readonly maxChars: number = heapScaledBound(DEFAULT_SEGMENT_CACHE_CHARS, 4), // the text plus its ids (~1 per 4 chars)
   ) {
     this.idOfToken = new Map(addedTokens.map((token) => [token.content, token.id]));
     const contents = [...this.idOfToken.keys()].sort((a, b) => b.length - a.length);

@@ -1,8 +1,9 @@
 // Caches the `[dummySystem, dummyAssistant]` render that TITO subtracts from every appended-suffix render.
 // It depends only on the tools, the merged kwargs and the stored assistant's tool calls, which rarely change.
+import { heapScaledBound } from "./heap-scaled";
 import type { ChatTemplateKwargs, ToolCall, ToolSpec } from "./types";
 
-/** Default bound of {@link TitoPrefixCache}: total characters of its keys and renders. */
+/** Default bound of {@link TitoPrefixCache}: total characters of its keys and renders (less on a small heap). */
 const DEFAULT_PREFIX_CACHE_CHARS = 4_000_000;
 
 /** Default bound of {@link TitoPrefixCache}: number of cached renders. */
@@ -95,7 +96,7 @@ export class TitoPrefixCache {
     /** Bound on the number of cached renders. */
     readonly maxEntries: number = DEFAULT_PREFIX_CACHE_ENTRIES,
     /** Bound on the total characters of keys plus renders. */
-    readonly maxChars: number = DEFAULT_PREFIX_CACHE_CHARS,
+    readonly maxChars: number = heapScaledBound(DEFAULT_PREFIX_CACHE_CHARS, 2), // two-byte strings at worst
   ) {}
 
   /** Number of cached renders. */

@@ -6,3 +6,4 @@ export * from "./errors";
 export * from "./safetensors";
 export * from "./samples-codec";
 export * from "./json-depth";
+export { DEFAULT_SAMPLES_DECODE_LIMITS, DecodeWork } from "./decode-limits";

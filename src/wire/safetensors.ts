@@ -1,5 +1,6 @@
 // Reads and writes safetensors containers (8-byte little-endian header size, JSON header, contiguous tensor data).
 // The samples payload travels in this format so a Python `safetensors` reader opens it unchanged, and vice versa.
+import { countOccurrences, type DecodeWork } from "./decode-limits";
 import { SafetensorsFormatError } from "./errors";
 import { describeJsonDepthExcess, findJsonDepthExcess } from "./json-depth";
 import { DTYPE_ARRAY, DTYPE_BYTES, Tensor, isDtype, type Dtype, type TensorData } from "./tensor";
@@ -9,6 +10,21 @@ export const MAX_SAFETENSORS_HEADER_BYTES = 100_000_000;
 
 /** Header key that holds the free-form string map instead of a tensor. */
 export const SAFETENSORS_METADATA_KEY = "__metadata__";
+
+/** Options of {@link readSafetensors}. */
+export interface ReadSafetensorsOptions {
+  /**
+   * Most tensors the header may declare (default: no cap besides the header size). Counted on the raw header before
+   * it is decoded or parsed, and again exactly after parsing; a header over it throws naming the cap.
+   */
+  maxTensors?: number;
+  /** How a refusal names the cap (default `maxTensors`). */
+  maxTensorsLabel?: string;
+  /** Work counters to add to (see {@link DecodeWork}). */
+  work?: DecodeWork;
+}
+
+const DATA_OFFSETS_KEY = new TextEncoder().encode('"data_offsets"');
 
 /** What {@link readSafetensors} returns. */
 export interface SafetensorsContents {
@@ -68,7 +84,7 @@ interface HeaderEntry {
  * possible when `bytes` itself sits at an odd offset of its buffer, or when another writer produced an
  * unaligned layout) is **copied** into fresh memory.
  */
-export function readSafetensors(bytes: Uint8Array): SafetensorsContents {
+export function readSafetensors(bytes: Uint8Array, options: ReadSafetensorsOptions = {}): SafetensorsContents {
   assertLittleEndianHost();
   // A tag check, not instanceof: Buffers and arrays from another realm (Jest's vm sandbox) must pass.
   if (Object.prototype.toString.call(bytes) !== "[object Uint8Array]") throw new SafetensorsFormatError("safetensors: expected a Uint8Array payload");
@@ -87,7 +103,19 @@ export function readSafetensors(bytes: Uint8Array): SafetensorsContents {
   }
   const dataStart = 8 + headerSize;
   const dataLength = bytes.length - dataStart;
-  const header = parseHeader(bytes.subarray(8, dataStart));
+  const headerBytes = bytes.subarray(8, dataStart);
+  const maxTensors = options.maxTensors ?? Number.MAX_SAFE_INTEGER;
+  const tooMany = (count: string): SafetensorsFormatError =>
+    new SafetensorsFormatError(`safetensors: header declares ${count} tensors; the limit is ${maxTensors} (${options.maxTensorsLabel ?? "maxTensors"})`);
+  // Every tensor entry carries a "data_offsets" key: counting them first refuses a header of a million tensors
+  // after reading about maxTensors entries, before the header is decoded or parsed.
+  if (options.maxTensors !== undefined && countOccurrences(headerBytes, DATA_OFFSETS_KEY, maxTensors + 1, options.work) > maxTensors) {
+    throw tooMany(`more than ${maxTensors}`);
+  }
+  if (options.work) options.work.scannedBytes += 3 * headerBytes.length; // nesting scan, UTF-8 decoding, JSON parsing
+  const header = parseHeader(headerBytes);
+  const declared = Object.keys(header).length - (Object.prototype.hasOwnProperty.call(header, SAFETENSORS_METADATA_KEY) ? 1 : 0);
+  if (declared > maxTensors) throw tooMany(String(declared));
 
   let metadata: Record<string, string> | null = null;
   const entries: HeaderEntry[] = [];
@@ -102,7 +130,9 @@ export function readSafetensors(bytes: Uint8Array): SafetensorsContents {
 
   const tensors = new Map<string, Tensor>();
   for (const entry of entries) {
-    tensors.set(entry.name, materialize(bytes, dataStart, entry));
+    const tensor = materialize(bytes, dataStart, entry);
+    if (options.work && tensor.data.buffer !== bytes.buffer) options.work.copiedBytes += entry.end - entry.begin;
+    tensors.set(entry.name, tensor);
   }
   return { tensors, metadata };
 }

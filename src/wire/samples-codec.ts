@@ -4,6 +4,7 @@ import { InputSampleDefaultsError, SamplesCodecError } from "./errors";
 import { PrefixCacheInfo, SAMPLE_STATUSES, Sample, SpecInfo, type JsonObject, type JsonValue, type SampleStatus } from "./sample";
 import { deepCopySample } from "./sample-copy";
 import { concatChunks, readSafetensors, writeSafetensorsChunks } from "./safetensors";
+import { countOccurrences, DecodeWork, resolveDecodeLimits, type SamplesDecodeLimits } from "./decode-limits";
 import { describeJsonDepthExcess, findJsonDepthExcess } from "./json-depth";
 import { Tensor, type Dtype } from "./tensor";
 import { float64FromNumbers, int64FromNumbers, numbersFromInt64, numbersFromTyped, uint8FromNumbers } from "./wire-arrays";
@@ -61,10 +62,32 @@ export interface EncodeSamplesOptions {
   fields: readonly string[];
 }
 
+/** What a {@link DecodeSamplesOptions.checkSample} check reports (a `ParityVerdict` fits). */
+export interface SampleCheckResult {
+  /** True when the sample passes. */
+  pass: boolean;
+  /** The failing parts, each named with a one-line message. */
+  failures: ReadonlyArray<{ part: string; message: string }>;
+}
+
 /** Options of {@link decodeSamplesReply}. */
 export interface DecodeSamplesOptions {
   /** JSON fields to overlay; must match the server's list (extra wire keys are ignored, so v1 decoding of a v2 reply keeps v1 semantics). */
   fields: readonly string[];
+  /**
+   * Caps on the sample count, the tensor count and one tensor's elements (defaults:
+   * {@link DEFAULT_SAMPLES_DECODE_LIMITS}), each checked before the work it bounds; a reply over one is refused with
+   * a {@link SamplesCodecError} naming the cap.
+   */
+  limits?: Partial<SamplesDecodeLimits>;
+  /**
+   * A check every decoded sample must pass, e.g. `checkTrainingSampleInvariants` (from the package root or
+   * `jest-session-parity/matchers`): a failing sample is refused with a {@link SamplesCodecError} naming the sample,
+   * the part and the offending entries (negative token ids, a loss-mask value of 7, NaN log-probs, ...). Default: none.
+   */
+  checkSample?: (sample: Sample) => SampleCheckResult;
+  /** Counters the decoder adds its work to (see {@link DecodeWork}); for tests and benchmarks. */
+  work?: DecodeWork;
 }
 
 /** A decoded `POST /sessions/{id}/samples` reply. */
@@ -154,11 +177,21 @@ export function encodeSamplesChunks(samples: readonly Sample[], sessionMetadata:
  */
 export function decodeSamplesReply(payload: Uint8Array, inputSample: Sample, options: DecodeSamplesOptions): SamplesReply {
   const jsonFields = resolveJsonFields(options.fields);
-  const { tensors } = readSafetensors(payload);
-  const meta = readMeta(tensors);
+  const limits = resolveDecodeLimits(options.limits, (message) => {
+    throw new SamplesCodecError(message);
+  });
+  let tensors: Map<string, Tensor>;
+  try {
+    tensors = readSafetensors(payload, { maxTensors: limits.maxTensors, maxTensorsLabel: "limits.maxTensors", work: options.work }).tensors;
+  } catch (error) {
+    // The tensor cap is a samples-contract limit: refused as a codec error, like the sample cap.
+    if (error instanceof Error && error.message.includes("(limits.maxTensors)")) throw new SamplesCodecError(`samples reply: ${error.message}`);
+    throw error;
+  }
+  const meta = readMeta(tensors, limits, options.work);
   if (meta.samples.length > 0) assertInputSampleDefaults(inputSample);
 
-  const samples = meta.samples.map((wire, index) => overlaySample(wire, index, inputSample, jsonFields, tensors));
+  const samples = meta.samples.map((wire, index) => overlaySample(wire, index, inputSample, jsonFields, tensors, limits, options.work));
   if (tensors.size > 0) {
     const names = [...tensors.keys()].sort();
     const shown = names
@@ -167,7 +200,15 @@ export function decodeSamplesReply(payload: Uint8Array, inputSample: Sample, opt
       .join(", ");
     throw new SamplesCodecError(`samples reply: payload carries unreferenced tensors: ${shown}${names.length > 10 ? ` and ${names.length - 10} more` : ""}`);
   }
+  if (options.checkSample) samples.forEach((sample, index) => checkDecodedSample(sample, index, options.checkSample!));
   return { samples, session_metadata: meta.session_metadata, empty_reason: meta.empty_reason };
+}
+
+function checkDecodedSample(sample: Sample, index: number, check: (sample: Sample) => SampleCheckResult): void {
+  const result = check(sample);
+  if (result.pass) return;
+  const parts = result.failures.map((failure) => `[${failure.part}] ${failure.message}`).join("; ");
+  throw new SamplesCodecError(`samples reply: sample ${index} fails checkSample: ${parts}`);
 }
 
 /**
@@ -202,13 +243,25 @@ interface WireMeta {
   empty_reason: EmptyReason | null;
 }
 
-function readMeta(tensors: Map<string, Tensor>): WireMeta {
+const NULLS_KEY = UTF8_ENCODER.encode('"nulls"');
+
+function tooManySamples(count: string, limits: SamplesDecodeLimits): SamplesCodecError {
+  return new SamplesCodecError(`samples reply: ${SAMPLES_META_TENSOR} declares ${count} samples; the limit is ${limits.maxSamples} (limits.maxSamples)`);
+}
+
+function readMeta(tensors: Map<string, Tensor>, limits: SamplesDecodeLimits, work?: DecodeWork): WireMeta {
   const metaTensor = tensors.get(SAMPLES_META_TENSOR);
   if (metaTensor === undefined) throw new SamplesCodecError(`samples reply: payload has no ${SAMPLES_META_TENSOR} tensor`);
   tensors.delete(SAMPLES_META_TENSOR);
   if (metaTensor.dtype !== "U8" || metaTensor.shape.length !== 1) {
     throw new SamplesCodecError(`samples reply: ${SAMPLES_META_TENSOR} must be a rank-1 U8 tensor, got ${metaTensor.dtype} of rank ${metaTensor.shape.length}`);
   }
+  // Every wire sample carries a "nulls" key: counting them on the raw bytes refuses a million-sample reply after
+  // reading about maxSamples of them, before the JSON is checked, decoded or parsed.
+  if (countOccurrences(metaTensor.data as Uint8Array, NULLS_KEY, limits.maxSamples + 1, work) > limits.maxSamples) {
+    throw tooManySamples(`more than ${limits.maxSamples}`, limits);
+  }
+  if (work) work.scannedBytes += 3 * metaTensor.data.byteLength; // nesting scan, UTF-8 decoding, JSON parsing
   const excess = findJsonDepthExcess(metaTensor.data as Uint8Array);
   if (excess !== null) throw new SamplesCodecError(`samples reply: ${SAMPLES_META_TENSOR} ${describeJsonDepthExcess(excess)}`);
   let parsed: unknown;
@@ -224,6 +277,7 @@ function readMeta(tensors: Map<string, Tensor>): WireMeta {
   }
   const { samples, session_metadata: sessionMetadata, empty_reason: emptyReason } = parsed;
   if (!Array.isArray(samples)) throw new SamplesCodecError(`samples reply: ${SAMPLES_META_TENSOR}.samples must be an array`);
+  if (samples.length > limits.maxSamples) throw tooManySamples(String(samples.length), limits);
   samples.forEach((wire, index) => {
     if (!isJsonObject(wire)) throw new SamplesCodecError(`samples reply: sample ${index} must be a JSON object`);
   });
@@ -240,6 +294,8 @@ function overlaySample(
   inputSample: Sample,
   jsonFields: readonly WireJsonField[],
   tensors: Map<string, Tensor>,
+  limits: SamplesDecodeLimits,
+  work?: DecodeWork,
 ): Sample {
   const where = `samples reply: sample ${index}`;
   const nulls = wire.nulls;
@@ -252,6 +308,7 @@ function overlaySample(
   }
 
   const sample = deepCopySample(inputSample);
+  if (work) work.sampleCopies += 1;
   for (const field of jsonFields) {
     if (!Object.prototype.hasOwnProperty.call(wire, field)) throw new SamplesCodecError(`${where} lacks JSON field ${JSON.stringify(field)}`);
     applyJsonField(sample, field, checkJsonField(field, wire[field], `${where}: ${field}`));
@@ -266,6 +323,12 @@ function overlaySample(
     const tensor = tensors.get(name);
     if (tensor === undefined) throw new SamplesCodecError(`${where} promises tensor ${JSON.stringify(name)} but the payload lacks it`);
     tensors.delete(name);
+    if (tensor.data.length > limits.maxTensorElements) {
+      throw new SamplesCodecError(
+        `${where}: ${name} holds ${tensor.data.length} elements; the limit is ${limits.maxTensorElements} per tensor (limits.maxTensorElements)`,
+      );
+    }
+    if (work && TENSOR_SPECS[field].list) work.listElements += tensor.data.length;
     decodeTensorField(sample, field, tensor, name);
   }
   return sample;

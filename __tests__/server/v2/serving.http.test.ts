@@ -197,9 +197,11 @@ describe("positioning", () => {
 
 describe("refusals", () => {
   // mirrors tests/fast/router/test_sessions_v2.py::test_disallowed_append_role_400_with_rollback_side_effect
-  test("a disallowed appended role is 400 with Python's text; the tree is kept and the view stays on the attach node", async () => {
+  // mirrors miles PR #3258: GET and the samples op follow the last committed node, so a refused request moves nothing
+  test("a disallowed appended role is 400 with Python's text; the tree and the view are kept (miles PR #3258)", async () => {
     const { id, a1 } = await twoTurns();
     const before = await getSession(url, id);
+    const samplesBefore = await collect(url, id);
     const logged = h.backend.requestLog.length;
     const reply = await chat(url, id, [U1, a1, { role: "developer", content: "another" }]);
     expect(reply.status).toBe(400);
@@ -211,16 +213,11 @@ describe("refusals", () => {
       }),
     );
     expect(h.backend.requestLog.length).toBe(logged);
-    // Python moves the view to the attach point (node 0) before checking the roles; the 400 leaves it there.
-    const after = await getSession(url, id);
     expect(before.records).toHaveLength(2);
-    expect(after.records).toEqual(before.records.slice(0, 1));
-    expect(after.metadata.tree).toEqual(before.metadata.tree);
-    const node0Ids = before.metadata.accumulated_token_ids.slice(0, (before.metadata.tree.nodes[0] as unknown as { num_tokens: number }).num_tokens);
-    expect(after.metadata.accumulated_token_ids).toEqual(node0Ids);
-    // The samples op reads the same view: its session metadata carries node 0's ids; both leaves are still sampled.
+    expect(await getSession(url, id)).toEqual(before);
     const samples = await collect(url, id);
-    expect(samples.session_metadata.accumulated_token_ids).toEqual(node0Ids);
+    expect(samples.session_metadata.accumulated_token_ids).toEqual(before.metadata.accumulated_token_ids);
+    expect(samples.session_metadata).toEqual(samplesBefore.session_metadata);
     expect(sampleLeafIds(samples)).toEqual([1]);
   });
 

@@ -91,20 +91,51 @@ describe("prepare/commit", () => {
     expect(state.forest.nodes).toHaveLength(1);
   });
 
-  // mirrors tests/fast/router/test_sessions_v2.py::test_disallowed_append_role_400_with_rollback_side_effect (Python's
-  // position_for_request moves the view before prepare_pretokenized can refuse)
-  test("a request refused after positioning (disallowed role, tokenizer failure) leaves the view on its attach node", () => {
+  // mirrors miles PR #3258: GET follows the last committed node, so a refused request moves nothing
+  test("a request refused after positioning (disallowed role, tokenizer failure) leaves the view on the last commit", () => {
     const state = createV2State();
     const first = prepareV2Turn(state, request([U]), ctx);
+    expect(state.activeLeaf).toBeNull();
     const root = commitV2Turn(state, first.plan, request([U]), completed(first.promptIds, [7], "a"), ctx);
     const second = request([U, { role: "assistant", content: "a" }, { role: "user", content: "v" }]);
     const p2 = prepareV2Turn(state, second, ctx);
+    expect(state.activeLeaf).toBe(root);
+    const child = commitV2Turn(state, p2.plan, second, completed(p2.promptIds, [8], "b"), ctx);
+    expect(state.activeLeaf).toBe(child);
+    const badRole = request([U, { role: "assistant", content: "a" }, { role: "developer", content: "x" }]);
+    const narrow: PolicyContext = { ...ctx, tito: { ...tito, allowedAppendRoles: new Set(["user"]) } };
+    expect(() => prepareV2Turn(state, badRole, narrow)).toThrow(expect.objectContaining({ status: 400 }));
+    expect(state.activeLeaf).toBe(child);
+    const noRender: PolicyContext = {
+      ...ctx,
+      tito: {
+        ...tito,
+        renderPromptIds: () => {
+          throw new Error("template exploded");
+        },
+      },
+    };
+    expect(() => prepareV2Turn(state, request([{ role: "user", content: "fresh" }]), noRender)).toThrow(expect.objectContaining({ status: 500 }));
+    expect(state.activeLeaf).toBe(child);
+    // A positioned request that is never committed (its upstream call failed) does not move the view either.
+    prepareV2Turn(state, request([U, { role: "assistant", content: "a" }, { role: "user", content: "w" }]), ctx);
+    expect(state.activeLeaf).toBe(child);
+  });
+
+  // mirrors tests/fast/router/test_sessions_v2.py::test_disallowed_append_role_400_with_rollback_side_effect at 31f1ca96
+  // (Python's position_for_request moves the view before prepare_pretokenized can refuse)
+  test('milesRevision "31f1ca96": a request refused after positioning leaves the view on its attach node', () => {
+    const state = createV2State();
+    const first = prepareV2Turn(state, request([U]), ctx, true);
+    const root = commitV2Turn(state, first.plan, request([U]), completed(first.promptIds, [7], "a"), ctx);
+    const second = request([U, { role: "assistant", content: "a" }, { role: "user", content: "v" }]);
+    const p2 = prepareV2Turn(state, second, ctx, true);
     const child = commitV2Turn(state, p2.plan, second, completed(p2.promptIds, [8], "b"), ctx);
     expect(state.activeLeaf).toBe(child);
     // Attaches at the root (a sibling of `child`), then is refused: the view is left on the root.
     const badRole = request([U, { role: "assistant", content: "a" }, { role: "developer", content: "x" }]);
     const narrow: PolicyContext = { ...ctx, tito: { ...tito, allowedAppendRoles: new Set(["user"]) } };
-    expect(() => prepareV2Turn(state, badRole, narrow)).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => prepareV2Turn(state, badRole, narrow, true)).toThrow(expect.objectContaining({ status: 400 }));
     expect(state.activeLeaf).toBe(root);
     state.activeLeaf = child;
     const broken: PolicyContext = {
@@ -116,7 +147,7 @@ describe("prepare/commit", () => {
         },
       },
     };
-    expect(() => prepareV2Turn(state, request([U, { role: "assistant", content: "a" }, { role: "user", content: "w" }]), broken)).toThrow(
+    expect(() => prepareV2Turn(state, request([U, { role: "assistant", content: "a" }, { role: "user", content: "w" }]), broken, true)).toThrow(
       expect.objectContaining({ status: 500, message: "TITO merge failed: not append-only" }),
     );
     expect(state.activeLeaf).toBe(root);
@@ -130,7 +161,7 @@ describe("prepare/commit", () => {
         },
       },
     };
-    expect(() => prepareV2Turn(state, request([{ role: "user", content: "other" }]), noRender)).toThrow(expect.objectContaining({ status: 500 }));
+    expect(() => prepareV2Turn(state, request([{ role: "user", content: "other" }]), noRender, true)).toThrow(expect.objectContaining({ status: 500 }));
     expect(state.activeLeaf).toBeNull();
     expect(state.forest.nodes).toEqual([root, child]);
   });

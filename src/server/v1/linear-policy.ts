@@ -9,8 +9,19 @@ import { computeSessionMismatch, MismatchMemo, recordTools, trajectoryMetadataWi
 import { assertRenderableAssistantContent } from "../chat-request";
 import { titoStep } from "../tito-step";
 import { assertStoredPrefix } from "../token-prefix";
-import type { CompletedTurn, NormalizedChatRequest, SamplesRequestBody, SamplesResult } from "../types";
-import { applyRollback, appendTurn, createLinearTrajectory, currentTokenIds, findRollback, LinearTrajectory } from "./linear-trajectory";
+import { checkMilesRevision } from "../miles-revision";
+import type { CompletedTurn, MilesRevision, NormalizedChatRequest, SamplesRequestBody, SamplesResult } from "../types";
+import {
+  applyRollback,
+  appendTurn,
+  createLinearTrajectory,
+  currentTokenIds,
+  findRollback,
+  LinearTrajectory,
+  rollbackBase,
+  type RollbackBase,
+  type RollbackTarget,
+} from "./linear-trajectory";
 
 /** What v1 remembers between prepare and commit: the turn count the prompt was built on. */
 export interface LinearPlan {
@@ -69,36 +80,63 @@ function splitTurnAdvice(state: LinearTrajectory, request: NormalizedChatRequest
   return advice;
 }
 
-/** The v1 policy (SPEC §7.1). */
+/** The prompt ids of a request built on `base` (the stored history, or what a rollback keeps of it). Pure. */
+function promptOn(base: RollbackBase, request: NormalizedChatRequest, ctx: PolicyContext): number[] {
+  if (base.turns === 0) {
+    return titoStep("render", () => ctx.tito.renderPromptIds(request.messages, request.tools, request.chatTemplateKwargs));
+  }
+  assertAppendOnly(base.messages, request.messages, ctx.tito.allowedAppendRoles, ctx.messagesMatch);
+  const effective = [...base.messages, ...request.messages.slice(base.messages.length)];
+  return titoStep("merge", () => ctx.tito.mergeTokens(base.messages, effective, base.tokenIds, request.tools, request.chatTemplateKwargs));
+}
+
+/** Options of {@link createV1Policy}. */
+export interface V1PolicyOptions {
+  /**
+   * Which miles revision a refused retry follows (default `"3311"`: validated and rendered on the rolled-back view
+   * first, so a refusal keeps the history; `"31f1ca96"`: the rollback is applied first and a refusal keeps it).
+   */
+  milesRevision?: MilesRevision;
+}
+
+function prepareLinear(revision: MilesRevision) {
+  return (state: LinearTrajectory, request: NormalizedChatRequest, ctx: PolicyContext): PreparedTurn<LinearPlan> => {
+    // The deep-rollback refusal (more than one generated turn) throws here and changes nothing in either revision.
+    const rollback = findRollback(state, request.messages, ctx.messagesMatch);
+    // Deviation (docs/PROTOCOL.md): assistant content parts are refused before anything changes, in either revision.
+    const renderFrom = rollback !== null ? rollback.keepMessages : state.checkpoints.length === 0 ? 0 : state.messages.length;
+    assertRenderableAssistantContent(request.messages, renderFrom, () => splitTurnAdvice(state, request, ctx));
+    if (rollback !== null) warnIfOnlySpelling(state, request, ctx);
+    const logRollback = (target: RollbackTarget): void =>
+      ctx.logger.info?.(`rolling back: ${state.checkpoints.length} -> ${target.keepCheckpoints} checkpoints, messages[:${target.keepMessages}]`);
+    if (revision === "31f1ca96" && rollback !== null) {
+      // The snapshot's order: the rollback is applied first and stays applied when the request is refused afterwards
+      // (a disallowed appended role, a tokenizer failure); mirrors test_sessions_v1_pins.py at 31f1ca96.
+      logRollback(rollback);
+      applyRollback(state, rollback);
+    }
+    // miles PR #3311: select the checkpoint without mutation, validate and render on what it keeps, then roll back.
+    const base = rollbackBase(state, revision === "31f1ca96" ? null : rollback);
+    const promptIds = promptOn(base, request, ctx);
+    if (revision !== "31f1ca96" && rollback !== null) {
+      logRollback(rollback);
+      applyRollback(state, rollback);
+    }
+    return { promptIds, plan: { expectedTurns: state.checkpoints.length }, checkpointIds: currentTokenIds(state) };
+  };
+}
+
+function buildLinearPolicy(revision: MilesRevision): TrajectoryPolicy<LinearTrajectory, LinearPlan> {
+  return { ...linearPolicy, prepare: prepareLinear(revision) };
+}
+
+/** The v1 policy (SPEC §7.1), following miles with PR #3311 (see {@link V1PolicyOptions}). */
 export const linearPolicy: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
   version: "v1",
   wireFields: WIRE_FIELDS_V1,
   createState: createLinearTrajectory,
 
-  prepare(state, request: NormalizedChatRequest, ctx): PreparedTurn<LinearPlan> {
-    // The retry rollback is applied first and stays applied: a request refused afterwards (a disallowed appended
-    // role, a tokenizer failure) leaves the session rolled back, as the Python server does (its v1 pins characterize
-    // this order), so a later resend trains what Python trains. Only the deep-rollback refusal and the content-parts
-    // refusal change nothing.
-    const rollback = findRollback(state, request.messages, ctx.messagesMatch);
-    // Deviation (docs/PROTOCOL.md): assistant content parts are refused before the rollback, so nothing stored is lost.
-    const renderFrom = rollback !== null ? rollback.keepMessages : state.checkpoints.length === 0 ? 0 : state.messages.length;
-    assertRenderableAssistantContent(request.messages, renderFrom, () => splitTurnAdvice(state, request, ctx));
-    if (rollback !== null) {
-      warnIfOnlySpelling(state, request, ctx);
-      ctx.logger.info?.(`rolling back: ${state.checkpoints.length} -> ${rollback.keepCheckpoints} checkpoints, messages[:${rollback.keepMessages}]`);
-      applyRollback(state, rollback);
-    }
-    let promptIds: number[];
-    if (state.checkpoints.length === 0) {
-      promptIds = titoStep("render", () => ctx.tito.renderPromptIds(request.messages, request.tools, request.chatTemplateKwargs));
-    } else {
-      assertAppendOnly(state.messages, request.messages, ctx.tito.allowedAppendRoles, ctx.messagesMatch);
-      const effective = [...state.messages, ...request.messages.slice(state.messages.length)];
-      promptIds = titoStep("merge", () => ctx.tito.mergeTokens(state.messages, effective, currentTokenIds(state), request.tools, request.chatTemplateKwargs));
-    }
-    return { promptIds, plan: { expectedTurns: state.checkpoints.length }, checkpointIds: currentTokenIds(state) };
-  },
+  prepare: prepareLinear("3311"),
 
   commit(state, plan, request, turn: CompletedTurn, ctx): boolean {
     if (state.checkpoints.length !== plan.expectedTurns) {
@@ -107,13 +145,15 @@ export const linearPolicy: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
       );
       return false;
     }
-    const tokenIds = [...turn.promptIds, ...turn.completionIds];
+    const tokenIds = turn.promptIds.concat(turn.completionIds); // concat sizes the array exactly (a spread leaves growth slack)
     assertStoredPrefix(currentTokenIds(state), tokenIds, ctx.tito.maxTrimTokens);
     appendTurn(state, request.messages, turn.assistantMessage, tokenIds, turn.record);
     return true;
   },
 
   view,
+
+  storedRecords: (state) => state.records,
 
   collectSamples(state, body: SamplesRequestBody, ctx): SamplesResult {
     const sessionMetadata = view(state, ctx).metadata;
@@ -127,7 +167,8 @@ export const linearPolicy: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
   },
 };
 
-/** A v1 policy instance (stateless; state lives per session). */
-export function createV1Policy(): TrajectoryPolicy<LinearTrajectory, LinearPlan> {
-  return linearPolicy;
+/** A v1 policy instance (stateless; state lives per session) following `options.milesRevision` (default `"3311"`). */
+export function createV1Policy(options: V1PolicyOptions = {}): TrajectoryPolicy<LinearTrajectory, LinearPlan> {
+  const revision = checkMilesRevision(options.milesRevision);
+  return revision === "3311" ? linearPolicy : buildLinearPolicy(revision);
 }

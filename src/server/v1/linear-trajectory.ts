@@ -67,6 +67,26 @@ export function findRollback(state: LinearTrajectory, request: readonly ChatMess
   return { keepCheckpoints: checkpoint + 1, keepMessages: checkpoint >= 0 ? state.checkpointMessageEnds[checkpoint] : 0, discarded };
 }
 
+/** What a request builds on: the stored history, or what a rollback target keeps of it (read without mutating). */
+export interface RollbackBase {
+  /** Messages kept. */
+  readonly messages: readonly ChatMessage[];
+  /** The token ids of the last checkpoint kept ([] when none). */
+  readonly tokenIds: readonly number[];
+  /** Generated turns kept. */
+  readonly turns: number;
+}
+
+/** The history a request builds on after `target` (null: the whole stored history), without changing `state`. */
+export function rollbackBase(state: LinearTrajectory, target: RollbackTarget | null): RollbackBase {
+  if (target === null) return { messages: state.messages, tokenIds: currentTokenIds(state), turns: state.checkpoints.length };
+  return {
+    messages: state.messages.slice(0, target.keepMessages),
+    tokenIds: target.keepCheckpoints > 0 ? state.checkpoints[target.keepCheckpoints - 1] : [],
+    turns: target.keepCheckpoints,
+  };
+}
+
 /** Truncates messages, checkpoints and records to a rollback target. */
 export function applyRollback(state: LinearTrajectory, target: RollbackTarget): void {
   state.messages = state.messages.slice(0, target.keepMessages);

@@ -59,7 +59,7 @@ export class TrajectoryNode {
     init: NodeInit,
   ) {
     this.deltaMessages = [...init.deltaMessages];
-    this.tokenIds = [...init.tokenIds];
+    this.tokenIds = init.tokenIds.slice(); // slice sizes the copy exactly (a spread leaves growth slack)
     this.completionSpan = [init.completionSpan[0], init.completionSpan[1]];
     this.committedAt = init.committedAt;
     this.responseId = init.responseId;

@@ -2,7 +2,8 @@
 // Plugs the pure forest, serving and hook modules into the shell's prepare/commit/view/collectSamples seam.
 import { WIRE_FIELDS_V2 } from "../../wire/samples-codec";
 import type { TrajectoryPolicy } from "../policy";
-import type { SamplesResult } from "../types";
+import { checkMilesRevision } from "../miles-revision";
+import type { MilesRevision, SamplesResult } from "../types";
 import type { HookSpec, SamplePicker, SamplePostprocessor } from "./hook-types";
 import { loadSampleHooks, runSampleHooks } from "./hooks";
 import { buildLeafMaterial } from "./leaf-material";
@@ -15,6 +16,11 @@ export interface V2PolicyOptions {
   samplePicker?: HookSpec<SamplePicker>;
   /** Post-processor (default `defaultPostprocess`): a function or a `"module/path#exportName"` string. */
   samplePostprocessor?: HookSpec<SamplePostprocessor>;
+  /**
+   * Which miles revision the view follows (default `"3311"`: the last committed node, PR #3258; `"31f1ca96"`: a
+   * request moves the view to its attach point when positioned, and a refusal afterwards leaves it there).
+   */
+  milesRevision?: MilesRevision;
 }
 
 /**
@@ -24,16 +30,18 @@ export interface V2PolicyOptions {
  */
 export function createV2Policy(options: V2PolicyOptions = {}): TrajectoryPolicy<V2SessionState, V2Plan> {
   const hooks = loadSampleHooks(options);
+  const moveView = checkMilesRevision(options.milesRevision) === "31f1ca96";
   return {
     version: "v2",
     wireFields: WIRE_FIELDS_V2,
     createState: () => createV2State(),
-    prepare: prepareV2Turn,
+    prepare: (state, request, ctx) => prepareV2Turn(state, request, ctx, moveView),
     commit(state, plan, request, turn, ctx) {
       commitV2Turn(state, plan, request, turn, ctx);
       return true;
     },
     view: viewV2,
+    storedRecords: (state) => state.forest.nodes.map((node) => node.record),
     collectSamples(state, body, ctx): SamplesResult {
       const mismatches: MismatchCache = new Map(); // the active leaf's report serves both the session and its sample
       const sessionMetadata = v2SessionMetadata(state, ctx, mismatches);

@@ -23,8 +23,9 @@ import { type AttachPoint, ForestCapacityError, TrajectoryForest, type Trajector
 export interface V2SessionState {
   readonly forest: TrajectoryForest;
   /**
-   * The node the last request attached to or committed; the active path is root -> activeLeaf.
-   * Null before the first committed generation (and after a request that opens a new root).
+   * The head of the view; the active path is root -> activeLeaf. Following miles PR #3258 (the default) it is the
+   * last committed node, null before the first commit. Under `milesRevision: "31f1ca96"` a request also moves it to
+   * its attach point as soon as it is positioned (null for a request that opens a new root).
    */
   activeLeaf: TrajectoryNode | null;
 }
@@ -43,11 +44,14 @@ export function createV2State(cap?: number): V2SessionState {
 }
 
 /**
- * Positions a request and returns its prompt ids. As in the Python server, the view moves to the attach point as
- * soon as the request is positioned: a request refused afterwards (a disallowed role, a tokenizer failure, a failed
- * upstream call) leaves GET and the samples op on the attach node (mirrors
- * tests/fast/router/test_sessions_v2.py::test_disallowed_append_role_400_with_rollback_side_effect). The 409 for a
- * truncated node, the 422 at the node cap and the 400 for assistant content parts come first and change nothing.
+ * Positions a request and returns its prompt ids. Nothing in the state changes (miles PR #3258: the view follows the
+ * last committed node, so a request refused here or upstream leaves GET and the samples op where they were).
+ * With `moveView` (`milesRevision: "31f1ca96"`) the view moves to the attach point as soon as the request is
+ * positioned, as the snapshot's Python server does: a request refused afterwards (a disallowed role, a tokenizer
+ * failure, a failed upstream call) leaves GET and the samples op on the attach node (mirrors
+ * tests/fast/router/test_sessions_v2.py::test_disallowed_append_role_400_with_rollback_side_effect at 31f1ca96).
+ * The 409 for a truncated node, the 422 at the node cap and the 400 for assistant content parts come first and
+ * change nothing in either revision.
  * @throws SessionHttpError 422 (node cap), 409 (extending a truncated generation), 400 (assistant content parts,
  *   disallowed role), 500 (tokenizer failure).
  */
@@ -55,6 +59,7 @@ export function prepareV2Turn(
   state: V2SessionState,
   request: NormalizedChatRequest,
   ctx: PolicyContext,
+  moveView = false,
 ): { promptIds: number[]; plan: V2Plan; checkpointIds: readonly number[] } {
   // Deviation (docs/PROTOCOL.md): refused before the upstream call; Python calls the backend, then fails the commit.
   if (state.forest.full) throw new SessionHttpError(422, new ForestCapacityError(state.forest.cap).message);
@@ -75,7 +80,7 @@ export function prepareV2Turn(
   // Deviation (docs/PROTOCOL.md): assistant content parts are refused before the view moves, so the session is as it was.
   assertRenderableAssistantContent(request.messages, point.node === null ? 0 : point.matchedMessages, () => splitTurnAdvice(state, point, request, ctx));
   if (point.node !== state.activeLeaf) warnIfOnlySpelling(state, point, request, ctx);
-  state.activeLeaf = point.node;
+  if (moveView) state.activeLeaf = point.node;
   const plan: V2Plan = { parent: point.node, matchedMessages: point.matchedMessages };
   return { promptIds: promptFor(point.node, point.matchedMessages, request, ctx), plan, checkpointIds: point.node === null ? [] : point.node.tokenIds };
 }
@@ -161,7 +166,7 @@ function promptFor(attach: TrajectoryNode | null, matchedMessages: number, reque
  * @throws SessionHttpError 500 when the parent's snapshot is not a prefix of prompt + completion, 422 at the node cap.
  */
 export function commitV2Turn(state: V2SessionState, plan: V2Plan, request: NormalizedChatRequest, turn: CompletedTurn, ctx: PolicyContext): TrajectoryNode {
-  const allIds = [...turn.promptIds, ...turn.completionIds];
+  const allIds = turn.promptIds.concat(turn.completionIds); // sized exactly: the node keeps a copy for good
   if (plan.parent !== null) assertStoredPrefix(plan.parent.tokenIds, allIds, ctx.tito.maxTrimTokens);
   const delta: ChatMessage[] = [...request.messages.slice(plan.matchedMessages), turn.assistantMessage];
   let node: TrajectoryNode;

@@ -31,3 +31,8 @@ export const notAFunction = 42;
 
 /** A post-processor that leaves samples untouched. */
 export const identityPostprocess: SamplePostprocessor = (samples) => samples;
+
+/** Throws an error whose message names this file by its absolute path (as a failing `require` or `fs` call would). */
+export const explodingWithPath: SamplePicker = () => {
+  throw new Error(`cannot read ${__filename}: the picker's table is missing`);
+};

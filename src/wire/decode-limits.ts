@@ -1,0 +1,72 @@
+// Caps on what one samples reply may make the decoder do, checked before the work, and counters of the work done.
+// A hostile or broken server must not stall the test run: every cap is a count read from bytes that are already there.
+
+/** Caps of {@link decodeSamplesReply} (see `DecodeSamplesOptions.limits`). */
+export interface SamplesDecodeLimits {
+  /** Most samples a reply may declare (default 10,000: a v2 session holds at most 1024 leaves). */
+  maxSamples: number;
+  /** Most tensors the container may declare (default: 5 per sample allowed plus `_samples_meta`). */
+  maxTensors: number;
+  /**
+   * Most elements of one sample's tensor (tokens, loss mask, log-probs, replay rows × columns; default 2^26, a
+   * 64M-token sample). Each is converted to a number list per sample, so this bounds the per-sample work.
+   */
+  maxTensorElements: number;
+}
+
+/** The default caps. */
+export const DEFAULT_SAMPLES_DECODE_LIMITS: Readonly<SamplesDecodeLimits> = Object.freeze({
+  maxSamples: 10_000,
+  maxTensors: 5 * 10_000 + 1,
+  maxTensorElements: 2 ** 26,
+});
+
+/** The caps with `overrides` applied (a custom `maxSamples` moves the default `maxTensors` with it). */
+export function resolveDecodeLimits(overrides: Partial<SamplesDecodeLimits> | undefined, fail: (message: string) => never): SamplesDecodeLimits {
+  const pick = (name: keyof SamplesDecodeLimits, fallback: number): number => {
+    const value = overrides?.[name];
+    if (value === undefined) return fallback;
+    if (!Number.isSafeInteger(value) || value < 0) fail(`samples codec: limits.${name} must be a non-negative integer, got ${String(value)}`);
+    return value;
+  };
+  const maxSamples = pick("maxSamples", DEFAULT_SAMPLES_DECODE_LIMITS.maxSamples);
+  return {
+    maxSamples,
+    maxTensors: pick("maxTensors", 5 * maxSamples + 1),
+    maxTensorElements: pick("maxTensorElements", DEFAULT_SAMPLES_DECODE_LIMITS.maxTensorElements),
+  };
+}
+
+/**
+ * Deterministic counters of a decode's work, for tests and benchmarks that bound it by the payload size without a
+ * clock: bytes each pass reads, bytes copied, number-list elements built, input-sample copies made.
+ */
+export class DecodeWork {
+  /** Bytes read by scanning passes (counting, nesting check, UTF-8 decoding, JSON parsing), summed over passes. */
+  scannedBytes = 0;
+  /** Tensor bytes copied (misaligned tensors; aligned ones are views). */
+  copiedBytes = 0;
+  /** Elements of the number lists built from tensors (8 heap bytes each). */
+  listElements = 0;
+  /** Deep copies of the input sample (one per decoded sample). */
+  sampleCopies = 0;
+}
+
+/**
+ * Counts occurrences of `needle` in `haystack` up to `stop` (returns early once reached), in one pass over the bytes.
+ * A JSON key spelled with escapes is not counted, so callers use this to refuse early and re-check after parsing.
+ */
+export function countOccurrences(haystack: Uint8Array, needle: Uint8Array, stop: number, work?: DecodeWork): number {
+  const first = needle[0];
+  const last = haystack.length - needle.length;
+  let count = 0;
+  let at = 0;
+  scan: for (; at <= last && count < stop; at += 1) {
+    if (haystack[at] !== first) continue;
+    for (let k = 1; k < needle.length; k += 1) if (haystack[at + k] !== needle[k]) continue scan;
+    count += 1;
+    at += needle.length - 1;
+  }
+  if (work) work.scannedBytes += Math.min(at, haystack.length);
+  return count;
+}
