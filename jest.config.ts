@@ -40,6 +40,8 @@ export const SLOW_SUITES: readonly string[] = [
   "__tests__/clients/frameworks/openai-agents.test.ts",
   "__tests__/clients/frameworks/langchain.test.ts",
   "__tests__/clients/frameworks/llamaindex.test.ts",
+  // session servers under a small heap in child processes (the memory budget's 503 before the heap runs out)
+  "__tests__/server/session-budget-heap.test.ts",
   // worker threads each loading their own tokenizer and servers
   "__tests__/fixture/environment-thread.test.ts",
 ];
