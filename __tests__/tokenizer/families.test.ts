@@ -6,6 +6,17 @@ import { describe, expect, test } from "@jest/globals";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import fc from "fast-check";
+import {
+  ASSISTANT_INPUT_FOLLOWUP_TEXT,
+  ASSISTANT_INPUT_TEXTS,
+  buildInitialMessages,
+  FORCE_FINAL_TEXT,
+  MOCK_TOOL_RESULTS,
+  SYSTEM_REMINDER_TEXT,
+  USER_FOLLOWUP_TEXT,
+  WEATHER_TOOLS,
+} from "../../src/agent/texts";
 import {
   DEFAULT_FAMILY,
   getTitoFamily,
@@ -151,5 +162,61 @@ describe("loading a model choice", () => {
     expect(model.tito.compareIds(expected, actual).map((entry) => entry.type)).toEqual(["non_assistant_text"]);
     const qwen = await loadTitoModel({ titoModel: "qwen3" });
     expect(qwen.tito.compareIds(expected, actual).map((entry) => entry.type)).toEqual(["assistant_text"]);
+  });
+});
+
+describe("qwennext append safety (clear_thinking pinned False, as QwenNextTITOTokenizer registers it)", () => {
+  const call = (id: string, city: string) => ({ id, type: "function" as const, function: { name: "get_weather", arguments: JSON.stringify({ location: city }) } });
+  /** The weather schedule's message sequence, every assistant turn with the reasoning the thinking model writes. */
+  const weatherRun: ChatMessage[] = [
+    ...buildInitialMessages(),
+    { role: "assistant", content: "Let me look up Beijing.", reasoning_content: "Look it up.", tool_calls: [call("c0", "Beijing")] },
+    { role: "tool", content: MOCK_TOOL_RESULTS[0], tool_call_id: "c0" },
+    { role: "assistant", content: "Beijing is 22 degrees Celsius and sunny.", reasoning_content: "Summarize." },
+    { role: "user", content: USER_FOLLOWUP_TEXT },
+    { role: "assistant", content: "Let me look up Shanghai.", reasoning_content: "Again.", tool_calls: [call("c1", "Shanghai")] },
+    { role: "tool", content: MOCK_TOOL_RESULTS[1], tool_call_id: "c1" },
+    { role: "assistant", content: "Shanghai is 15 degrees Celsius and cloudy.", reasoning_content: "Summarize." },
+    { role: "system", content: SYSTEM_REMINDER_TEXT },
+    { role: "assistant", content: "I will answer in one sentence.", reasoning_content: "Comply." },
+    { role: "user", content: FORCE_FINAL_TEXT },
+    { role: "assistant", content: "<final_answer>Both looked up.</final_answer>", reasoning_content: "Wrap up." },
+    { role: "assistant", content: ASSISTANT_INPUT_TEXTS[0] },
+    { role: "assistant", content: ASSISTANT_INPUT_TEXTS[1] },
+    { role: "user", content: ASSISTANT_INPUT_FOLLOWUP_TEXT },
+  ];
+
+  const random = fc.array(
+    fc.oneof(
+      fc.record({ role: fc.constant("user"), content: fc.string({ maxLength: 12 }) }),
+      fc.record({ role: fc.constant("system"), content: fc.string({ maxLength: 12 }) }),
+      fc.record({ role: fc.constant("tool"), content: fc.string({ maxLength: 12 }) }),
+      fc.record({ role: fc.constant("assistant"), content: fc.string({ maxLength: 12 }), reasoning_content: fc.option(fc.string({ maxLength: 12 }), { nil: undefined }) }),
+    ),
+    { minLength: 2, maxLength: 10 },
+  );
+
+  test("every stored history's render and every generation prompt is a prefix of the full render (weather schedule, 200 random conversations)", async () => {
+    const model = await loadTitoModel({ titoModel: "qwennext" });
+    const kwargs = model.tito.mergeKwargs({});
+    const conversations = [weatherRun, ...fc.sample(random, { numRuns: 200, seed: 2026 }).map((list) => [{ role: "user", content: "start" }, ...list] as ChatMessage[])];
+    let checked = 0;
+    for (const messages of conversations) {
+      const full = model.tokenizer.renderChatTemplate(messages, { tools: WEATHER_TOOLS, kwargs });
+      for (let end = 1; end < messages.length; end += 1) {
+        // a stored history ends with an assistant turn: what it rendered, and the prompt that produced that turn
+        if (messages[end - 1].role === "assistant") {
+          const stored = model.tokenizer.renderChatTemplate(messages.slice(0, end), { tools: WEATHER_TOOLS, kwargs });
+          if (!full.startsWith(stored)) throw new Error(`render of messages[:${end}] is not a prefix of the full render:\n${JSON.stringify(messages)}`);
+          checked += 1;
+        }
+        if (messages[end].role === "assistant") {
+          const prompt = model.tokenizer.renderChatTemplate(messages.slice(0, end), { tools: WEATHER_TOOLS, kwargs, addGenerationPrompt: true });
+          if (!full.startsWith(prompt)) throw new Error(`the generation prompt of messages[:${end}] is not a prefix of the full render:\n${JSON.stringify(messages)}`);
+          checked += 1;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(500);
   });
 });
