@@ -22,7 +22,9 @@ afterEach(async () => {
 async function completion(body: Record<string, unknown>): Promise<{ message: Record<string, unknown>; ids: number[]; finish: string }> {
   const reply = await call("POST", `${backend!.url}/v1/chat/completions`, { ...body, return_meta_info: true });
   expect(reply.status).toBe(200);
-  const choice = reply.json<{ choices: { message: Record<string, unknown>; finish_reason: string; meta_info: { output_token_logprobs: [number, number][] } }[] }>().choices[0];
+  const choice = reply.json<{
+    choices: { message: Record<string, unknown>; finish_reason: string; meta_info: { output_token_logprobs: [number, number][] } }[];
+  }>().choices[0];
   return { message: choice.message, ids: choice.meta_info.output_token_logprobs.map(([, id]) => id), finish: choice.finish_reason };
 }
 
@@ -33,7 +35,9 @@ describe("the mock under a family", () => {
     expect(finish).toBe("tool_calls");
     expect(message.reasoning_content).toBe(WEATHER_REASONING_TEXT);
     expect(message.content).toBe("Let me look up Beijing.");
-    expect(message.tool_calls).toEqual([{ id: "call00000", index: 0, type: "function", function: { name: "get_weather", arguments: '{"location": "Beijing"}' } }]);
+    expect(message.tool_calls).toEqual([
+      { id: "call00000", index: 0, type: "function", function: { name: "get_weather", arguments: '{"location": "Beijing"}' } },
+    ]);
   });
 
   test("qwen3 (not opened by the prompt) keeps its replies and carries no reasoning_content", async () => {
@@ -48,7 +52,9 @@ describe("the mock under a family", () => {
     const { ids, message } = await completion({ messages: [{ role: "user", content: "What's the weather in Beijing?" }], tools: WEATHER_TOOLS });
     expect(ids[ids.length - 1]).toBe(128009);
     expect(message.tool_calls).toHaveLength(1);
-    expect(() => resolveMockFormats({ titoModel: "default", toolCallParser: "hermes" })).toThrow('unknown tool-call parser "hermes"; the mock implements: qwen25');
+    expect(() => resolveMockFormats({ titoModel: "default", toolCallParser: "hermes" })).toThrow(
+      'unknown tool-call parser "hermes"; the mock implements: qwen25',
+    );
   });
 
   test("a parser flag contradicting the family's bound parser is refused with miles' text", () => {

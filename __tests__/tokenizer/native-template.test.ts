@@ -53,7 +53,8 @@ describe("a checkpoint template in transformers' environment", () => {
     const cases = fc.sample(conversation, { numRuns: 150, seed: 26 }).map(({ messages }) =>
       messages.map(({ role, content: text, args }): ChatMessage => {
         const message: ChatMessage = { role, content: text };
-        if (role === "assistant" && args !== undefined) message.tool_calls = [{ id: "c", type: "function", function: { name: "f", arguments: JSON.stringify(args) } }];
+        if (role === "assistant" && args !== undefined)
+          message.tool_calls = [{ id: "c", type: "function", function: { name: "f", arguments: JSON.stringify(args) } }];
         return message;
       }),
     );
@@ -62,7 +63,11 @@ describe("a checkpoint template in transformers' environment", () => {
     const python = JSON.parse(
       runPythonScript(
         "render_native_qwen3.py",
-        JSON.stringify({ template: TEMPLATE, variables, cases: cases.map((messages) => JSON.stringify({ messages, tools, add_generation_prompt: false, kwargs: {} })) }),
+        JSON.stringify({
+          template: TEMPLATE,
+          variables,
+          cases: cases.map((messages) => JSON.stringify({ messages, tools, add_generation_prompt: false, kwargs: {} })),
+        }),
       ),
     ) as Array<string | { error: string }>;
     const template = new NativeChatTemplate(TEMPLATE, "/somewhere/chat_template.jinja", variables);
@@ -75,21 +80,33 @@ describe("a checkpoint template in transformers' environment", () => {
 
   test("special-token variables are transformers' special_tokens_map: AddedToken objects give their content, unset ones are left out", () => {
     expect(
-      specialTokenVariables({ bos_token: { __type: "AddedToken", content: "<｜begin▁of▁sentence｜>" }, eos_token: "<|eot_id|>", pad_token: null, additional_special_tokens: ["<a>", { content: "<b>" }] }),
+      specialTokenVariables({
+        bos_token: { __type: "AddedToken", content: "<｜begin▁of▁sentence｜>" },
+        eos_token: "<|eot_id|>",
+        pad_token: null,
+        additional_special_tokens: ["<a>", { content: "<b>" }],
+      }),
     ).toEqual({ bos_token: "<｜begin▁of▁sentence｜>", eos_token: "<|eot_id|>", additional_special_tokens: ["<a>", "<b>"] });
   });
 
   test("raise_exception's text reaches the error; the message names the template file only", () => {
     const template = new NativeChatTemplate("{{ raise_exception('Conversation roles must alternate') }}", "/secret/install/path/chat_template.jinja");
     expect(() => template.render([{ role: "user", content: "x" }])).toThrow(ChatTemplateError);
-    expect(() => template.render([{ role: "user", content: "x" }])).toThrow("rendering chat template chat_template.jinja failed: Conversation roles must alternate");
+    expect(() => template.render([{ role: "user", content: "x" }])).toThrow(
+      "rendering chat template chat_template.jinja failed: Conversation roles must alternate",
+    );
   });
 
   test("a template failing on Tool dumps is rendered once more with the bare functions (miles' tool format fallback)", () => {
-    const template = new NativeChatTemplate("{% for t in tools %}{% if t.function is defined %}{{ raise_exception('bare functions only') }}{% endif %}{{ t.name }};{% endfor %}", "t.jinja");
+    const template = new NativeChatTemplate(
+      "{% for t in tools %}{% if t.function is defined %}{{ raise_exception('bare functions only') }}{% endif %}{{ t.name }};{% endfor %}",
+      "t.jinja",
+    );
     expect(template.render([], { tools: [{ type: "function", function: { name: "get_weather" } }] })).toBe("get_weather;");
     const always = new NativeChatTemplate("{{ raise_exception('never') }}", "t.jinja");
-    expect(() => always.render([], { tools: [{ type: "function", function: { name: "f" } }] })).toThrow("rendering chat template t.jinja failed (tool format fallback): never");
+    expect(() => always.render([], { tools: [{ type: "function", function: { name: "f" } }] })).toThrow(
+      "rendering chat template t.jinja failed (tool format fallback): never",
+    );
   });
 
   test("only assistant content None becomes '' (normalize_tool_arguments); arguments that are not JSON are refused naming the call", () => {
