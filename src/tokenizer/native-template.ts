@@ -45,10 +45,6 @@ interface RuntimeLike {
   value: unknown;
 }
 
-function isRuntime(value: unknown): value is RuntimeLike {
-  return value !== null && typeof value === "object" && typeof (value as { type?: unknown }).type === "string" && "value" in value;
-}
-
 /** A runtime value as the Python value Jinja2 would hold: floats stay floats, objects keep their key order. */
 function toPyJson(value: RuntimeLike): PyJson {
   switch (value.type) {
@@ -226,7 +222,7 @@ function prepareMessages(messages: readonly ChatMessage[]): unknown[] {
             `messages[${messageIndex}].tool_calls[${callIndex}].function.arguments is not valid JSON (${(error as Error).message}): ${text.slice(0, 200)}`,
           );
         }
-        return { ...call, function: { ...(fn as object), arguments: parsed } } as typeof call;
+        return { ...call, function: { ...fn, arguments: parsed } } as typeof call;
       });
     }
     return toPlainJs(copy);
@@ -293,6 +289,3 @@ export class NativeChatTemplate implements ChatTemplateRenderer {
     }
   }
 }
-
-/** True for a value our host functions receive from the engine (exported for tests of the rewrite). */
-export const isEngineValue = isRuntime;

@@ -67,5 +67,5 @@ function qwen3Ids(tokenizer: CheckpointTokenizer): { imStartId: number; imEndId:
   if (newline.length !== 1) {
     throw new Error(`tokenizer ${tokenizer.source} encodes "\\n" as ${newline.length} tokens; a Qwen3 tokenizer uses one`);
   }
-  return { imStartId, imEndId, newlineId: newline[0]! };
+  return { imStartId, imEndId, newlineId: newline[0] };
 }

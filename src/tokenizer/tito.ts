@@ -35,14 +35,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Where a {@link TokenRef} is looked up: the tokenizer plus its checkpoint's eos token, for messages. */
-export interface TokenResolver {
+interface TokenResolver {
   tokenizer: Tokenizer;
   /** The checkpoint's `eos_token` text (tokenizer_config.json), when it names one. */
   eosToken?: string;
 }
 
 /** What a {@link TokenRef} looks like in a message. */
-export function describeTokenRef(ref: TokenRef): string {
+function describeTokenRef(ref: TokenRef): string {
   if ("token" in ref) return ref.token;
   if ("text" in ref) return `${JSON.stringify(ref.text)} (as one token)`;
   return "eos_token";
@@ -52,7 +52,7 @@ export function describeTokenRef(ref: TokenRef): string {
  * The id of a {@link TokenRef} in this vocabulary.
  * @throws TitoModelError ("missing-token") naming the family, tokenizer.json and the token
  */
-export function resolveTokenRef(ref: TokenRef, resolver: TokenResolver, family: string): number {
+function resolveTokenRef(ref: TokenRef, resolver: TokenResolver, family: string): number {
   const { tokenizer } = resolver;
   let id: number | undefined;
   if ("token" in ref) id = tokenizer.tokenToId(ref.token);
