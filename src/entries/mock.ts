@@ -11,3 +11,5 @@ export { serveHandlers, type BridgeOptions, type HandlerBridge } from "../backen
 export { fetchBackendStats, resetBackendStats, MOCK_STATS_PATH, MOCK_RESET_PATH, type BackendStatsSnapshot } from "../backend/stats-routes";
 export type { BackendStats, BackendRequestEntry } from "../backend/stats";
 export type { BackendRequestBody, FinishReason, ProcessFunction, ProcessMetaInfo, ProcessResult } from "../backend/types";
+export type { ModelChoice, TokenRef } from "../tokenizer/families/types";
+export type { ChatTemplateKwargs, ToolSpec } from "../tokenizer/types";

@@ -39,3 +39,4 @@ export {
   type SessionRecord,
   type SessionServerVersion,
 } from "../server/types";
+export type { ModelChoice } from "../tokenizer/families/types";
