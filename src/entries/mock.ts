@@ -3,7 +3,7 @@
 export { startMockBackend, type MockBackend, type MockBackendOptions } from "../backend/mock-backend";
 export { useMockBackend, IN_PROCESS_BACKEND_ORIGIN, type InProcessBackendOptions, type InProcessMockBackend } from "../backend/in-process";
 export { weatherScript, echoScript, WEATHER_SCRIPT_REPLIES, WEATHER_REASONING_TEXT } from "../backend/scripts";
-export { resolveMockFormats, type MockFormats, type MockModelChoice } from "../backend/mock-model";
+export type { MockFormats, MockModelChoice } from "../backend/mock-model";
 export { toolCallFormat, reasoningFormat, toolCallFormatNames, reasoningFormatNames, FALLBACK_TOOL_CALL_PARSER } from "../backend/formats/registry";
 export type { ToolCallFormat, ReasoningFormat, ToolCallParse, ReasoningParse, ParsedToolCall, ScriptedToolCall } from "../backend/formats/types";
 export { createBackendHandlers, DEFAULT_MOCK_MODEL, QWEN3_STOP_TOKEN, type BackendOptions, type TokenizerSource } from "../backend/handlers";
