@@ -126,7 +126,8 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
       logger: { warn: (message) => warnings.set(message, (warnings.get(message) ?? 0) + 1) },
     });
   } catch (error) {
-    if (error instanceof TitoModelError) throw new CliExit(EXIT_USAGE, error.message);
+    // a family/checkpoint refusal names its own piece; an unreadable checkpoint also says where it came from
+    if (error instanceof TitoModelError && error.problem !== "missing-file") throw new CliExit(EXIT_USAGE, error.message);
     const blame =
       hfCheckpoint !== undefined ? ` (tokenizer from ${options.hfCheckpoint !== undefined ? "--hf-checkpoint" : HF_CHECKPOINT_ENV} ${hfCheckpoint})` : "";
     throw new CliExit(EXIT_USAGE, `could not start the servers${blame}: ${describeTransportError(error)}`);
