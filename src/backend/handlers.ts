@@ -5,6 +5,8 @@ import { randomBytes } from "node:crypto";
 import { http, type RequestHandler } from "msw";
 import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolSpec } from "../tokenizer/types";
 import type { FinishReason, ProcessFunction, ProcessResult } from "./types";
+import type { TokenRef } from "../tokenizer/families/types";
+import { stopTokenId, type MockFormats } from "./mock-model";
 import { planLookupKeys, type ReplyPlanRegistry } from "./reply-plans";
 import { BackendStatsRecorder } from "./stats";
 import type { DirectRoute } from "./http-bridge";
@@ -22,8 +24,14 @@ export const DEFAULT_MOCK_MODEL = "mock-model";
 export interface BackendOptions extends MockRoutingOptions {
   /** Decides the completion for each prompt. */
   process: ProcessFunction;
-  /** Qwen3 tokenizer used to decode `input_ids`, render `messages` and encode completions. */
+  /** Tokenizer used to decode `input_ids`, render `messages` and encode completions (the family's template). */
   tokenizer: Tokenizer;
+  /** How the family's tool calls and reasoning are written and parsed (default: `qwen25` tool calls, no reasoning parser). */
+  formats?: MockFormats;
+  /** The token ending a finished turn (default: the tokenizer's `eos_token`, else `<|im_end|>`). */
+  stopToken?: TokenRef;
+  /** Kwargs under each `messages` request's own `chat_template_kwargs` when the mock renders it (default none). */
+  chatTemplateKwargs?: ChatTemplateKwargs;
   /** Delay before each generation reply, in milliseconds (default 0). */
   latencyMs?: number;
   /** Append `<|im_end|>` to the output ids of stop/tool-call finishes (default true). */
@@ -182,7 +190,7 @@ class MockEngine {
       return errorReply(500, `mock backend could not load its tokenizer: ${(error as Error).message}`);
     }
     try {
-      prompt = path === "/generate" ? generatePrompt(body, tokenizer) : chatPrompt(body, tokenizer);
+      prompt = path === "/generate" ? generatePrompt(body, tokenizer) : chatPrompt(body, tokenizer, this.options.chatTemplateKwargs);
       routing = readRoutingRequest(body, prompt.ids.length, this.options);
     } catch (error) {
       return errorReply(400, (error as Error).message);
@@ -194,7 +202,7 @@ class MockEngine {
       const plan = this.options.plans;
       const keys = plan === undefined ? undefined : planLookupKeys(headers);
       const planned = keys === undefined ? undefined : plan?.answer(keys.routingKey, keys.callIndex);
-      const result = planned ?? (await this.options.process(prompt.text, body, { headers }));
+      const result = planned ?? (await this.options.process(prompt.text, body, { headers, formats: this.options.formats }));
       checkProcessResult(result);
       const context = this.replyContext(tokenizer, routing);
       if (path === "/generate") return jsonReply(200, buildGenerateReply(prompt, result, context));
@@ -215,7 +223,8 @@ class MockEngine {
     return {
       routing: routing.routedExperts || routing.indexerTopk ? { request: routing, options: this.options } : undefined,
       tokenizer,
-      stopTokenId: tokenizer.tokenToId(QWEN3_STOP_TOKEN),
+      stopTokenId: stopTokenId(tokenizer, this.options.stopToken ?? { eos: true }),
+      formats: this.options.formats,
       emitStopToken: this.emitStopToken,
       model: this.options.model ?? DEFAULT_MOCK_MODEL,
       now: this.clock,
@@ -252,7 +261,7 @@ function readInputIds(body: Record<string, unknown>): number[] | undefined {
   return ids as number[];
 }
 
-function chatPrompt(body: Record<string, unknown>, tokenizer: Tokenizer): PromptView {
+function chatPrompt(body: Record<string, unknown>, tokenizer: Tokenizer, defaults: ChatTemplateKwargs | undefined): PromptView {
   const tools = body["tools"];
   if (tools !== undefined && tools !== null && !Array.isArray(tools)) throw new BadRequest("`tools` must be an array");
   const inputIds = readInputIds(body);
@@ -273,7 +282,8 @@ function chatPrompt(body: Record<string, unknown>, tokenizer: Tokenizer): Prompt
     text = tokenizer.renderChatTemplate(messages as ChatMessage[], {
       tools: (tools as ToolSpec[] | null | undefined) ?? null,
       addGenerationPrompt: true,
-      kwargs: (kwargs as ChatTemplateKwargs | null | undefined) ?? {},
+      // the mock's --chat-template-kwargs under the request's own
+      kwargs: { ...defaults, ...((kwargs as ChatTemplateKwargs | null | undefined) ?? {}) },
     });
   } catch (error) {
     throw new BadRequest(`chat template could not render \`messages\` with \`tools\`: ${(error as Error).message}`);

@@ -3,23 +3,9 @@
 import type { ToolSpec } from "../tokenizer/types";
 import { dumpsPy, isPyTruthy, parsePyJson, PY_TOJSON, PyBigInt, PyFloat, type PyJson } from "../wire/py-json";
 import { isJsonObject } from "../wire/wire-json";
+import type { ParsedToolCall, ToolCallParse } from "./formats/types";
 
-/** One tool call recovered from completion text. */
-interface ParsedToolCall {
-  /** Position of the called tool in the request's `tools` list. */
-  toolIndex: number;
-  name: string;
-  /** Arguments re-serialized as Python's `json.dumps` would print them. */
-  arguments: string;
-}
-
-/** What {@link parseQwen25ToolCalls} found. */
-export interface ToolCallParse {
-  /** Text before the first `<tool_call>` (trimmed) when calls were found; the whole text otherwise. */
-  content: string;
-  /** Calls in text order; empty when none parsed. */
-  calls: ParsedToolCall[];
-}
+export type { ToolCallParse } from "./formats/types";
 
 const OPEN_TAG = "<tool_call>\n";
 const BLOCK_PATTERN = /<tool_call>\n([\s\S]*?)\n<\/tool_call>/g;

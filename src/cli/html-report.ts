@@ -2,13 +2,13 @@
 // Token texts come from the run's tokenizer; the drawing itself is the report component's pure renderer.
 import type { SessionParityRun } from "../fixture/types";
 import { pairView, renderHtmlReport, type HtmlReportInput } from "../report";
-import { loadTokenizer } from "../tokenizer/load";
+import { loadCheckpoint } from "../tokenizer/load";
 import { pairVerdicts } from "./judge";
 import type { ParityReport } from "./report";
 
-/** Decodes single token ids with the tokenizer of `hfCheckpoint` (the packaged Qwen3 one when null), memoized. */
+/** Decodes single token ids with the vocabulary of `hfCheckpoint` (any family's; the packaged Qwen3 one when null), memoized. */
 export async function tokenDecoder(hfCheckpoint: string | null | undefined): Promise<(id: number) => string> {
-  const tokenizer = await loadTokenizer(hfCheckpoint === null || hfCheckpoint === undefined ? {} : { hfCheckpoint });
+  const { tokenizer } = await loadCheckpoint(hfCheckpoint === null || hfCheckpoint === undefined ? {} : { hfCheckpoint });
   const texts = new Map<number, string>();
   return (id: number): string => {
     let text = texts.get(id);

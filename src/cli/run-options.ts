@@ -5,9 +5,10 @@ import * as path from "node:path";
 import { InvalidArgumentError } from "commander";
 import { parseServerUrl, parseServerUrlList } from "../fixture/server-urls";
 import type { MessageMatcherName } from "../server/message-matchers";
+import type { ModelChoiceFlags } from "./model-options";
 
 /** Parsed flags of `session-parity run`. */
-export interface RunCommandOptions {
+export interface RunCommandOptions extends ModelChoiceFlags {
   /** Trajectories per session-server version (default 16). */
   batch: number;
   /** Agent schedule cycles (default 1). */

@@ -10,9 +10,10 @@ import { CliExit, EXIT_USAGE } from "./exit-codes";
 import { parsePort } from "./mock-command";
 import { DEFAULT_WAIT_SECONDS, parseWaitSeconds } from "./run-options";
 import { redactUrlCredentials } from "../server/redaction";
+import { addModelOptions, type ModelChoiceFlags } from "./model-options";
 
 /** Parsed options of `serve`. */
-export interface ServeCommandOptions {
+export interface ServeCommandOptions extends ModelChoiceFlags {
   version: SessionServerVersion;
   backend: string;
   port: number;
@@ -105,6 +106,9 @@ export async function runServe(
       port: options.port,
       host: options.host,
       hfCheckpoint: options.hfCheckpoint,
+      titoModel: options.titoModel,
+      chatTemplatePath: options.chatTemplatePath,
+      chatTemplateKwargs: options.chatTemplateKwargs,
       instanceId: options.instanceId,
       messageMatcher: options.messageMatcher,
       samplePicker: options.samplePicker,
@@ -187,6 +191,7 @@ export function serveCommand(): Command {
       }
       await runServe({ ...options, version });
     });
+  addModelOptions(command, "{}");
   return withCliConventions(command, [
     "session-parity mock --port 30000 & session-parity serve v2 --backend http://127.0.0.1:30000 --port 8002 --message-matcher loose_tool_call",
   ]);

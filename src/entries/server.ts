@@ -42,3 +42,4 @@ export {
   type MilesRevision,
   MILES_REVISIONS,
 } from "../server/types";
+export type { ModelChoice } from "../tokenizer/families/types";

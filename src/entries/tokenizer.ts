@@ -1,8 +1,51 @@
-// The `jest-session-parity/tokenizer` entry: Qwen3's real tokenizer and chat template, and TITO (token in, token out).
+// The `jest-session-parity/tokenizer` entry: real tokenizers and chat templates, the TITO model families, and TITO.
 // Loading it loads the Hugging Face tokenizer and Jinja libraries; the package root never does.
-export { loadTokenizer, defaultTokenizerDirectory, TokenizerLoadError, type LoadTokenizerOptions } from "../tokenizer/load";
+export {
+  loadTokenizer,
+  loadCheckpoint,
+  defaultTokenizerDirectory,
+  TokenizerLoadError,
+  type LoadTokenizerOptions,
+  type CheckpointFiles,
+} from "../tokenizer/load";
 export { Qwen3Tokenizer, QWEN3_IDS } from "../tokenizer/qwen3-tokenizer";
+export { CheckpointTokenizer, type ChatTemplateRenderer } from "../tokenizer/checkpoint-tokenizer";
+export { NativeChatTemplate, specialTokenVariables, type SpecialTokenVariables } from "../tokenizer/native-template";
 export { qwen3ChatTemplate, ChatTemplate, ChatTemplateError, QWEN3_TEMPLATE_FILE, qwen3TemplatePath } from "../tokenizer/chat-template";
-export { createTito, Qwen3Tito, TitoError, QWEN3_TITO_APPEND_ROLES, QWEN3_PINNED_KWARGS, type TitoOptions, type TitoMessageMatcher } from "../tokenizer/tito";
+export {
+  createTito,
+  FamilyTito,
+  Qwen3Tito,
+  TitoError,
+  QWEN3_TITO_APPEND_ROLES,
+  QWEN3_PINNED_KWARGS,
+  type TitoOptions,
+  type TitoMessageMatcher,
+} from "../tokenizer/tito";
+export { loadTitoModel, type LoadedModel, type LoadTitoModelOptions } from "../tokenizer/family-load";
+export {
+  DEFAULT_FAMILY,
+  DEFAULT_TITO_MODEL,
+  getTitoFamily,
+  MILES_TITO_MODELS,
+  QWEN3_FAMILY,
+  QWENNEXT_FAMILY,
+  titoFamilies,
+  titoFamilyNames,
+  TitoModelError,
+  ALL_APPEND_ROLES,
+  type AppendRole,
+  type BoundaryRule,
+  type BundledTemplateHelpers,
+  type ComparatorSpec,
+  type LoadedModelInfo,
+  type ModelChoice,
+  type SuffixRender,
+  type TemplateSource,
+  type TitoFamily,
+  type TitoModelProblem,
+  type TokenRef,
+  type WireFormats,
+} from "../tokenizer/families";
 export { MismatchComparator, type TitoMismatchEntry, type TitoMismatchType, type MismatchComparatorOptions } from "../tokenizer/mismatch";
 export type { ChatMessage, ChatTemplateKwargs, RenderOptions, Tokenizer, ToolCall, ToolSpec } from "../tokenizer/types";

@@ -38,8 +38,9 @@ export async function writeTestRunReport(
   try {
     const recordings = await readRecordings(run.recordingDir);
     if (recordings.length === 0) return null;
-    const { loadTokenizer } = await import("../tokenizer/load");
-    const tokenizer = await loadTokenizer(options.hfCheckpoint === undefined ? {} : { hfCheckpoint: options.hfCheckpoint });
+    const { loadCheckpoint } = await import("../tokenizer/load");
+    // the vocabulary alone: any family's checkpoint decodes its ids
+    const { tokenizer } = await loadCheckpoint(options.hfCheckpoint === undefined ? {} : { hfCheckpoint: options.hfCheckpoint });
     const texts = new Map<number, string>();
     const decodeToken = (id: number): string => {
       let text = texts.get(id);

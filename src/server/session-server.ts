@@ -2,7 +2,8 @@
 // Request handling lives in session-shell.ts; version-specific behaviour behind the TrajectoryPolicy seam.
 import { createServer, Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ChatTemplateKwargs, Tokenizer } from "../tokenizer/types";
+import type { ModelChoice } from "../tokenizer/families/types";
+import type { Tokenizer } from "../tokenizer/types";
 import { sendError } from "./http-io";
 import { MessageMatcherName, resolveMessageMatcher } from "./message-matchers";
 import type { AnyTrajectoryPolicy, MessageMatcher, PolicyContext, PolicyLogger } from "./policy";
@@ -18,21 +19,17 @@ import { allowedHostsFor } from "./request-guard";
 import { resolveSessionBudget } from "./session-budget";
 
 /** Options of {@link startSessionServer} (routing replay: see {@link RoutingReplayServerOptions}). */
-export interface SessionServerOptions extends RoutingReplayServerOptions {
+export interface SessionServerOptions extends RoutingReplayServerOptions, ModelChoice {
   /** `"v1"` (linear trajectories) or `"v2"` (trajectory tree). */
   version: SessionServerVersion;
   /** The SGLang-compatible backend, e.g. `http://127.0.0.1:30000`. */
   backendUrl: string;
-  /** A local checkpoint directory with tokenizer.json + tokenizer_config.json (default: the packaged Qwen3 files). */
-  hfCheckpoint?: string;
   /** Bind address (default 127.0.0.1). */
   host?: string;
   /** Port (default 0: a free port). */
   port?: number;
   /** Reported by `GET /health` as `session_server_instance_id`. */
   instanceId?: string;
-  /** Server default chat-template kwargs (default `{enable_thinking: false}`). */
-  chatTemplateKwargs?: ChatTemplateKwargs;
   /** History matcher: a built-in name or a custom function (default `"strict"`). */
   messageMatcher?: MessageMatcherName | MessageMatcher;
   /** Upstream deadline in ms: status line, headers and the whole reply body of one call (default 600000). */
@@ -85,6 +82,8 @@ export interface RunningSessionServer {
   tokenizer: Tokenizer;
   /** What the session store holds now, by its byte accounting, and the budget it enforces. */
   sessionUsage(): SessionUsage;
+  /** The family it serves (`--tito-model`). */
+  titoModel: string;
   /** Ends in-flight requests, closes the backend pool and frees the port. */
   close(): Promise<void>;
 }
@@ -129,7 +128,12 @@ export async function startSessionServer(options: SessionServerOptions): Promise
       samplePostprocessor: options.samplePostprocessor,
       milesRevision: options.milesRevision,
     });
-  const kit = await loadTitoKit(options.hfCheckpoint, options.chatTemplateKwargs ?? { enable_thinking: false });
+  const kit = await loadTitoKit({
+    titoModel: options.titoModel,
+    hfCheckpoint: options.hfCheckpoint,
+    chatTemplatePath: options.chatTemplatePath,
+    chatTemplateKwargs: options.chatTemplateKwargs,
+  });
   const ctx: PolicyContext = {
     tokenizer: kit.tokenizer,
     tito: kit.tito,
@@ -178,6 +182,7 @@ export async function startSessionServer(options: SessionServerOptions): Promise
     version: options.version,
     tokenizer: kit.tokenizer,
     sessionUsage: () => shell.usage(),
+    titoModel: kit.titoModel,
     close: () => {
       closing ??= closeServer(server, upstream, shell);
       return closing;
