@@ -21,6 +21,7 @@ export const SLOW_SUITES: readonly string[] = [
   "__tests__/cli/routing-replay-cli.test.ts",
   "__tests__/server/v2/cli-hooks.test.ts",
   "__tests__/cli/documented-commands.test.ts",
+  "__tests__/cli/run-families.test.ts",
   "__tests__/cli/fuzz-cli.test.ts",
   "__tests__/cli/server-problems-cli.test.ts",
   // nested Jest / Vitest runs and a fresh node process per entry
@@ -34,6 +35,7 @@ export const SLOW_SUITES: readonly string[] = [
   // cross-checks against third-party implementations: Chromium, Python's Jinja2 and json
   "__tests__/report/html-report.browser.test.ts",
   "__tests__/tokenizer/native-render-cross-check.test.ts",
+  "__tests__/tokenizer/real-vocabulary-cross-check.test.ts",
   "__tests__/wire/py-json.test.ts",
   "__tests__/server/python-json-fidelity.http.test.ts",
   // the agent frameworks driving both servers (each loads a framework and its own openai copy)
