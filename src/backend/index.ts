@@ -4,7 +4,6 @@ export * from "./types";
 export * from "./stats";
 export * from "./python-json";
 export * from "./tool-call-parser";
-export * from "./qwen3-coder-tool-calls";
 export * from "./replies";
 export * from "./errors";
 export * from "./handlers";

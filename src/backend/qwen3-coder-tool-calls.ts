@@ -4,7 +4,7 @@ import type { ToolSpec } from "../tokenizer/types";
 import { dumpsPy, PY_TOJSON } from "../wire/py-json";
 import { dumpPyJson, parsePyJson, pythonFloatRepr, type PyJsonValue } from "./python-json";
 import { literalEvalToJson, PyLiteralError, PyLiteralNotJsonError } from "./python-literal";
-import type { ToolCallParse } from "./tool-call-parser";
+import type { ScriptedToolCall, ToolCallParse } from "./formats/types";
 
 const TOOL_CALL_START = "<tool_call>";
 const FUNCTION_PREFIX = "<function=";
@@ -166,12 +166,6 @@ export function parseQwen3CoderToolCalls(text: string, tools: readonly ToolSpec[
   return { content: text.slice(0, start), calls };
 }
 
-/** One call for {@link writeQwen3CoderToolCalls}: arguments as a JSON object value. */
-export interface XmlToolCall {
-  name: string;
-  arguments: Readonly<Record<string, unknown>>;
-}
-
 /** A parameter value as the Qwen3.5 template writes it: objects and arrays as `tojson`, anything else as `str()`. */
 function parameterText(value: unknown): string {
   if (typeof value === "string") return value;
@@ -186,7 +180,7 @@ function parameterText(value: unknown): string {
  * a blank line when it is not empty, then one `<tool_call>` block per call, one newline apart; each parameter on
  * its own lines between `<parameter=KEY>` and `</parameter>`.
  */
-export function writeQwen3CoderToolCalls(lead: string, calls: readonly XmlToolCall[]): string {
+export function writeQwen3CoderToolCalls(lead: string, calls: readonly ScriptedToolCall[]): string {
   const blocks = calls.map((call) => {
     const parameters = Object.entries(call.arguments).map(([key, value]) => `<parameter=${key}>\n${parameterText(value)}\n</parameter>\n`);
     return `<tool_call>\n<function=${call.name}>\n${parameters.join("")}</function>\n</tool_call>`;
