@@ -8,3 +8,4 @@ export { QWENNEXT_FAMILY } from "./qwennext";
 export { GLM47_FAMILY } from "./glm47";
 export { GLM53_FAMILY } from "./glm53";
 export { NEMOTRON3_FAMILY } from "./nemotron3";
+export { QWEN35_FAMILY } from "./qwen35";
