@@ -1,11 +1,22 @@
 // Ready-made process functions: the scripted weather run of the verify agent, and a plain echo.
 // weatherScript keys on the agent's own texts (imported, never retyped) so both sides cannot drift apart.
 import { ASSISTANT_INPUT_FOLLOWUP_TEXT, FORCE_FINAL_TEXT, MOCK_TOOL_RESULTS, SYSTEM_REMINDER_TEXT, USER_FOLLOWUP_TEXT } from "../agent/texts";
+import { QWEN25_TOOL_CALLS } from "./formats/qwen25";
+import type { MockFormats } from "./mock-model";
 import type { ProcessFunction, ProcessResult } from "./types";
 
-function weatherToolCall(lead: string, city: string): string {
-  return `${lead}\n<tool_call>\n{"name": "get_weather", "arguments": {"location": "${city}"}}\n</tool_call>`;
+/** The weather call of one city, as data (each family's format spells it its own way). */
+interface WeatherCall {
+  lead: string;
+  city: string;
 }
+
+function weatherToolCall(lead: string, city: string): string {
+  return QWEN25_TOOL_CALLS.write(lead, [{ name: "get_weather", arguments: { location: city } }]);
+}
+
+/** The short reasoning a thinking family's model writes before each scripted reply. */
+export const WEATHER_REASONING_TEXT = "The user wants the weather; I follow the script.";
 
 /** The scripted completions of the weather run, each with its fixed weight version. */
 export const WEATHER_SCRIPT_REPLIES = {
@@ -24,6 +35,12 @@ export const WEATHER_SCRIPT_REPLIES = {
   },
 } as const satisfies Record<string, ProcessResult>;
 
+/** The scripted calls behind the replies that call a tool. */
+const WEATHER_CALLS: ReadonlyMap<ProcessResult, WeatherCall> = new Map<ProcessResult, WeatherCall>([
+  [WEATHER_SCRIPT_REPLIES.beijingCall, { lead: "Let me look up Beijing.", city: "Beijing" }],
+  [WEATHER_SCRIPT_REPLIES.shanghaiCall, { lead: "Let me look up Shanghai.", city: "Shanghai" }],
+]);
+
 /** Which scripted reply answers a prompt containing which text, most specific first. */
 const WEATHER_RULES: ReadonlyArray<readonly [string, ProcessResult]> = [
   [ASSISTANT_INPUT_FOLLOWUP_TEXT, WEATHER_SCRIPT_REPLIES.assistantInputFinal],
@@ -39,13 +56,30 @@ function copyReply(reply: ProcessResult): ProcessResult {
 }
 
 /**
+ * The reply in the mock's formats: tool calls in the family's tool-call format, and, when the generation prompt
+ * opened a reasoning block (qwennext), a short reasoning closed before the content. Qwen's formats leave it as is.
+ */
+function inFormats(reply: ProcessResult, formats: MockFormats | undefined): ProcessResult {
+  const copy = copyReply(reply);
+  if (formats === undefined) return copy;
+  const call = WEATHER_CALLS.get(reply);
+  if (call !== undefined && formats.toolCalls !== QWEN25_TOOL_CALLS) {
+    copy.text = formats.toolCalls.write(call.lead, [{ name: "get_weather", arguments: { location: call.city } }]);
+  }
+  if (formats.reasoning !== null && formats.reasoningOpenedByPrompt) copy.text = formats.reasoning.write(WEATHER_REASONING_TEXT, copy.text, true);
+  return copy;
+}
+
+/**
  * The weather run of SPEC §10: assistant-input follow-up → w8 final answer; force-final → w7 final answer;
  * system reminder → w4 one-sentence promise; second tool result → w3 Shanghai summary; user follow-up →
- * w2 Shanghai tool call; first tool result → w1 Beijing summary; anything else → w0 Beijing tool call.
+ * w2 Shanghai tool call; first tool result → w1 Beijing summary; anything else → w0 Beijing tool call. The replies
+ * follow the mock's formats (`context.formats`): the family's tool-call spelling, and a reasoning block first when
+ * the generation prompt opened one.
  */
-export const weatherScript: ProcessFunction = (prompt) => {
-  for (const [needle, reply] of WEATHER_RULES) if (prompt.includes(needle)) return copyReply(reply);
-  return copyReply(WEATHER_SCRIPT_REPLIES.beijingCall);
+export const weatherScript: ProcessFunction = (prompt, _request, context) => {
+  for (const [needle, reply] of WEATHER_RULES) if (prompt.includes(needle)) return inFormats(reply, context?.formats);
+  return inFormats(WEATHER_SCRIPT_REPLIES.beijingCall, context?.formats);
 };
 
 const USER_TURN = /<\|im_start\|>user\n([\s\S]*?)(?:<\|im_end\|>|$)/g;

@@ -61,8 +61,14 @@ export function resolveTokenRef(ref: TokenRef, resolver: TokenResolver, family: 
     id = ids.length === 1 ? ids[0] : undefined;
   } else if (resolver.eosToken !== undefined) id = tokenizer.tokenToId(resolver.eosToken);
   if (id === undefined) {
-    const what = "eos" in ref && resolver.eosToken === undefined ? "tokenizer_config.json names no eos_token" : `tokenizer.json has no ${describeTokenRef(ref)} token`;
-    throw new TitoModelError("missing-token", family, `--tito-model ${family}: ${tokenizer.source}: ${what}, which the ${family} family needs`, "tokenizer.json");
+    const what =
+      "eos" in ref && resolver.eosToken === undefined ? "tokenizer_config.json names no eos_token" : `tokenizer.json has no ${describeTokenRef(ref)} token`;
+    throw new TitoModelError(
+      "missing-token",
+      family,
+      `--tito-model ${family}: ${tokenizer.source}: ${what}, which the ${family} family needs`,
+      "tokenizer.json",
+    );
   }
   return id;
 }
