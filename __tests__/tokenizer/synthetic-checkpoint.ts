@@ -118,7 +118,18 @@ function template(file: string): string {
 }
 
 const GLM_SPECIAL = ["<|endoftext|>", "[gMASK]", "<sop>", "<|system|>", "<|user|>", "<|assistant|>", "<|observation|>"];
-const GLM_PLAIN = ["<think>", "</think>", "<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "<tool_response>", "</tool_response>"];
+const GLM_PLAIN = [
+  "<think>",
+  "</think>",
+  "<tool_call>",
+  "</tool_call>",
+  "<arg_key>",
+  "</arg_key>",
+  "<arg_value>",
+  "</arg_value>",
+  "<tool_response>",
+  "</tool_response>",
+];
 
 /** A GLM-4.7-style checkpoint (template in tokenizer_config.json, as GLM-4.7 ships it). */
 export function glm47Spec(): SyntheticCheckpointSpec {

@@ -22,6 +22,8 @@ export const GLM47_FAMILY: TitoFamily = Object.freeze<TitoFamily>({
   },
   comparator: { assistantStart: "<|assistant|>", specialTokens: { kind: "vocabulary" } },
   // GLM-4.7's generation prompt opens <think> while thinking is on (the glm45 detector's forced-reasoning mode)
-  wire: { toolCallParser: "glm47", reasoningParser: "glm45", reasoningOpenedByPrompt: true },
+  // The engine stops on any of the generation config's eos ids (<|endoftext|>, <|user|>, <|observation|>); a GLM model
+  // ends an answer with <|user|> (after a tool call it writes <|observation|>; the boundary drops either one).
+  wire: { toolCallParser: "glm47", reasoningParser: "glm45", reasoningOpenedByPrompt: true, stopToken: { token: "<|user|>" } },
   requiredTokens: [{ token: "<|assistant|>" }],
 });
