@@ -181,7 +181,7 @@ describe("glm53 (miles PR #3087) on a synthetic GLM-5.3 checkpoint (template in 
   test("GLM 4.7's boundary and parsers, with enable_thinking pinned on beside clear_thinking off", () => {
     expect(glm53.templateOrigin).toBe("chat_template.jinja");
     expect(glm53.family.boundary).toEqual(getTitoFamily("glm47").boundary);
-    expect(glm53.family.wire).toEqual(getTitoFamily("glm47").wire);
+    expect(glm53.family.wire).toEqual({ ...getTitoFamily("glm47").wire, reasoningOpenedByPrompt: true });
     expect(glm53.tito.defaultKwargs).toEqual({ clear_thinking: false, enable_thinking: true });
     const incremental = glm53.tito.tokenizeAppended(BOUNDARY.old, BOUNDARY.next, WEATHER);
     expect(glm53.tito.mergeTokens(BOUNDARY.old, BOUNDARY.next, [7, id(glm53, "<|observation|>")], WEATHER)).toEqual([7, ...incremental]);

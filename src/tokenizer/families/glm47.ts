@@ -21,9 +21,10 @@ export const GLM47_FAMILY: TitoFamily = Object.freeze<TitoFamily>({
     maxTrimTokens: 1,
   },
   comparator: { assistantStart: "<|assistant|>", specialTokens: { kind: "vocabulary" } },
-  // GLM-4.7's generation prompt opens <think> while thinking is on (the glm45 detector's forced-reasoning mode)
+  // GLM-4.7's generation prompt opens <think> only while thinking is on; with the fixture's enable_thinking=false it
+  // closes the block at once (`</think>`) and the model answers plainly, so the mock writes no reasoning (false).
   // The engine stops on any of the generation config's eos ids (<|endoftext|>, <|user|>, <|observation|>); a GLM model
   // ends an answer with <|user|> (after a tool call it writes <|observation|>; the boundary drops either one).
-  wire: { toolCallParser: "glm47", reasoningParser: "glm45", reasoningOpenedByPrompt: true, stopToken: { token: "<|user|>" } },
+  wire: { toolCallParser: "glm47", reasoningParser: "glm45", reasoningOpenedByPrompt: false, stopToken: { token: "<|user|>" } },
   requiredTokens: [{ token: "<|assistant|>" }],
 });

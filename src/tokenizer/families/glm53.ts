@@ -14,4 +14,6 @@ export const GLM53_FAMILY: TitoFamily = Object.freeze<TitoFamily>({
   pythonClass: "GLM53TITOTokenizer",
   summary: "GLM-5.3 / GLM-5.3-Flash (text): the checkpoint's own template with enable_thinking pinned on, GLM 4.7's boundary",
   pinnedKwargs: Object.freeze({ clear_thinking: false, enable_thinking: true }),
+  // the generation prompt always opens <think>: the model's reply starts inside the block
+  wire: { ...GLM47_FAMILY.wire, reasoningOpenedByPrompt: true },
 });

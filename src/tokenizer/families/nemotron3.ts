@@ -22,6 +22,7 @@ export const NEMOTRON3_FAMILY: TitoFamily = Object.freeze<TitoFamily>({
   },
   // _default_assistant_start_str keeps the newline after the role name
   comparator: { assistantStart: "<|im_start|>assistant\n", specialTokens: { kind: "vocabulary" } },
-  wire: { toolCallParser: "qwen3_coder", reasoningParser: "nemotron_3", reasoningOpenedByPrompt: true },
+  // the generation prompt opens <think> only while thinking is on (the fixture turns it off): the mock answers plainly
+  wire: { toolCallParser: "qwen3_coder", reasoningParser: "nemotron_3", reasoningOpenedByPrompt: false },
   requiredTokens: [{ token: "<|im_start|>" }],
 });
