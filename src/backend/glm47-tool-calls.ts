@@ -67,7 +67,7 @@ function nodeTypes(schema: unknown): Set<JsonType> | undefined {
     if (!Array.isArray(branches)) continue;
     const alternatives = branches.map(nodeTypes);
     if (alternatives.length > 0 && alternatives.every((types) => types !== undefined)) {
-      constraints.push(new Set(alternatives.flatMap((types) => [...(types)])));
+      constraints.push(new Set(alternatives.flatMap((types) => [...types])));
     }
   }
   const all = schema["allOf"];
