@@ -4,9 +4,10 @@ import { existsSync, statSync } from "node:fs";
 import * as path from "node:path";
 import { InvalidArgumentError } from "commander";
 import { parseServerUrl, parseServerUrlList } from "../fixture/server-urls";
+import type { ModelChoiceFlags } from "./model-options";
 
 /** Parsed flags of `session-parity run`. */
-export interface RunCommandOptions {
+export interface RunCommandOptions extends ModelChoiceFlags {
   /** Trajectories per session-server version (default 16). */
   batch: number;
   /** Agent schedule cycles (default 1). */

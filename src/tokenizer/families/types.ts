@@ -169,7 +169,7 @@ export interface ModelChoice {
 
 /** What is wrong with a model choice; `missing` names the piece (a token, a template, a file). */
 export type TitoModelProblem =
-  "unknown-family" | "missing-file" | "missing-token" | "missing-template" | "template-path-refused" | "bad-kwargs" | "parser-mismatch";
+  "unknown-family" | "missing-file" | "missing-token" | "missing-template" | "template-path-refused" | "bad-kwargs" | "parser-mismatch" | "scenario-refused";
 
 /**
  * A model choice that cannot start: unknown family, or a checkpoint that lacks what the family needs. The message
