@@ -95,7 +95,7 @@ const PY_WHITESPACE = "\\t\\n\\v\\f\\r \\x1c-\\x1f\\x85\\xa0\\u1680\\u2000-\\u20
 const PY_STRIP_PATTERN = new RegExp(`^[${PY_WHITESPACE}]+|[${PY_WHITESPACE}]+$`, "g");
 
 /** Python's `str.strip()` (no argument): the template helper `tito_py_strip`. */
-export function pythonStrip(text: string): string {
+function pythonStrip(text: string): string {
   return text.replace(PY_STRIP_PATTERN, "");
 }
 
