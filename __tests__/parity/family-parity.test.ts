@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import * as fs from "node:fs";
 import { buildWeatherInputSamples, checkTrainingPayloadParity, runAgenticRetryTrajectories, startParityEnvironment, type SessionParityRun } from "../../src";
+import { checkRetryTopology, weatherScenarioExpectations } from "../../src/matchers";
 import { loadTitoModel } from "../../src/tokenizer";
 import { getTitoFamily } from "../../src/tokenizer/families";
 import { glm47Spec, glm53Spec, nemotron3Spec, writeSyntheticCheckpoint, type SyntheticCheckpointSpec } from "../tokenizer/synthetic-checkpoint";
@@ -76,13 +77,19 @@ describe.each(CASES)("weather parity on $family", ({ family, spec, kwargs, callM
   });
 
   test("v1's training payload is bit-identical to v2's, and no trajectory reports a TITO mismatch", () => {
-    // the scenario's fixed expectations (record count, retry tree, agent metadata) describe the four-role schedule
-    const fourRoles = getTitoFamily(family).allowedAppendRoles.length === 4;
-    const options = fourRoles ? {} : { recordCount: null, topology: null, agentMetadata: null };
+    // the scenario's record count, retry tree, agent metadata and round trips for the family's append roles
+    const expected = weatherScenarioExpectations(getTitoFamily(family).allowedAppendRoles);
+    const options = {
+      recordCount: expected.recordCount,
+      topology: expected.topology,
+      agentMetadata: expected.agentMetadata,
+      toolCalls: expected.toolRoundTrips,
+    };
     v1.forEach((run, index) => {
       const verdict = checkTrainingPayloadParity(run, v2[index], options);
       expect(verdict.failures).toEqual([]);
       expect(verdict.pass).toBe(true);
+      expect(checkRetryTopology(v2[index], expected.topology).failures).toEqual([]);
     });
     for (const run of [...v1, ...v2]) expect((run.sessionMetadata as { tito_session_mismatch?: unknown[] }).tito_session_mismatch ?? []).toEqual([]);
   });
