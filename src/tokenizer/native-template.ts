@@ -53,7 +53,8 @@ function isRuntime(value: unknown): value is RuntimeLike {
 function toPyJson(value: RuntimeLike): PyJson {
   switch (value.type) {
     case "IntegerValue":
-      return value.value as number;
+      // an integral number beyond 2^53 came from a float (a Python int that large would not survive as a JS number)
+      return Number.isSafeInteger(value.value) ? (value.value as number) : new PyFloat(value.value as number);
     case "FloatValue":
       return Number.isInteger(value.value) ? new PyFloat(value.value as number) : (value.value as number);
     case "StringValue":
