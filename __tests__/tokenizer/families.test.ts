@@ -60,7 +60,7 @@ describe("the registry", () => {
   });
 
   test("an unknown name is refused naming the registered families; a miles name not built here says so", () => {
-    expect(() => getTitoFamily("gpt5")).toThrow(/unknown --tito-model "gpt5"; registered families: default, qwen3, qwennext/);
+    expect(() => getTitoFamily("gpt5")).toThrow(/unknown --tito-model "gpt5"; registered families: default, qwen3, qwen35, qwennext, glm47, glm53, nemotron3/);
     expect(() => getTitoFamily("inkling")).toThrow(/miles has "inkling", but this package does not implement it yet/);
   });
 

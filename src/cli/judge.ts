@@ -1,23 +1,39 @@
 // Judges one v1/v2 trajectory pair with the same pure checks the matchers use, and shapes the verdicts for the report.
 // A run that could not even start becomes a failed `run` part instead of a verdict.
-import { checkRetryTopology, checkTrainingPayloadParity, WEATHER_RETRY_TOPOLOGY, type ParityVerdict, type TrainingPayloadParityOptions } from "../matchers";
+import {
+  ALL_WEATHER_APPEND_ROLES,
+  checkRetryTopology,
+  checkTrainingPayloadParity,
+  weatherScenarioExpectations,
+  type ParityVerdict,
+  type TrainingPayloadParityOptions,
+} from "../matchers";
 import type { SessionParityRun } from "../fixture/types";
 import { toReportDifferences, type ReportCheck, type ReportTrajectory } from "./report";
 
 /**
- * Options of the payload-parity check for a schedule of `cycles` cycles. The weather expectations (7 records,
- * the agent's counters, the retry tree) describe one cycle; with more, only the parts that do not depend on the
- * cycle count remain (the first two tool round trips, sample and session-metadata parity).
+ * Options of the payload-parity check for a schedule of `cycles` cycles over the family's append `roles`. The
+ * weather expectations (records, the agent's counters, the retry tree, the round trips) describe one cycle and follow
+ * the roles (7 records for all four); with more cycles, only the parts that do not depend on the cycle count remain
+ * (the first two tool round trips, sample and session-metadata parity).
  */
-function parityOptionsFor(cycles: number): TrainingPayloadParityOptions {
-  return cycles === 1 ? {} : { recordCount: null, agentMetadata: null, topology: null };
+function parityOptionsFor(cycles: number, roles: readonly string[]): TrainingPayloadParityOptions {
+  if (cycles !== 1) return { recordCount: null, agentMetadata: null, topology: null };
+  const expected = weatherScenarioExpectations(roles);
+  return { recordCount: expected.recordCount, agentMetadata: expected.agentMetadata, topology: expected.topology, toolCalls: expected.toolRoundTrips };
 }
 
 /**
  * The verdicts of trajectory `index`: `toHaveTrainingPayloadParity` (v1 against v2) and, for one cycle,
- * `toHaveRetryTopology` against {@link WEATHER_RETRY_TOPOLOGY} (v2). An `Error` in place of a run fails the pair.
+ * `toHaveRetryTopology` against the roles' retry tree ({@link weatherScenarioExpectations}; v2). An `Error` in place of a run fails the pair.
  */
-export function judgePair(index: number, v1: SessionParityRun | Error, v2: SessionParityRun | Error, cycles: number): ReportTrajectory {
+export function judgePair(
+  index: number,
+  v1: SessionParityRun | Error,
+  v2: SessionParityRun | Error,
+  cycles: number,
+  roles: readonly string[] = ALL_WEATHER_APPEND_ROLES,
+): ReportTrajectory {
   // A run that could not start or did not complete is a server problem: only its cause is reported, no verdict.
   const broken = [v1, v2].flatMap((run, k) => {
     const cause = run instanceof Error ? run.message : run.failure;
@@ -32,7 +48,7 @@ export function judgePair(index: number, v1: SessionParityRun | Error, v2: Sessi
       topology: null,
     };
   }
-  const [parityVerdict, topologyVerdict] = pairVerdicts(v1, v2, cycles);
+  const [parityVerdict, topologyVerdict] = pairVerdicts(v1, v2, cycles, roles);
   const parity = toReportCheck(parityVerdict);
   const topology = topologyVerdict === null ? null : toReportCheck(topologyVerdict);
   return { trajectory: index, pass: parity.pass && (topology?.pass ?? true), error: null, parity, topology };
@@ -50,9 +66,14 @@ export function shortCause(text: string): string {
  * The raw verdicts of a pair of runs: payload parity (v1 against v2) and, for one cycle, the v2 retry topology
  * (null otherwise). The HTML report prints them exactly as the matchers do.
  */
-export function pairVerdicts(v1: SessionParityRun, v2: SessionParityRun, cycles: number): [ParityVerdict, ParityVerdict | null] {
-  const parity = checkTrainingPayloadParity(v1, v2, parityOptionsFor(cycles));
-  const topology = cycles === 1 ? checkRetryTopology(v2, WEATHER_RETRY_TOPOLOGY) : null;
+export function pairVerdicts(
+  v1: SessionParityRun,
+  v2: SessionParityRun,
+  cycles: number,
+  roles: readonly string[] = ALL_WEATHER_APPEND_ROLES,
+): [ParityVerdict, ParityVerdict | null] {
+  const parity = checkTrainingPayloadParity(v1, v2, parityOptionsFor(cycles, roles));
+  const topology = cycles === 1 ? checkRetryTopology(v2, weatherScenarioExpectations(roles).topology) : null;
   return [parity, topology];
 }
 

@@ -2,6 +2,7 @@
 // judge every pair with the matchers' checks, and return the report. Prints nothing; stops all it started.
 import { resolveFixtureModelChoice } from "../fixture/model-choice";
 import { TitoModelError } from "../tokenizer/families/types";
+import { DEFAULT_TITO_MODEL, getTitoFamily } from "../tokenizer/families/registry";
 import { redactUrlCredentials } from "../server/redaction";
 import { Agent } from "undici";
 import { buildDriverSchedule, QWEN3_APPEND_ROLES } from "../agent";
@@ -204,7 +205,8 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
 
     context.onPairs?.(pairs.map(([v1, v2]) => [v1.run, v2.run]));
     const judgeStart = performance.now();
-    const trajectories = pairs.map(([v1, v2], i) => judgePair(i, v1.run, v2.run, options.cycles));
+    const roles = getTitoFamily(model.titoModel ?? DEFAULT_TITO_MODEL).allowedAppendRoles;
+    const trajectories = pairs.map(([v1, v2], i) => judgePair(i, v1.run, v2.run, options.cycles, roles));
     const judgeMs = performance.now() - judgeStart;
 
     const runs: ReportRun[] = pairs.flatMap((pair, i) =>

@@ -3,7 +3,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Template } from "@huggingface/jinja";
-import { dumpsPy, parsePyJson, PY_TOJSON, toPlainJs } from "../wire/py-json";
+import { dumpsPy, parsePyJson, PY_TOJSON, PyBigInt, PyFloat, pyObjectKeys, pythonFloatRepr, toPlainJs } from "../wire/py-json";
 import { ChatTemplateError } from "./chat-template-error";
 import { canonicalizeTools } from "./sglang-tools";
 import type { ChatMessage, RenderOptions, ToolSpec } from "./types";
@@ -59,8 +59,44 @@ function normalizeToolCalls(toolCalls: readonly unknown[], messageIndex: number)
     const args = parseArguments(fnRecord.arguments, messageIndex, callIndex);
     // a JSON string that holds a string is rendered as that string, as the template's `is string` branch does
     if (typeof args === "string") return { ...record, function: { ...fnRecord, arguments: args } };
-    return { ...record, function: { ...fnRecord, arguments: toPlainJs(args), [ARGUMENTS_JSON_KEY]: dumpsPy(args, PY_TOJSON) } };
+    const texts = isPlainRecord(args) ? { [ARGUMENT_TEXTS_KEY]: argumentTexts(args) } : {};
+    return { ...record, function: { ...fnRecord, arguments: toPlainJs(args), [ARGUMENTS_JSON_KEY]: dumpsPy(args, PY_TOJSON), ...texts } };
   });
+}
+
+/**
+ * Key of the function object listing each argument as `[name, text]` in the arguments' own (Python) order, the text
+ * written as Jinja2 writes `value | tojson` for objects and lists and `value | string` (Python's `str()`) for
+ * anything else: what an XML tool-call template (Qwen3.5's `<parameter=...>`) prints per argument.
+ */
+const ARGUMENT_TEXTS_KEY = "tito_argument_texts";
+
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof PyFloat) && !(value instanceof PyBigInt);
+}
+
+/** Python's `str(value)` for a value json.loads produced; objects and lists as transformers' `tojson` writes them. */
+function pythonStr(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === null || value === undefined) return "None";
+  if (typeof value === "boolean") return value ? "True" : "False";
+  if (value instanceof PyFloat) return pythonFloatRepr(value.value);
+  if (value instanceof PyBigInt) return value.value.toString();
+  if (typeof value === "number") return Number.isInteger(value) && !Object.is(value, -0) ? String(value) : pythonFloatRepr(value);
+  return dumpsPy(value, PY_TOJSON);
+}
+
+function argumentTexts(args: Record<string, unknown>): Array<[string, string]> {
+  return pyObjectKeys(args).map((key) => [key, pythonStr(args[key])]);
+}
+
+/** Python's `str.isspace()` characters: what `str.strip()` removes (JS's `trim` also removes U+FEFF and keeps U+001C-U+001F, U+0085). */
+const PY_WHITESPACE = "\\t\\n\\v\\f\\r \\x1c-\\x1f\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+const PY_STRIP_PATTERN = new RegExp(`^[${PY_WHITESPACE}]+|[${PY_WHITESPACE}]+$`, "g");
+
+/** Python's `str.strip()` (no argument): the template helper `tito_py_strip`. */
+function pythonStrip(text: string): string {
+  return text.replace(PY_STRIP_PATTERN, "");
 }
 
 /**
@@ -126,6 +162,7 @@ export class ChatTemplate {
       tools: tools === null ? null : toPlainJs(tools),
       add_generation_prompt: options.addGenerationPrompt ?? false,
       tito_strip_newlines: stripNewlines,
+      tito_py_strip: pythonStrip,
     };
     if (tools !== null) context[TOOLS_JSON_VARIABLE] = tools.map((tool) => dumpsPy(tool, PY_TOJSON));
     try {

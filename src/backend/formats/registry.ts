@@ -1,15 +1,22 @@
 // The mock's wire formats by SGLang parser name; a family's `wire` names them (src/tokenizer/families).
 // Add a format by writing its file here and listing it below.
+import { GLM47_TOOL_CALLS } from "./glm47";
 import { QWEN25_TOOL_CALLS } from "./qwen25";
+import { QWEN3_CODER_TOOL_CALLS } from "./qwen3-coder";
 import { QWEN3_REASONING } from "./qwen3-reasoning";
+import { GLM45_REASONING, NEMOTRON3_REASONING } from "./think-reasoning";
 import type { ReasoningFormat, ToolCallFormat } from "./types";
 
 /** The tool-call parser the mock uses when neither the family nor the user names one (miles' default family binds none). */
 export const FALLBACK_TOOL_CALL_PARSER = "qwen25";
 
-const TOOL_CALL_FORMATS: ReadonlyMap<string, ToolCallFormat> = new Map([QWEN25_TOOL_CALLS].map((format) => [format.name, format]));
+const TOOL_CALL_FORMATS: ReadonlyMap<string, ToolCallFormat> = new Map(
+  [QWEN25_TOOL_CALLS, QWEN3_CODER_TOOL_CALLS, GLM47_TOOL_CALLS].map((format) => [format.name, format]),
+);
 
-const REASONING_FORMATS: ReadonlyMap<string, ReasoningFormat> = new Map([QWEN3_REASONING].map((format) => [format.name, format]));
+const REASONING_FORMATS: ReadonlyMap<string, ReasoningFormat> = new Map(
+  [QWEN3_REASONING, GLM45_REASONING, NEMOTRON3_REASONING].map((format) => [format.name, format]),
+);
 
 /** Names of the tool-call formats the mock implements. */
 export function toolCallFormatNames(): string[] {

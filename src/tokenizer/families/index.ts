@@ -5,3 +5,7 @@ export * from "./registry";
 export { DEFAULT_FAMILY } from "./default";
 export { QWEN3_FAMILY } from "./qwen3";
 export { QWENNEXT_FAMILY } from "./qwennext";
+export { GLM47_FAMILY } from "./glm47";
+export { GLM53_FAMILY } from "./glm53";
+export { NEMOTRON3_FAMILY } from "./nemotron3";
+export { QWEN35_FAMILY } from "./qwen35";

@@ -1,7 +1,11 @@
 // The registry of TITO model families: one entry per `--tito-model` value this package implements.
 // A family is added by writing its file next to this one and listing it in FAMILIES below.
 import { DEFAULT_FAMILY } from "./default";
+import { GLM47_FAMILY } from "./glm47";
+import { GLM53_FAMILY } from "./glm53";
+import { NEMOTRON3_FAMILY } from "./nemotron3";
 import { QWEN3_FAMILY } from "./qwen3";
+import { QWEN35_FAMILY } from "./qwen35";
 import { QWENNEXT_FAMILY } from "./qwennext";
 import { TitoModelError, type TitoFamily } from "./types";
 
@@ -26,7 +30,7 @@ export const MILES_TITO_MODELS: readonly string[] = Object.freeze([
   "inkling",
 ]);
 
-const FAMILIES: readonly TitoFamily[] = [DEFAULT_FAMILY, QWEN3_FAMILY, QWENNEXT_FAMILY];
+const FAMILIES: readonly TitoFamily[] = [DEFAULT_FAMILY, QWEN3_FAMILY, QWEN35_FAMILY, QWENNEXT_FAMILY, GLM47_FAMILY, GLM53_FAMILY, NEMOTRON3_FAMILY];
 
 const BY_NAME: ReadonlyMap<string, TitoFamily> = new Map(FAMILIES.map((family) => [family.name, family]));
 

@@ -34,9 +34,11 @@ export type TemplateSource = { readonly kind: "checkpoint" } | { readonly kind: 
 /**
  * Variables our bundled templates may read (never passed to a checkpoint's template, whose variables are exactly
  * transformers'): `tito_strip_newlines(text, side)` (Python's `str.strip("\n")` family), `tito_tools_json[i]` and
- * `tool_call.function.tito_arguments_json` (the text Python's `tojson` writes for tools and tool-call arguments).
+ * `tool_call.function.tito_arguments_json` (the text Python's `tojson` writes for tools and tool-call arguments),
+ * `tito_py_strip(text)` (Python's `str.strip()`), `tool_call.function.tito_argument_texts` (`[name, text]` per
+ * argument in Python's order, the text as Jinja2 prints `tojson` for objects and lists, `str()` for the rest).
  */
-export type BundledTemplateHelpers = "tito_strip_newlines" | "tito_tools_json" | "tito_arguments_json";
+export type BundledTemplateHelpers = "tito_strip_newlines" | "tito_py_strip" | "tito_tools_json" | "tito_arguments_json" | "tito_argument_texts";
 
 /**
  * How the stored ids of the last turn meet the ids of the appended messages (`merge_tokens` of the family class),

@@ -1,0 +1,104 @@
+// The weather parity run on the qwen35, glm47, glm53 and nemotron3 families: a mock and v1/v2 session servers started
+// for the family (qwen35 on the packaged Qwen3 vocabulary, the others on synthetic checkpoints), the agent's schedule
+// following the family's append roles, and v1's training payload bit-identical to v2's with no TITO mismatch.
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import * as fs from "node:fs";
+import { buildWeatherInputSamples, checkTrainingPayloadParity, runAgenticRetryTrajectories, startParityEnvironment, type SessionParityRun } from "../../src";
+import { checkRetryTopology, weatherScenarioExpectations } from "../../src/matchers";
+import { loadTitoModel } from "../../src/tokenizer";
+import { getTitoFamily } from "../../src/tokenizer/families";
+import { glm47Spec, glm53Spec, nemotron3Spec, writeSyntheticCheckpoint, type SyntheticCheckpointSpec } from "../tokenizer/synthetic-checkpoint";
+
+const BATCH = 2;
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+interface FamilyCase {
+  family: string;
+  spec: SyntheticCheckpointSpec | null;
+  /** Server default kwargs (default: the fixture's {"enable_thinking": false}). */
+  kwargs?: Record<string, unknown>;
+  /** What the mock's scripted tool call looks like in the backend's completion text. */
+  callMarker: string;
+}
+
+const CASES: readonly FamilyCase[] = [
+  { family: "qwen35", spec: null, callMarker: "<function=get_weather>" },
+  { family: "glm47", spec: glm47Spec(), callMarker: "<tool_call>get_weather<arg_key>" },
+  // GLM-5.3 pins enable_thinking=True: the fixture's enable_thinking=false would be refused at start (as in miles)
+  { family: "glm53", spec: glm53Spec(), kwargs: {}, callMarker: "<tool_call>get_weather<arg_key>" },
+  { family: "nemotron3", spec: nemotron3Spec(), callMarker: "<function=get_weather>" },
+];
+
+const directories: string[] = [];
+afterAll(() => {
+  for (const directory of directories) fs.rmSync(directory, { recursive: true, force: true });
+});
+
+describe.each(CASES)("weather parity on $family", ({ family, spec, kwargs, callMarker }) => {
+  let v1: SessionParityRun[];
+  let v2: SessionParityRun[];
+  let decodedTokens: string[];
+
+  beforeAll(async () => {
+    let hfCheckpoint: string | undefined;
+    if (spec !== null) {
+      hfCheckpoint = writeSyntheticCheckpoint(spec, family);
+      directories.push(hfCheckpoint);
+    }
+    const environment = await startParityEnvironment({ env: {}, latencyMs: 0, logger: silent, titoModel: family, hfCheckpoint, chatTemplateKwargs: kwargs });
+    try {
+      v1 = await runAgenticRetryTrajectories({
+        version: "v1",
+        inputSamples: buildWeatherInputSamples(BATCH),
+        sessionServerUrls: [environment.v1Url],
+        titoModel: family,
+      });
+      v2 = await runAgenticRetryTrajectories({
+        version: "v2",
+        inputSamples: buildWeatherInputSamples(BATCH),
+        sessionServerUrls: [environment.v2Url],
+        titoModel: family,
+      });
+    } finally {
+      await environment.stop();
+    }
+    const { tokenizer } = await loadTitoModel({ titoModel: family, hfCheckpoint, chatTemplateKwargs: kwargs });
+    decodedTokens = [...v1, ...v2].map((run) => tokenizer.decode((run.samples[0] as unknown as { tokens: number[] }).tokens));
+  }, 60_000);
+
+  test("every trajectory completes on both versions, one sample each", () => {
+    expect([...v1, ...v2].map((run) => run.failure ?? run.samples.length)).toEqual(Array(2 * BATCH).fill(1));
+  });
+
+  test("the model's ids carry the tool calls in the family's format, and the parser read them back into tool_calls", () => {
+    for (const text of decodedTokens) expect(text).toContain(callMarker);
+    const first = v1[0].preCollect.records[0] as unknown as { response: { choices: Array<{ message: { tool_calls: Array<{ function: unknown }> } }> } };
+    expect(first.response.choices[0].message.tool_calls[0].function).toEqual({ name: "get_weather", arguments: '{"location": "Beijing"}' });
+  });
+
+  test("v1's training payload is bit-identical to v2's, and no trajectory reports a TITO mismatch", () => {
+    // the scenario's record count, retry tree, agent metadata and round trips for the family's append roles
+    const expected = weatherScenarioExpectations(getTitoFamily(family).allowedAppendRoles);
+    const options = {
+      recordCount: expected.recordCount,
+      topology: expected.topology,
+      agentMetadata: expected.agentMetadata,
+      toolCalls: expected.toolRoundTrips,
+    };
+    v1.forEach((run, index) => {
+      const verdict = checkTrainingPayloadParity(run, v2[index], options);
+      expect(verdict.failures).toEqual([]);
+      expect(verdict.pass).toBe(true);
+      expect(checkRetryTopology(v2[index], expected.topology).failures).toEqual([]);
+    });
+    for (const run of [...v1, ...v2]) expect((run.sessionMetadata as { tito_session_mismatch?: unknown[] }).tito_session_mismatch ?? []).toEqual([]);
+  });
+
+  test("a family without the system append role never sends a mid-session system message", () => {
+    if (getTitoFamily(family).allowedAppendRoles.includes("system")) return;
+    for (const run of v1) {
+      const last = run.preCollect.records[run.preCollect.records.length - 1] as unknown as { request: { messages: Array<{ role: string }> } };
+      expect(last.request.messages.slice(1).map((message) => message.role)).not.toContain("system");
+    }
+  });
+});
