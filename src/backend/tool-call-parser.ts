@@ -4,7 +4,7 @@ import type { ToolSpec } from "../tokenizer/types";
 import { dumpPyJson, isPyTruthy, parsePyJson, type PyJsonValue } from "./python-json";
 
 /** One tool call recovered from completion text. */
-interface ParsedToolCall {
+export interface ParsedToolCall {
   /** Position of the called tool in the request's `tools` list. */
   toolIndex: number;
   name: string;

@@ -28,8 +28,8 @@ export interface MismatchComparatorOptions {
   specialIds: ReadonlySet<number>;
   /** Ids stripped from the end of both sequences before comparing (Qwen3: "\n"). */
   trailingIds: ReadonlySet<number>;
-  /** Decoded text that opens an assistant turn, e.g. "<|im_start|>assistant". */
-  assistantStart: string;
+  /** Decoded text that opens an assistant turn, e.g. "<|im_start|>assistant"; null: no segment counts as assistant (miles' base class). */
+  assistantStart: string | null;
   /** Decodes ids keeping special tokens. */
   decode: (ids: readonly number[]) => string;
 }
@@ -204,6 +204,7 @@ export class MismatchComparator {
   }
 
   private isAssistantContent(segments: SegmentView, index: number): boolean {
+    if (this.options.assistantStart === null) return false;
     if (index === 0 || segments.isSpecial(index) || !segments.isSpecial(index - 1)) return false;
     const opening = this.options.decode(segments.idsOf(index - 1)) + this.options.decode(segments.idsOf(index, ROLE_PROBE_IDS));
     return opening.startsWith(this.options.assistantStart);

@@ -1,10 +1,7 @@
-// The Qwen3 implementation of the Tokenizer contract: @huggingface/tokenizers for ids, the append-safe template for text.
+// The Qwen3 implementation of the Tokenizer contract: a checkpoint tokenizer that checks Qwen3's special tokens.
 // Built from already-parsed tokenizer.json / tokenizer_config.json objects; file reading lives in load.ts.
-import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
-import { ByteLevelTableDecoder, tableDecodable, vocabularyFromLibrary, type ByteLevelVocabulary } from "./byte-level-decoder";
-import { ChatTemplate, qwen3ChatTemplate } from "./chat-template";
-import { SegmentEncodeCache, segmentEncodingProblem } from "./segment-encode-cache";
-import type { ChatMessage, RenderOptions, Tokenizer } from "./types";
+import { qwen3ChatTemplate } from "./chat-template";
+import { CheckpointTokenizer, type ChatTemplateRenderer } from "./checkpoint-tokenizer";
 
 /** Well-known Qwen3 token ids (SPEC §8); the loader checks the vocabulary agrees. */
 export const QWEN3_IDS = {
@@ -15,52 +12,31 @@ export const QWEN3_IDS = {
   thinkClose: 151668,
 } as const;
 
-interface AddedTokenEntry {
-  id: number;
-  content: string;
-  special?: boolean;
-}
-
-/** Qwen3 tokenizer plus chat template. Synchronous once constructed. */
-export class Qwen3Tokenizer implements Tokenizer {
-  /** Always `"qwen3"`. */
-  readonly family = "qwen3";
-  /** Ids of the added tokens flagged special (`<|im_start|>`, `<|im_end|>`, `<|endoftext|>`, ...). */
-  readonly specialIds: ReadonlySet<number>;
+/** Qwen3 tokenizer plus chat template (the package's append-safe Qwen3 template by default). Synchronous once constructed. */
+export class Qwen3Tokenizer extends CheckpointTokenizer {
   /** Id of `<|im_end|>`. */
   readonly imEndId: number;
   /** Id of `<|im_start|>`. */
   readonly imStartId: number;
   /** Id of the single token that encodes "\n". */
   readonly newlineId: number;
-  private readonly hf: HfTokenizer;
-  /** Table decoder, built on first decode; null when the vocabulary needs decode steps the table does not mirror. */
-  private tableDecoder: ByteLevelTableDecoder | null | undefined;
-  private readonly tableVocabulary: (() => ByteLevelVocabulary) | null;
-  /** {@link vocabSize}, once counted. */
-  private vocabSizeCache: number | undefined;
-  private readonly countVocabulary: () => number;
-  /** Piecewise cached encoder; null when these files do not make it provably equal to the library's encode. */
-  private readonly segmentCache: SegmentEncodeCache | null;
 
   /**
    * @param tokenizerJson parsed tokenizer.json
    * @param tokenizerConfig parsed tokenizer_config.json
    * @param source where tokenizer.json was read from (reported in errors and metadata)
    * @param chatTemplate template used by renderChatTemplate; the package's append-safe Qwen3 template by default
+   * @param family family name reported in metadata (default `"qwen3"`)
+   * @throws Error when the vocabulary lacks `<|im_start|>` / `<|im_end|>` or encodes "\n" as more than one token
    */
   constructor(
     tokenizerJson: Record<string, unknown>,
     tokenizerConfig: Record<string, unknown>,
-    readonly source: string,
-    readonly chatTemplate: ChatTemplate = qwen3ChatTemplate(),
+    source: string,
+    chatTemplate: ChatTemplateRenderer = qwen3ChatTemplate(),
+    family = "qwen3",
   ) {
-    this.hf = new HfTokenizer(tokenizerJson, tokenizerConfig);
-    const added = Array.isArray(tokenizerJson.added_tokens) ? (tokenizerJson.added_tokens as AddedTokenEntry[]) : [];
-    this.specialIds = new Set(added.filter((entry) => entry.special === true).map((entry) => entry.id));
-    // Counted on first use: a 150k-entry vocabulary object takes ~0.1 s to walk, and only session servers ask.
-    this.countVocabulary = () => vocabularySize(tokenizerJson, added);
-    this.segmentCache = segmentEncodingProblem(tokenizerJson) === null ? new SegmentEncodeCache(added, (text) => this.libraryEncode(text)) : null;
+    super(tokenizerJson, tokenizerConfig, source, chatTemplate, family);
     this.imStartId = this.requireId("<|im_start|>");
     this.imEndId = this.requireId("<|im_end|>");
     const newline = this.encode("\n");
@@ -68,97 +44,12 @@ export class Qwen3Tokenizer implements Tokenizer {
       throw new Error(`tokenizer ${source} encodes "\\n" as ${newline.length} tokens; a Qwen3 tokenizer uses one`);
     }
     this.newlineId = newline[0]!;
-    this.tableVocabulary = tableDecodable(tokenizerJson, tokenizerConfig) ? () => vocabularyFromLibrary(this.hf, tokenizerConfig) : null;
-  }
-
-  private libraryDecode(ids: readonly number[], skipSpecialTokens: boolean): string {
-    return this.hf.decode([...ids], { skip_special_tokens: skipSpecialTokens });
   }
 
   private requireId(token: string): number {
-    const id = this.hf.token_to_id(token);
+    const id = this.tokenToId(token);
     if (id === undefined) throw new Error(`tokenizer ${this.source} has no ${token} token; it is not a Qwen3 tokenizer`);
     return id;
   }
-
-  private libraryEncode(text: string): number[] {
-    return this.hf.encode(text, { add_special_tokens: false }).ids;
-  }
-
-  /**
-   * Encodes text without adding special tokens (special-token text inside `text` still maps to its id). When the
-   * files allow it ({@link segmentEncodingProblem}), the text is cut at added-token strings and each piece's ids
-   * come from a bounded cache, which gives the library's ids exactly; otherwise the library encodes the whole text.
-   * Always returns a fresh array.
-   */
-  encode(text: string): number[] {
-    return this.segmentCache ? this.segmentCache.encode(text) : this.libraryEncode(text);
-  }
-
-  /** True when {@link encode} goes through the per-piece cache rather than the library alone. */
-  get encodeCacheEnabled(): boolean {
-    return this.segmentCache !== null;
-  }
-
-  /**
-   * Decodes ids; special tokens are kept unless `skipSpecialTokens` is true. Byte-level vocabularies (Qwen3's)
-   * decode through a cached id -> bytes table whose output equals the library's decode; anything else, and any
-   * input the table does not cover (empty, unknown ids), goes to the library itself.
-   */
-  decode(ids: readonly number[], options: { skipSpecialTokens?: boolean } = {}): string {
-    const skip = options.skipSpecialTokens ?? false;
-    if (this.tableDecoder === undefined) {
-      this.tableDecoder = this.tableVocabulary
-        ? new ByteLevelTableDecoder(this.tableVocabulary(), (rest, skipRest) => this.libraryDecode(rest, skipRest))
-        : null;
-    }
-    return this.tableDecoder ? this.tableDecoder.decode(ids, skip) : this.libraryDecode(ids, skip);
-  }
-
-  /** One past the highest token id of tokenizer.json (its model vocabulary and its added tokens). */
-  get vocabSize(): number {
-    this.vocabSizeCache ??= this.countVocabulary();
-    return this.vocabSizeCache;
-  }
-
-  /** Id of a vocabulary token (byte-level spelling, e.g. "Ċ" for "\n"), or undefined. */
-  tokenToId(token: string): number | undefined {
-    return this.hf.token_to_id(token);
-  }
-
-  /** Vocabulary spelling of an id, or undefined. */
-  idToToken(id: number): string | undefined {
-    return this.hf.id_to_token(id);
-  }
-
-  /** Renders messages with this tokenizer's chat template. */
-  renderChatTemplate(messages: readonly ChatMessage[], options: RenderOptions = {}): string {
-    return this.chatTemplate.render(messages, options);
-  }
-
-  /** The same vocabulary rendering through another template (e.g. a checkpoint's native one). */
-  withChatTemplate(chatTemplate: ChatTemplate): Qwen3Tokenizer {
-    const copy = Object.create(Qwen3Tokenizer.prototype) as Qwen3Tokenizer;
-    Object.assign(copy, this, { chatTemplate });
-    return copy;
-  }
 }
 
-/** One past the highest id in `model.vocab` (an object of token → id, or BPE/WordPiece style) and `added_tokens`. */
-function vocabularySize(tokenizerJson: Record<string, unknown>, added: readonly AddedTokenEntry[]): number {
-  let highest = -1;
-  const model = tokenizerJson.model;
-  const vocab = model !== null && typeof model === "object" ? (model as Record<string, unknown>).vocab : undefined;
-  if (vocab !== null && typeof vocab === "object" && !Array.isArray(vocab)) {
-    const entries = vocab as Record<string, unknown>;
-    // for-in reads a dictionary-mode object about 2.5x faster than Object.values here
-    for (const token in entries) {
-      const id = entries[token];
-      if (typeof id === "number" && id > highest) highest = id;
-    }
-  } else if (Array.isArray(vocab)) {
-    highest = vocab.length - 1;
-  }
-  for (const entry of added) if (typeof entry.id === "number" && entry.id > highest) highest = entry.id;
-  return highest + 1;
-}

@@ -1,5 +1,7 @@
-// Token-in/token-out (TITO) prompt construction for Qwen3: reuse stored ids, tokenize only the appended messages.
-// Also merges request chat_template_kwargs over server defaults and produces the tito_session_mismatch report.
+// Token-in/token-out (TITO) prompt construction for any registered family: reuse stored ids, tokenize only the
+// appended messages, join them by the family's boundary rule; also merges kwargs and builds the mismatch report.
+import { QWEN3_FAMILY } from "./families/qwen3";
+import { TitoModelError, type TitoFamily, type TokenRef } from "./families/types";
 import { MismatchComparator, type TitoMismatchEntry } from "./mismatch";
 import { RenderedIdsMemo } from "./rendered-ids-memo";
 import { TitoPrefixCache } from "./tito-prefix-cache";
@@ -13,10 +15,10 @@ export class TitoError extends Error {
 }
 
 /** Roles that may follow the stored history, in the order they are listed in messages. */
-export const QWEN3_TITO_APPEND_ROLES: readonly string[] = ["tool", "user", "system", "assistant"];
+export const QWEN3_TITO_APPEND_ROLES: readonly string[] = QWEN3_FAMILY.allowedAppendRoles;
 
 /** Kwargs the Qwen3 family fixes for TITO; a request may repeat them but never change them. */
-export const QWEN3_PINNED_KWARGS: Readonly<ChatTemplateKwargs> = Object.freeze({ clear_thinking: false });
+export const QWEN3_PINNED_KWARGS: Readonly<ChatTemplateKwargs> = QWEN3_FAMILY.pinnedKwargs;
 
 /** Decides whether a stored message and a new message are the same history entry. */
 export type TitoMessageMatcher = (stored: ChatMessage, incoming: ChatMessage) => boolean;
@@ -32,10 +34,44 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-/** The Python class whose registered kwargs the pinned ones are (named in miles' conflict message). */
-const PINNED_KWARGS_OWNER = "Qwen3TITOTokenizer";
+/** Where a {@link TokenRef} is looked up: the tokenizer plus its checkpoint's eos token, for messages. */
+export interface TokenResolver {
+  tokenizer: Tokenizer;
+  /** The checkpoint's `eos_token` text (tokenizer_config.json), when it names one. */
+  eosToken?: string;
+}
 
-/** Options of {@link Qwen3Tito}. */
+/** What a {@link TokenRef} looks like in a message. */
+export function describeTokenRef(ref: TokenRef): string {
+  if ("token" in ref) return ref.token;
+  if ("text" in ref) return `${JSON.stringify(ref.text)} (as one token)`;
+  return "eos_token";
+}
+
+/**
+ * The id of a {@link TokenRef} in this vocabulary.
+ * @throws TitoModelError ("missing-token") naming the family, tokenizer.json and the token
+ */
+export function resolveTokenRef(ref: TokenRef, resolver: TokenResolver, family: string): number {
+  const { tokenizer } = resolver;
+  let id: number | undefined;
+  if ("token" in ref) id = tokenizer.tokenToId(ref.token);
+  else if ("text" in ref) {
+    const ids = tokenizer.encode(ref.text);
+    id = ids.length === 1 ? ids[0] : undefined;
+  } else if (resolver.eosToken !== undefined) id = tokenizer.tokenToId(resolver.eosToken);
+  if (id === undefined) {
+    const what = "eos" in ref && resolver.eosToken === undefined ? "tokenizer_config.json names no eos_token" : `tokenizer.json has no ${describeTokenRef(ref)} token`;
+    throw new TitoModelError("missing-token", family, `--tito-model ${family}: ${tokenizer.source}: ${what}, which the ${family} family needs`, "tokenizer.json");
+  }
+  return id;
+}
+
+function resolveAll(refs: readonly TokenRef[] | undefined, resolver: TokenResolver, family: string): number[] {
+  return (refs ?? []).map((ref) => resolveTokenRef(ref, resolver, family));
+}
+
+/** Options of {@link FamilyTito}. */
 export interface TitoOptions {
   /**
    * Remember the ids of prompt, canonical and appended-suffix renders by their exact inputs (bounded, least
@@ -43,14 +79,19 @@ export interface TitoOptions {
    * either way, only repeated renders get cheaper. Session servers turn it on.
    */
   memoizeRenders?: boolean;
+  /** The checkpoint's `eos_token` text, for families whose rules name `{eos: true}`. */
+  eosToken?: string;
 }
 
-/** Qwen3 TITO rules (SPEC §8). Stateless apart from the tokenizer, the default kwargs and optional render memos. */
-export class Qwen3Tito {
-  /** Stored completion tokens that may be trimmed before merging; Qwen3 never trims. */
-  readonly maxTrimTokens = 0;
+/**
+ * A family's TITO rules (miles' TITOTokenizer subclass of that family). Stateless apart from the tokenizer, the
+ * default kwargs and optional render memos.
+ */
+export class FamilyTito {
+  /** Stored completion tokens that may be trimmed before merging (`max_trim_tokens`). */
+  readonly maxTrimTokens: number;
   /** Roles a request may append after the stored history. */
-  readonly allowedAppendRoles: ReadonlySet<string> = new Set(QWEN3_TITO_APPEND_ROLES);
+  readonly allowedAppendRoles: ReadonlySet<string>;
   /** Server default kwargs with the pinned ones applied. */
   readonly defaultKwargs: Readonly<ChatTemplateKwargs>;
   private readonly comparator: MismatchComparator;
@@ -58,43 +99,60 @@ export class Qwen3Tito {
   private readonly prefixRenders = new TitoPrefixCache();
   /** Ids of whole renders by exact inputs; null unless {@link TitoOptions.memoizeRenders}. */
   private readonly renderedIds: RenderedIdsMemo | null;
-  private readonly imEndId: number;
-  private readonly newlineId: number;
+  /** Stored last ids after which the boundary appends {@link appendIds}. */
+  private readonly appendAfterIds: ReadonlySet<number>;
+  private readonly appendIds: readonly number[];
+  /** Stored last ids the boundary drops. */
+  private readonly dropLastIds: ReadonlySet<number>;
+  private readonly aliases: ReadonlySet<string>;
 
   /**
-   * @param tokenizer a Qwen3 tokenizer (its renderChatTemplate must be append-safe)
-   * @param defaultKwargs server default chat-template kwargs, e.g. `{enable_thinking: false}`
-   * @param options render memoization (off by default)
-   * @throws TitoError when the defaults contradict a pinned kwarg, or the vocabulary lacks `<|im_end|>`
+   * @param tokenizer the checkpoint's tokenizer rendering the family's template
+   * @param defaultKwargs server default chat-template kwargs (miles' `--apply-chat-template-kwargs`, default `{}`)
+   * @param options render memoization (off by default), the checkpoint's eos token
+   * @param family the family whose rules apply (default: qwen3)
+   * @throws TitoError when the defaults contradict a pinned kwarg
+   * @throws TitoModelError when the vocabulary lacks a token the family names
    */
   constructor(
     readonly tokenizer: Tokenizer,
     defaultKwargs: ChatTemplateKwargs = {},
     options: TitoOptions = {},
+    readonly family: TitoFamily = QWEN3_FAMILY,
   ) {
     this.renderedIds = options.memoizeRenders === true ? new RenderedIdsMemo() : null;
+    this.maxTrimTokens = family.boundary.maxTrimTokens;
+    this.allowedAppendRoles = new Set(family.allowedAppendRoles);
+    this.aliases = new Set(family.kwargAliases);
+    const resolver: TokenResolver = { tokenizer, eosToken: options.eosToken };
+    resolveAll(family.requiredTokens, resolver, family.name);
+    this.appendAfterIds = new Set(resolveAll(family.boundary.appendAfter?.whenLastIs, resolver, family.name));
+    this.appendIds = resolveAll(family.boundary.appendAfter?.append, resolver, family.name);
+    this.dropLastIds = new Set(resolveAll(family.boundary.dropLastWhen, resolver, family.name));
+    const trailing = new Set(resolveAll(family.boundary.trailing, resolver, family.name));
+    const spec = family.comparator.specialTokens;
+    let specialIds: ReadonlySet<number>;
+    if (spec.kind === "only") specialIds = new Set(resolveAll(spec.tokens, resolver, family.name));
+    else {
+      const except = new Set(resolveAll(spec.except, resolver, family.name));
+      specialIds = except.size === 0 ? tokenizer.specialIds : new Set([...tokenizer.specialIds].filter((id) => !except.has(id)));
+    }
     this.defaultKwargs = Object.freeze(this.applyPinned({ ...defaultKwargs }, "default"));
-    const imEnd = tokenizer.tokenToId("<|im_end|>");
-    if (imEnd === undefined) throw new TitoError(`tokenizer ${tokenizer.source} has no <|im_end|> token`);
-    const newline = tokenizer.encode("\n");
-    if (newline.length !== 1) throw new TitoError(`tokenizer ${tokenizer.source} does not encode "\\n" as one token`);
-    this.imEndId = imEnd;
-    this.newlineId = newline[0]!;
     this.comparator = new MismatchComparator({
-      specialIds: tokenizer.specialIds,
-      trailingIds: new Set([this.newlineId]),
-      assistantStart: "<|im_start|>assistant",
+      specialIds,
+      trailingIds: trailing,
+      assistantStart: family.comparator.assistantStart,
       decode: (ids) => tokenizer.decode(ids, { skipSpecialTokens: false }),
     });
   }
 
   private applyPinned(kwargs: ChatTemplateKwargs, layer: string): ChatTemplateKwargs {
-    for (const [key, value] of Object.entries(QWEN3_PINNED_KWARGS)) {
+    for (const [key, value] of Object.entries(this.family.pinnedKwargs)) {
       // Python's `provided_kwargs[key] != value`: 0 and 0.0 equal False; the text is miles' ValueError
       if (key in kwargs && kwargs[key] !== undefined && !pyEquals(kwargs[key], value)) {
         throw new TitoError(
           `chat template kwarg ${key}=${pyRepr(kwargs[key])} conflicts with the value registered for ` +
-            `${PINNED_KWARGS_OWNER}: ${pyRepr(value)}${layer === "default" ? " (server default)" : ""}`,
+            `${this.family.pythonClass}: ${pyRepr(value)}${layer === "default" ? " (server default)" : ""}`,
         );
       }
       kwargs[key] = value;
@@ -103,14 +161,17 @@ export class Qwen3Tito {
   }
 
   /**
-   * Request kwargs layered over the defaults. Pinned kwargs (`clear_thinking: false`) always win; a request that
+   * Request kwargs layered over the defaults (`merge_chat_template_kwargs`: a request setting one of the family's
+   * alias kwargs replaces them all). Pinned kwargs (Qwen3: `clear_thinking: false`) always win; a request that
    * asks for a different value is rejected. Idempotent: merging already-merged kwargs returns the same values.
    * @throws TitoError when the kwargs are not an object or contradict a pinned kwarg
    */
   mergeKwargs(requestKwargs?: ChatTemplateKwargs | null): ChatTemplateKwargs {
     if (requestKwargs === undefined || requestKwargs === null) return { ...this.defaultKwargs };
     if (!isPlainObject(requestKwargs)) throw new TitoError("chat_template_kwargs must be an object");
-    return this.applyPinned({ ...this.defaultKwargs, ...requestKwargs }, "request");
+    const base: ChatTemplateKwargs = { ...this.defaultKwargs };
+    if (this.aliases.size > 0 && Object.keys(requestKwargs).some((key) => this.aliases.has(key))) for (const key of this.aliases) delete base[key];
+    return this.applyPinned({ ...base, ...requestKwargs }, "request");
   }
 
   /** Prompt ids for `messages` rendered from scratch, with the generation prompt. */
@@ -148,7 +209,7 @@ export class Qwen3Tito {
       const role = newMessages[index].role;
       if (!this.allowedAppendRoles.has(role)) {
         throw new TitoError(
-          `appended message ${index} has role ${JSON.stringify(role)}, which the qwen3 TITO template cannot ` +
+          `appended message ${index} has role ${JSON.stringify(role)}, which the ${this.family.name} TITO template cannot ` +
             `append; allowed roles: ${[...this.allowedAppendRoles].join(", ")}`,
         );
       }
@@ -175,6 +236,9 @@ export class Qwen3Tito {
     const appended = newMessages.slice(oldMessages.length);
     const toolCalls = oldMessages[oldMessages.length - 1].tool_calls ?? [];
     const merged = this.mergeKwargs(kwargs);
+    if (this.family.suffixRender === "real-history") {
+      return this.memoized(["history", oldMessages, newMessages, tools, merged], () => this.renderHistoryDiff(oldMessages, newMessages, tools, merged));
+    }
     return this.memoized(["appended", appended, tools, merged, toolCalls], () => this.renderAppended(appended, toolCalls, tools, merged));
   }
 
@@ -201,9 +265,25 @@ export class Qwen3Tito {
     return this.tokenizer.encode(full.slice(prefix.length));
   }
 
+  /** The `real-history` suffix (DeepSeek V4's `tokenize_additional_messages`): the real old and new renders diffed. */
+  private renderHistoryDiff(
+    oldMessages: readonly ChatMessage[],
+    newMessages: readonly ChatMessage[],
+    tools: readonly ToolSpec[] | null,
+    merged: ChatTemplateKwargs,
+  ): number[] {
+    const before = this.tokenizer.renderChatTemplate(oldMessages, { tools, addGenerationPrompt: false, kwargs: merged });
+    const after = this.tokenizer.renderChatTemplate(newMessages, { tools, addGenerationPrompt: true, kwargs: merged });
+    if (!after.startsWith(before)) {
+      throw new TitoError(`${this.family.name} render is not append-only for the appended messages (the render of the stored history changed)`);
+    }
+    return this.tokenizer.encode(after.slice(before.length));
+  }
+
   /**
-   * The ids {@link mergeTokens} appends after `storedIds`: "\n" (198) when they end in `<|im_end|>`, then
-   * {@link tokenizeAppended}. Its cost never depends on the length of the stored history.
+   * The ids {@link mergeTokens} appends after `storedIds`: the family's boundary ids (Qwen3: "\n" (198) when they
+   * end in `<|im_end|>`), then {@link tokenizeAppended}. Its cost never depends on the length of the stored history.
+   * For a family that drops the last stored id (GLM), use {@link mergeTokens}.
    */
   mergedTailIds(
     oldMessages: readonly ChatMessage[],
@@ -213,14 +293,20 @@ export class Qwen3Tito {
     kwargs?: ChatTemplateKwargs,
   ): number[] {
     const suffix = this.tokenizeAppended(oldMessages, newMessages, tools, kwargs);
-    const addNewline = storedIds.length > 0 && storedIds[storedIds.length - 1] === this.imEndId;
-    if (addNewline) suffix.unshift(this.newlineId);
+    const last = storedIds.length > 0 ? storedIds[storedIds.length - 1] : undefined;
+    if (last !== undefined && this.appendAfterIds.has(last)) suffix.unshift(...this.appendIds);
     return suffix;
   }
 
+  /** True when the family's boundary drops the last of these stored ids (GLM's `<|user|>` / `<|observation|>`). */
+  dropsLastStoredId(storedIds: readonly number[]): boolean {
+    return storedIds.length > 0 && this.dropLastIds.has(storedIds[storedIds.length - 1]);
+  }
+
   /**
-   * Prompt ids for `newMessages` built on stored ids: stored ids, then "\n" (198) when they end in `<|im_end|>`
-   * (the model stops before the template's newline), then {@link tokenizeAppended}. Never trims stored ids.
+   * Prompt ids for `newMessages` built on stored ids (the family's `merge_tokens`): stored ids (less the last one
+   * when the family drops it, GLM), then the boundary ids (Qwen3: "\n" (198) when they end in `<|im_end|>`: the
+   * model stops before the template's newline), then {@link tokenizeAppended}.
    * Returns a fresh array. Its one history-sized cost is that array: concat allocates it once at its final size
    * and block-copies the stored ids; above ~16k ids V8 puts any fresh array in its own large-object pages, whose
    * mapping and first touch dominate the copy (see the tokenizer benchmark's allocation floor).
@@ -232,6 +318,9 @@ export class Qwen3Tito {
     tools: readonly ToolSpec[] | null,
     kwargs?: ChatTemplateKwargs,
   ): number[] {
+    if (this.dropsLastStoredId(storedIds)) {
+      return storedIds.slice(0, -1).concat(this.tokenizeAppended(oldMessages, newMessages, tools, kwargs));
+    }
     return storedIds.concat(this.mergedTailIds(oldMessages, newMessages, storedIds, tools, kwargs));
   }
 
@@ -262,6 +351,18 @@ export class Qwen3Tito {
     kwargs?: ChatTemplateKwargs,
   ): TitoMismatchEntry[] {
     return this.compareIds(this.canonicalIds(messages, tools, kwargs), tokenIds);
+  }
+}
+
+/** Qwen3 TITO rules (SPEC §8): {@link FamilyTito} with the qwen3 family. */
+export class Qwen3Tito extends FamilyTito {
+  /**
+   * @param tokenizer a Qwen3 tokenizer (its renderChatTemplate must be append-safe)
+   * @param defaultKwargs server default chat-template kwargs, e.g. `{enable_thinking: false}`
+   * @param options render memoization (off by default)
+   */
+  constructor(tokenizer: Tokenizer, defaultKwargs: ChatTemplateKwargs = {}, options: TitoOptions = {}) {
+    super(tokenizer, defaultKwargs, options, QWEN3_FAMILY);
   }
 }
 

@@ -1,0 +1,36 @@
+// The mock's wire formats by SGLang parser name; a family's `wire` names them (src/tokenizer/families).
+// Add a format by writing its file here and listing it below.
+import { QWEN25_TOOL_CALLS } from "./qwen25";
+import { QWEN3_REASONING } from "./qwen3-reasoning";
+import type { ReasoningFormat, ToolCallFormat } from "./types";
+
+/** The tool-call parser the mock uses when neither the family nor the user names one (miles' default family binds none). */
+export const FALLBACK_TOOL_CALL_PARSER = "qwen25";
+
+const TOOL_CALL_FORMATS: ReadonlyMap<string, ToolCallFormat> = new Map([QWEN25_TOOL_CALLS].map((format) => [format.name, format]));
+
+const REASONING_FORMATS: ReadonlyMap<string, ReasoningFormat> = new Map([QWEN3_REASONING].map((format) => [format.name, format]));
+
+/** Names of the tool-call formats the mock implements. */
+export function toolCallFormatNames(): string[] {
+  return [...TOOL_CALL_FORMATS.keys()];
+}
+
+/** Names of the reasoning formats the mock implements. */
+export function reasoningFormatNames(): string[] {
+  return [...REASONING_FORMATS.keys()];
+}
+
+/** The tool-call format of that SGLang parser name. @throws Error naming the known formats */
+export function toolCallFormat(name: string): ToolCallFormat {
+  const format = TOOL_CALL_FORMATS.get(name);
+  if (format === undefined) throw new Error(`unknown tool-call parser ${JSON.stringify(name)}; the mock implements: ${toolCallFormatNames().join(", ")}`);
+  return format;
+}
+
+/** The reasoning format of that SGLang parser name. @throws Error naming the known formats */
+export function reasoningFormat(name: string): ReasoningFormat {
+  const format = REASONING_FORMATS.get(name);
+  if (format === undefined) throw new Error(`unknown reasoning parser ${JSON.stringify(name)}; the mock implements: ${reasoningFormatNames().join(", ")}`);
+  return format;
+}

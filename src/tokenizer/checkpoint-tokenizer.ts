@@ -1,0 +1,145 @@
+// Any Hugging Face checkpoint's vocabulary as the Tokenizer contract: @huggingface/tokenizers for ids, a chat template for text.
+// Built from already-parsed tokenizer.json / tokenizer_config.json objects; file reading lives in load.ts.
+import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
+import { ByteLevelTableDecoder, tableDecodable, vocabularyFromLibrary, type ByteLevelVocabulary } from "./byte-level-decoder";
+import { SegmentEncodeCache, segmentEncodingProblem } from "./segment-encode-cache";
+import type { ChatMessage, RenderOptions, Tokenizer } from "./types";
+
+/** What renders messages to prompt text: the package's templates (`ChatTemplate`) or a checkpoint's own. */
+export interface ChatTemplateRenderer {
+  /** The Jinja source text. */
+  readonly source: string;
+  /** Where the source came from (error messages name only its last path segment). */
+  readonly origin: string;
+  /** Renders messages; kwargs are exposed to the template as top-level variables. */
+  render(messages: readonly ChatMessage[], options?: RenderOptions): string;
+}
+
+interface AddedTokenEntry {
+  id: number;
+  content: string;
+  special?: boolean;
+}
+
+/** A checkpoint's tokenizer plus a chat template. Synchronous once constructed. */
+export class CheckpointTokenizer implements Tokenizer {
+  /** Ids of the added tokens flagged special (`<|im_start|>`, `<|im_end|>`, `<|endoftext|>`, ...). */
+  readonly specialIds: ReadonlySet<number>;
+  protected readonly hf: HfTokenizer;
+  /** Table decoder, built on first decode; null when the vocabulary needs decode steps the table does not mirror. */
+  private tableDecoder: ByteLevelTableDecoder | null | undefined;
+  private readonly tableVocabulary: (() => ByteLevelVocabulary) | null;
+  /** {@link vocabSize}, once counted. */
+  private vocabSizeCache: number | undefined;
+  private readonly countVocabulary: () => number;
+  /** Piecewise cached encoder; null when these files do not make it provably equal to the library's encode. */
+  private readonly segmentCache: SegmentEncodeCache | null;
+
+  /**
+   * @param tokenizerJson parsed tokenizer.json
+   * @param tokenizerConfig parsed tokenizer_config.json
+   * @param source where tokenizer.json was read from (reported in errors and metadata)
+   * @param chatTemplate template used by renderChatTemplate
+   * @param family family name reported in metadata (`"default"`, `"qwen3"`, ...)
+   */
+  constructor(
+    tokenizerJson: Record<string, unknown>,
+    tokenizerConfig: Record<string, unknown>,
+    readonly source: string,
+    readonly chatTemplate: ChatTemplateRenderer,
+    readonly family: string = "default",
+  ) {
+    this.hf = new HfTokenizer(tokenizerJson, tokenizerConfig);
+    const added = Array.isArray(tokenizerJson.added_tokens) ? (tokenizerJson.added_tokens as AddedTokenEntry[]) : [];
+    this.specialIds = new Set(added.filter((entry) => entry.special === true).map((entry) => entry.id));
+    // Counted on first use: a 150k-entry vocabulary object takes ~0.1 s to walk, and only session servers ask.
+    this.countVocabulary = () => vocabularySize(tokenizerJson, added);
+    this.segmentCache = segmentEncodingProblem(tokenizerJson) === null ? new SegmentEncodeCache(added, (text) => this.libraryEncode(text)) : null;
+    this.tableVocabulary = tableDecodable(tokenizerJson, tokenizerConfig) ? () => vocabularyFromLibrary(this.hf, tokenizerConfig) : null;
+  }
+
+  private libraryDecode(ids: readonly number[], skipSpecialTokens: boolean): string {
+    return this.hf.decode([...ids], { skip_special_tokens: skipSpecialTokens });
+  }
+
+  private libraryEncode(text: string): number[] {
+    return this.hf.encode(text, { add_special_tokens: false }).ids;
+  }
+
+  /**
+   * Encodes text without adding special tokens (special-token text inside `text` still maps to its id). When the
+   * files allow it ({@link segmentEncodingProblem}), the text is cut at added-token strings and each piece's ids
+   * come from a bounded cache, which gives the library's ids exactly; otherwise the library encodes the whole text.
+   * Always returns a fresh array.
+   */
+  encode(text: string): number[] {
+    return this.segmentCache ? this.segmentCache.encode(text) : this.libraryEncode(text);
+  }
+
+  /** True when {@link encode} goes through the per-piece cache rather than the library alone. */
+  get encodeCacheEnabled(): boolean {
+    return this.segmentCache !== null;
+  }
+
+  /**
+   * Decodes ids; special tokens are kept unless `skipSpecialTokens` is true. Byte-level vocabularies (Qwen3's, Llama 3's)
+   * decode through a cached id -> bytes table whose output equals the library's decode; anything else, and any
+   * input the table does not cover (empty, unknown ids), goes to the library itself.
+   */
+  decode(ids: readonly number[], options: { skipSpecialTokens?: boolean } = {}): string {
+    const skip = options.skipSpecialTokens ?? false;
+    if (this.tableDecoder === undefined) {
+      this.tableDecoder = this.tableVocabulary
+        ? new ByteLevelTableDecoder(this.tableVocabulary(), (rest, skipRest) => this.libraryDecode(rest, skipRest))
+        : null;
+    }
+    return this.tableDecoder ? this.tableDecoder.decode(ids, skip) : this.libraryDecode(ids, skip);
+  }
+
+  /** One past the highest token id of tokenizer.json (its model vocabulary and its added tokens). */
+  get vocabSize(): number {
+    this.vocabSizeCache ??= this.countVocabulary();
+    return this.vocabSizeCache;
+  }
+
+  /** Id of a vocabulary token (byte-level spelling, e.g. "Ċ" for "\n"), or undefined. */
+  tokenToId(token: string): number | undefined {
+    return this.hf.token_to_id(token);
+  }
+
+  /** Vocabulary spelling of an id, or undefined. */
+  idToToken(id: number): string | undefined {
+    return this.hf.id_to_token(id);
+  }
+
+  /** Renders messages with this tokenizer's chat template. */
+  renderChatTemplate(messages: readonly ChatMessage[], options: RenderOptions = {}): string {
+    return this.chatTemplate.render(messages, options);
+  }
+
+  /** The same vocabulary rendering through another template (e.g. a checkpoint's native one), under `family` (default: this one's). */
+  withChatTemplate(chatTemplate: ChatTemplateRenderer, family: string = this.family): this {
+    const copy = Object.create(Object.getPrototypeOf(this) as object) as this;
+    Object.assign(copy, this, { chatTemplate, family });
+    return copy;
+  }
+}
+
+/** One past the highest id in `model.vocab` (an object of token → id, or BPE/WordPiece style) and `added_tokens`. */
+function vocabularySize(tokenizerJson: Record<string, unknown>, added: readonly AddedTokenEntry[]): number {
+  let highest = -1;
+  const model = tokenizerJson.model;
+  const vocab = model !== null && typeof model === "object" ? (model as Record<string, unknown>).vocab : undefined;
+  if (vocab !== null && typeof vocab === "object" && !Array.isArray(vocab)) {
+    const entries = vocab as Record<string, unknown>;
+    // for-in reads a dictionary-mode object about 2.5x faster than Object.values here
+    for (const token in entries) {
+      const id = entries[token];
+      if (typeof id === "number" && id > highest) highest = id;
+    }
+  } else if (Array.isArray(vocab)) {
+    highest = vocab.length - 1;
+  }
+  for (const entry of added) if (typeof entry.id === "number" && entry.id > highest) highest = entry.id;
+  return highest + 1;
+}

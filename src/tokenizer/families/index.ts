@@ -1,0 +1,7 @@
+// Public surface of the TITO family registry: the shared family shape, the registered families and the lookup.
+// The loader that turns a family plus a checkpoint into a tokenizer and TITO rules is in ../family-load.ts.
+export * from "./types";
+export * from "./registry";
+export { DEFAULT_FAMILY } from "./default";
+export { QWEN3_FAMILY } from "./qwen3";
+export { QWENNEXT_FAMILY } from "./qwennext";
