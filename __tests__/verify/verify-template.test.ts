@@ -158,9 +158,8 @@ describe("verification on the real Qwen3 tokenizer", () => {
 
 describe("load problems are TemplateVerifyLoadError naming the input", () => {
   test("an unknown family", async () => {
-    await expect(loadTemplateVerifyPlan({ titoModel: "qwen9" })).rejects.toThrow(
-      new TemplateVerifyLoadError('unknown --tito-model "qwen9"; known families: qwen3, default'),
-    );
+    await expect(loadTemplateVerifyPlan({ titoModel: "qwen9" })).rejects.toBeInstanceOf(TemplateVerifyLoadError);
+    await expect(loadTemplateVerifyPlan({ titoModel: "qwen9" })).rejects.toThrow(/^unknown --tito-model "qwen9"; registered families: default, qwen3/);
   });
 
   test("kwargs that contradict the family's pinned kwarg, with Python's text", async () => {

@@ -92,7 +92,10 @@ export function verifyTemplateCommand(io: VerifyTemplateCommandIo = DEFAULT_IO):
       "checkpoint directory with tokenizer.json and tokenizer_config.json (default: the packaged Qwen3 files)",
       parseCheckpointDir,
     )
-    .option("--tito-model <name>", "tokenizer family to verify through (qwen3, default); without it only the template's text layer is checked")
+    .option(
+      "--tito-model <name>",
+      "tokenizer family to verify through (a registered family: qwen3, default, ...); without it only the template's text layer is checked",
+    )
     .option("--chat-template-path <file>", "a .jinja template that replaces the family's (or the checkpoint's) template")
     .option("--chat-template-kwargs <json>", "kwargs of every render as a JSON object, e.g. '{\"clear_thinking\": false}'", parseTemplateKwargs)
     .addOption(

@@ -1,12 +1,15 @@
 // Builds a verification plan from the command's inputs: reads the checkpoint, the template and the family.
-// The I/O edge of the verifier; the seam the family registry replaces is familyVerifyTarget at the bottom.
+// The I/O edge of the verifier: a family comes from the tokenizer's family registry, its rules from FamilyTito.
 import { promises as fsp } from "node:fs";
 import * as path from "node:path";
-import { ChatTemplate, qwen3ChatTemplate } from "../tokenizer/chat-template";
-import { defaultTokenizerDirectory, loadTokenizer } from "../tokenizer/load";
-import type { Qwen3Tokenizer } from "../tokenizer/qwen3-tokenizer";
-import { QWEN3_PINNED_KWARGS, QWEN3_TITO_APPEND_ROLES, Qwen3Tito } from "../tokenizer/tito";
-import type { ChatMessage, ChatTemplateKwargs, ToolCall, ToolSpec } from "../tokenizer/types";
+import { ChatTemplate, qwen3TemplatePath } from "../tokenizer/chat-template";
+import { CheckpointTokenizer, type ChatTemplateRenderer } from "../tokenizer/checkpoint-tokenizer";
+import { getTitoFamily } from "../tokenizer/families/registry";
+import type { TitoFamily } from "../tokenizer/families/types";
+import { defaultTokenizerDirectory } from "../tokenizer/load";
+import { NativeChatTemplate, specialTokenVariables } from "../tokenizer/native-template";
+import { FamilyTito, resolveTokenRef } from "../tokenizer/tito";
+import type { ChatTemplateKwargs } from "../tokenizer/types";
 import { THINKING_MODES, type TemplateRenderTarget, type TemplateVerifyFamily, type TemplateVerifyPlan, type ThinkingMode } from "./types";
 
 /** Inputs of a verification, as the command and {@link verifyTemplate} take them. */
@@ -28,43 +31,59 @@ export class TemplateVerifyLoadError extends Error {
   override readonly name = "TemplateVerifyLoadError";
 }
 
-/** Families the verifier knows until the family registry lands. */
-export const VERIFY_TITO_MODELS: readonly string[] = ["qwen3", "default"];
-
 const ALL_APPEND_ROLES: readonly string[] = ["tool", "user", "system", "assistant"];
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The checkpoint's own template: `chat_template.jinja` beside the tokenizer files, else tokenizer_config.json's `chat_template`. */
-async function nativeTemplate(directory: string): Promise<ChatTemplate> {
+async function readJson(file: string): Promise<Record<string, unknown>> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await fsp.readFile(file, "utf8"));
+  } catch (error) {
+    const why = (error as NodeJS.ErrnoException).code === "ENOENT" ? "file not found" : describe(error);
+    throw new TemplateVerifyLoadError(`cannot read ${file}: ${why}`);
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new TemplateVerifyLoadError(`${file} does not hold a JSON object`);
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * The checkpoint's own template in transformers' environment: tokenizer_config.json's `chat_template` (a string, or
+ * the list entry named "default"), else `chat_template.jinja` beside it (miles' `load_hf_chat_template`).
+ */
+async function nativeTemplate(directory: string, config: Record<string, unknown>): Promise<ChatTemplateRenderer> {
+  const entry = config.chat_template;
+  const configFile = path.join(directory, "tokenizer_config.json");
+  const named = Array.isArray(entry) ? (entry as { name?: unknown; template?: unknown }[]).find((item) => item.name === "default")?.template : entry;
+  if (typeof named === "string") return parsed(() => new NativeChatTemplate(named, configFile, specialTokenVariables(config)), configFile);
   const jinjaFile = path.join(directory, "chat_template.jinja");
   const fromFile = await fsp.readFile(jinjaFile, "utf8").catch(() => null);
-  if (fromFile !== null) return new ChatTemplate(fromFile, jinjaFile);
-  const configFile = path.join(directory, "tokenizer_config.json");
-  let config: unknown;
-  try {
-    config = JSON.parse(await fsp.readFile(configFile, "utf8"));
-  } catch (error) {
-    throw new TemplateVerifyLoadError(`cannot read ${configFile}: ${describe(error)}`);
-  }
-  const entry = (config as { chat_template?: unknown }).chat_template;
-  // transformers also accepts a list of named templates; the one named "default" is the chat template
-  const source = Array.isArray(entry) ? (entry as { name?: unknown; template?: unknown }[]).find((item) => item.name === "default")?.template : entry;
-  if (typeof source !== "string") throw new TemplateVerifyLoadError(`${configFile} has no chat_template and ${directory} has no chat_template.jinja`);
-  return new ChatTemplate(source, configFile);
+  if (fromFile === null) throw new TemplateVerifyLoadError(`${configFile} has no chat_template and ${directory} has no chat_template.jinja`);
+  return parsed(() => new NativeChatTemplate(fromFile, jinjaFile, specialTokenVariables(config)), jinjaFile);
 }
 
-async function templateFile(file: string): Promise<ChatTemplate> {
+function parsed(build: () => ChatTemplateRenderer, file: string): ChatTemplateRenderer {
   try {
-    return ChatTemplate.fromFile(file);
+    return build();
   } catch (error) {
-    throw new TemplateVerifyLoadError(`--chat-template-path: ${describe(error)}`);
+    throw new TemplateVerifyLoadError(`${file}: ${describe(error)}`);
   }
 }
 
-function renderTarget(template: ChatTemplate, kwargs: ChatTemplateKwargs): TemplateRenderTarget {
+/** A `--chat-template-path` file, rendered the way the family's own template kind is (bundled helpers, or transformers'). */
+async function templateFile(file: string, kind: "bundled" | "checkpoint", config: Record<string, unknown>): Promise<ChatTemplateRenderer> {
+  let source: string;
+  try {
+    source = await fsp.readFile(file, "utf8");
+  } catch (error) {
+    throw new TemplateVerifyLoadError(`--chat-template-path: cannot read chat template ${file}: ${describe(error)}`);
+  }
+  return parsed(() => (kind === "bundled" ? new ChatTemplate(source, file) : new NativeChatTemplate(source, file, specialTokenVariables(config))), file);
+}
+
+function renderTarget(template: ChatTemplateRenderer, kwargs: ChatTemplateKwargs): TemplateRenderTarget {
   return { kwargs, render: (messages, options) => template.render(messages, { ...options, kwargs }) };
 }
 
@@ -81,131 +100,100 @@ export async function loadTemplateVerifyPlan(options: VerifyTemplateOptions): Pr
     throw new TemplateVerifyLoadError("--chat-template-kwargs must be a JSON object");
   }
   const directory = options.hfCheckpoint === undefined ? defaultTokenizerDirectory() : path.resolve(options.hfCheckpoint);
-  const override = options.chatTemplatePath === undefined ? null : await templateFile(options.chatTemplatePath);
+  const config = await readJson(path.join(directory, "tokenizer_config.json"));
 
   if (options.titoModel === undefined) {
-    const template = override ?? (await nativeTemplate(directory));
+    const template =
+      options.chatTemplatePath === undefined ? await nativeTemplate(directory, config) : await templateFile(options.chatTemplatePath, "checkpoint", config);
     return {
       titoModel: null,
-      templateSource: override !== null ? `file: ${options.chatTemplatePath}` : `checkpoint: ${directory}`,
+      templateSource: options.chatTemplatePath !== undefined ? `file: ${options.chatTemplatePath}` : `checkpoint: ${directory}`,
       allowedAppendRoles: new Set(ALL_APPEND_ROLES),
       thinking,
       templateKwargs: { ...userKwargs },
       renderer: (kwargs) => renderTarget(template, kwargs),
     };
   }
-  if (!VERIFY_TITO_MODELS.includes(options.titoModel)) {
-    throw new TemplateVerifyLoadError(`unknown --tito-model ${JSON.stringify(options.titoModel)}; known families: ${VERIFY_TITO_MODELS.join(", ")}`);
-  }
-  let tokenizer: Qwen3Tokenizer;
+  let family: TitoFamily;
   try {
-    tokenizer = await loadTokenizer({ hfCheckpoint: directory });
+    family = getTitoFamily(options.titoModel);
   } catch (error) {
-    throw new TemplateVerifyLoadError(`--tito-model ${options.titoModel}: ${describe(error)}`);
+    throw new TemplateVerifyLoadError(describe(error));
   }
-  return familyVerifyTarget(options.titoModel, tokenizer, override, options.chatTemplatePath, directory, thinking, userKwargs);
+  return familyPlan(family, directory, config, options.chatTemplatePath, thinking, userKwargs);
+}
+
+/** The family's template: the --chat-template-path file, the bundled file, or the checkpoint's own. */
+async function familyTemplate(
+  family: TitoFamily,
+  directory: string,
+  config: Record<string, unknown>,
+  overridePath: string | undefined,
+): Promise<[ChatTemplateRenderer, string]> {
+  if (overridePath !== undefined) return [await templateFile(overridePath, family.template.kind, config), `template override via TITO: ${overridePath}`];
+  if (family.template.kind === "bundled") {
+    const file = family.template.file;
+    return [parsed(() => ChatTemplate.fromFile(path.join(path.dirname(qwen3TemplatePath()), file)), file), `fixed template via TITO: ${file}`];
+  }
+  return [await nativeTemplate(directory, config), `checkpoint via TITO: ${directory}`];
 }
 
 /**
- * The seam the family registry replaces: a family name to its template, pinned kwargs, append roles, trailing ids
- * and merge rule. `qwen3`: the package's append-safe template, `clear_thinking` pinned false, "\n" trailing, "\n"
- * re-inserted after `<|im_end|>` (miles' Qwen3TITOTokenizer). `default`: the checkpoint's own template, nothing
- * pinned or trimmed, plain concatenation (miles' TITOTokenizer).
+ * The family's side of a plan, from the registry's data: its template, pinned kwargs (auto-set when the user gave
+ * none), append roles, trailing ids and merge rule (src/tokenizer's FamilyTito, the server's own TITO).
  */
-async function familyVerifyTarget(
-  name: string,
-  tokenizer: Qwen3Tokenizer,
-  override: ChatTemplate | null,
-  overridePath: string | undefined,
+async function familyPlan(
+  family: TitoFamily,
   directory: string,
+  config: Record<string, unknown>,
+  overridePath: string | undefined,
   thinking: ThinkingMode,
   userKwargs: ChatTemplateKwargs,
 ): Promise<TemplateVerifyPlan> {
-  const pinned: ChatTemplateKwargs = name === "qwen3" ? { ...QWEN3_PINNED_KWARGS } : {};
+  const [template, source] = await familyTemplate(family, directory, config, overridePath);
+  const tokenizerFile = path.join(directory, "tokenizer.json");
+  const tokenizerJson = await readJson(tokenizerFile);
+  let tokenizer: CheckpointTokenizer;
+  let tito: FamilyTito;
+  try {
+    tokenizer = new CheckpointTokenizer(tokenizerJson, config, tokenizerFile, template, family.name);
+    tito = new FamilyTito(tokenizer, {}, { eosToken: typeof config.eos_token === "string" ? config.eos_token : undefined }, family);
+  } catch (error) {
+    throw new TemplateVerifyLoadError(`--tito-model ${family.name}: ${describe(error)}`);
+  }
+  const trailingIds = new Set(family.boundary.trailing.map((ref) => resolveTokenRef(ref, { tokenizer }, family.name)));
   const autoSetKwargs: ChatTemplateKwargs = {};
-  for (const [key, value] of Object.entries(pinned)) if (!(key in userKwargs)) autoSetKwargs[key] = value;
+  for (const [key, value] of Object.entries(family.pinnedKwargs)) if (!(key in userKwargs)) autoSetKwargs[key] = value;
   const templateKwargs = { ...userKwargs, ...autoSetKwargs };
-  const template = override ?? (name === "qwen3" ? qwen3ChatTemplate() : await nativeTemplate(directory));
-  const rendering = tokenizer.withChatTemplate(template);
-  const source =
-    override !== null
-      ? `template override via TITO: ${overridePath}`
-      : name === "qwen3"
-        ? "fixed template via TITO: qwen3-append-safe.jinja"
-        : `checkpoint via TITO: ${directory}`;
-  const allowed = new Set(name === "qwen3" ? QWEN3_TITO_APPEND_ROLES : ALL_APPEND_ROLES);
 
-  const family = (kwargs: ChatTemplateKwargs): TemplateVerifyFamily => {
-    const encode = (text: string): number[] => rendering.encode(text);
-    const decode = (ids: readonly number[]): string => rendering.decode(ids, { skipSpecialTokens: false });
-    if (name === "qwen3") {
-      // the kwargs are layered as a request's are, so a conflict carries miles' TITOTokenizer.__init__ text
-      const tito = new Qwen3Tito(rendering);
-      let merged: ChatTemplateKwargs;
-      try {
-        merged = tito.mergeKwargs(kwargs);
-      } catch (error) {
-        throw new TemplateVerifyLoadError(`--chat-template-kwargs: ${describe(error)}`);
-      }
-      return {
-        name,
-        kwargs: merged,
-        trailingIds: new Set([rendering.newlineId]),
-        render: (messages, options) => rendering.renderChatTemplate(messages, { ...options, kwargs: merged }),
-        encode,
-        decode,
-        mergeTokens: (prefix, full, ids, tools) => tito.mergeTokens(prefix, full, ids, tools, merged),
-      };
+  const build = (kwargs: ChatTemplateKwargs): TemplateVerifyFamily => {
+    // layered as a request's kwargs are, so a conflict carries miles' TITOTokenizer.__init__ text
+    let merged: ChatTemplateKwargs;
+    try {
+      merged = tito.mergeKwargs(kwargs);
+    } catch (error) {
+      throw new TemplateVerifyLoadError(`--chat-template-kwargs: ${describe(error)}`);
     }
-    const render = (messages: readonly ChatMessage[], options: { tools: readonly ToolSpec[] | null; addGenerationPrompt: boolean }): string =>
-      rendering.renderChatTemplate(messages, { ...options, kwargs });
     return {
-      name,
-      kwargs,
-      trailingIds: new Set(),
-      render,
-      encode,
-      decode,
-      mergeTokens: (prefix, full, ids, tools) => [...ids, ...dummyContextSuffix(render, encode, prefix, full, tools)],
+      name: family.name,
+      kwargs: merged,
+      trailingIds,
+      render: (messages, options) => tokenizer.renderChatTemplate(messages, { ...options, kwargs: merged }),
+      encode: (text) => tokenizer.encode(text),
+      decode: (ids) => tokenizer.decode(ids, { skipSpecialTokens: false }),
+      mergeTokens: (prefix, full, ids, tools) => tito.mergeTokens(prefix, full, ids, tools, merged),
     };
   };
   // A pinned-kwarg conflict is a load problem, found before any case runs.
-  family(templateKwargs);
+  build(templateKwargs);
   return {
-    titoModel: name,
+    titoModel: family.name,
     templateSource: source,
-    allowedAppendRoles: allowed,
+    allowedAppendRoles: new Set(family.allowedAppendRoles),
     thinking,
     templateKwargs,
     autoSetKwargs,
-    renderer: (kwargs) => family(kwargs),
-    family,
+    renderer: build,
+    family: build,
   };
-}
-
-const DUMMY_SYSTEM: ChatMessage = { role: "system", content: "dummy system" };
-
-/**
- * miles' `TITOTokenizer.tokenize_additional_messages`: the appended messages and the generation prompt rendered under
- * `[dummy system, dummy assistant]` (the assistant keeps the stored turn's tool calls), minus the render of that context.
- */
-function dummyContextSuffix(
-  render: (messages: readonly ChatMessage[], options: { tools: readonly ToolSpec[] | null; addGenerationPrompt: boolean }) => string,
-  encode: (text: string) => number[],
-  prefix: readonly ChatMessage[],
-  full: readonly ChatMessage[],
-  tools: readonly ToolSpec[] | null,
-): number[] {
-  const appended = full.slice(prefix.length);
-  const bad = appended.find((message) => !ALL_APPEND_ROLES.includes(message.role));
-  if (bad !== undefined) throw new Error(`appended role ${JSON.stringify(bad.role)} is not an append role`);
-  const toolCalls: ToolCall[] = prefix[prefix.length - 1]?.tool_calls ?? [];
-  const base: ChatMessage[] = [DUMMY_SYSTEM, { role: "assistant", content: "", reasoning_content: " ", tool_calls: toolCalls }];
-  const without = render(base, { tools, addGenerationPrompt: false });
-  const withAppended = render([...base, ...appended], { tools, addGenerationPrompt: true });
-  if (!withAppended.startsWith(without)) {
-    const roles = appended.length > 0 ? appended.map((message) => message.role) : ["generation_prompt"];
-    throw new Error(`rendered suffix diff failed for [${roles.join(", ")}]`);
-  }
-  return encode(withAppended.slice(without.length));
 }
