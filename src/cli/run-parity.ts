@@ -12,7 +12,8 @@ import { BACKEND_URL_ENV, HF_CHECKPOINT_ENV, sessionServerEnvName } from "../fix
 import type { SessionParityRun } from "../fixture/types";
 import type { SessionServerVersion } from "../server/types";
 import { CliExit, EXIT_USAGE } from "./exit-codes";
-import { judgePair } from "./judge";
+import { judgePair, toReportCheck } from "./judge";
+import { checkSessionVerifyGate } from "../matchers/session-verify-gate";
 import { packageVersion } from "./package-version";
 import { ProgressBar, type ProgressStream } from "./progress-bar";
 import type { ParityReport, ReportRun, ReportServer } from "./report";
@@ -61,6 +62,7 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
   const v1Given = locate(options.v1, "--v1", env, sessionServerEnvName("v1"), parseUrlList);
   const v2Given = locate(options.v2, "--v2", env, sessionServerEnvName("v2"), parseUrlList);
   const hfCheckpoint = options.hfCheckpoint ?? (env[HF_CHECKPOINT_ENV]?.trim() || undefined);
+  const mode = options.toolCallFailureMode ?? "rollback";
 
   const health: Record<string, unknown> = {};
   const probe = async (what: string, given: GivenLocation | undefined): Promise<void> => {
@@ -149,6 +151,7 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
           inputSamples: [inputs[version][i]],
           sessionServerUrls: urls[version],
           cycles: options.cycles,
+          toolCallFailureMode: mode,
           dispatcher,
         });
       } catch (error) {
@@ -164,7 +167,7 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
 
     context.onPairs?.(pairs.map(([v1, v2]) => [v1.run, v2.run]));
     const judgeStart = performance.now();
-    const trajectories = pairs.map(([v1, v2], i) => judgePair(i, v1.run, v2.run, options.cycles));
+    const trajectories = pairs.map(([v1, v2], i) => judgePair(i, v1.run, v2.run, options.cycles, mode));
     const judgeMs = performance.now() - judgeStart;
 
     const runs: ReportRun[] = pairs.flatMap((pair, i) =>
@@ -203,6 +206,9 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
       }),
     );
     const passed = trajectories.filter((trajectory) => trajectory.pass).length;
+    // The gate judges each version's completed runs as one batch (miles gates a rollout batch, not a pair).
+    const gateOf = (k: number) => toReportCheck(checkSessionVerifyGate(pairs.map((pair) => pair[k].run).filter((run) => !(run instanceof Error))));
+    const gate = options.verifyGate === true ? { v1: gateOf(0), v2: gateOf(1) } : null;
     const problems = summarizeServerProblems(runs);
     const server = (url: string | null, started: boolean): ReportServer => ({
       url: url === null ? null : url.split(",").map(redactUrlCredentials).join(","),
@@ -213,7 +219,15 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
       reportVersion: 1,
       versions: { package: packageVersion(), node: process.version, sessionServers: [...VERSIONS] },
       startedAt: startedAt.toISOString(),
-      options: { batch: options.batch, cycles: options.cycles, latencyMs: options.latencyMs, hfCheckpoint: hfCheckpoint ?? null },
+      options: {
+        batch: options.batch,
+        cycles: options.cycles,
+        latencyMs: options.latencyMs,
+        hfCheckpoint: hfCheckpoint ?? null,
+        toolCallFailureMode: mode,
+        verifyGate: options.verifyGate === true,
+      },
+      gate,
       servers: {
         backend: server(environment.backendUrl, environment.started.backend),
         v1: server(environment.v1Url, environment.started.v1),
@@ -223,7 +237,7 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
         trajectories: options.batch,
         passed,
         failed: options.batch - passed,
-        pass: passed === options.batch,
+        pass: passed === options.batch && (gate === null || (gate.v1.pass && gate.v2.pass)),
         serverProblems: problems.count,
         firstServerProblem: problems.first,
       },
