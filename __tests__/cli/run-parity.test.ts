@@ -134,7 +134,7 @@ describe("executeRun", () => {
       expect(report.gate?.v1.pass).toBe(true);
       expect(report.gate?.v2.failures.map((failure) => failure.part)).toEqual(["assistant_text ratio"]);
       expect(out.join("")).toMatch(
-        /^ {6}\[assistant_text ratio\] assistant_text mismatch ratio 2\/2=1\.000 exceeds the qwen3 threshold 0\.25: sample 0 \(v2, session \w+\): assistant_text at token span \[\d+, \d+\)/m,
+        /^ {6}\[assistant_text ratio\] assistant_text mismatch ratio 2\/2=1\.000 exceeds the qwen3 threshold 0\.25:\n {10}- sample 0 \(v2, session \w+\): assistant_text at token span \[\d+, \d+\)/m,
       );
     } finally {
       await planted.close();

@@ -76,7 +76,7 @@ describe("the gate's rules on hand-built samples", () => {
     expect(requiredDriverEvents(["tool", "user", "system", "assistant"])).toEqual(["rollback", "append_user", "append_system", "append_assistant"]);
     const noSystem = sample({ tito_session_mismatch: [], driver_events: ["initial", "append_tool", "append_user", "rollback", "append_assistant"] });
     expect(checkSessionVerifyGate([noSystem]).failures.map((f) => f.message)).toEqual([
-      "every sample must hold [rollback, append_user, append_system, append_assistant] for append roles [tool, user, system, assistant]: sample 0 lacks driver events [append_system]",
+      "every sample must hold [rollback, append_user, append_system, append_assistant] for append roles [tool, user, system, assistant]:\n    - sample 0 lacks driver events [append_system]",
     ]);
     expect(checkSessionVerifyGate([noSystem], { allowedAppendRoles: ["tool", "user", "assistant"] }).pass).toBe(true);
     const noTool = sample({ tito_session_mismatch: [], driver_events: ["initial", "rollback"] });
@@ -88,7 +88,7 @@ describe("the gate's rules on hand-built samples", () => {
       Array.from({ length: of }, (_, i) => sample({ tito_model: titoModel, tito_session_mismatch: i < bad ? [mismatch("assistant_text", 2)] : [] }));
     expect(checkSessionVerifyGate(batch(1, 4)).pass).toBe(true); // 0.25 <= 0.25 (test_qwen3.py)
     expect(checkSessionVerifyGate(batch(1, 4, "glm47")).failures[0].message).toMatch(
-      /^assistant_text mismatch ratio 1\/4=0\.250 exceeds the glm47 threshold 0\.2: sample 0: assistant_text at segment 2/,
+      /^assistant_text mismatch ratio 1\/4=0\.250 exceeds the glm47 threshold 0\.2:\n {4}- sample 0: assistant_text at segment 2/,
     );
     expect(checkSessionVerifyGate(batch(2, 4)).pass).toBe(false);
     expect(checkSessionVerifyGate(batch(4, 4, "nemotron3")).pass).toBe(true); // test_nemotron3.py rides at 1.0
@@ -172,7 +172,7 @@ describe("the reference servers pass the gate for --cycles 3 under each failure 
     }
     expect(message).toContain("The batch fails the session-verify gate (part assistant_text ratio)");
     expect(message).toMatch(
-      /assistant_text mismatch ratio 3\/3=1\.000 exceeds the qwen3 threshold 0\.25: sample 0 \(v2, session \w+\): assistant_text at token span \[\d+, \d+\) \(segment \d+\)/,
+      /assistant_text mismatch ratio 3\/3=1\.000 exceeds the qwen3 threshold 0\.25:\n {4}- sample 0 \(v2, session \w+\): assistant_text at token span \[\d+, \d+\) \(segment \d+\)/,
     );
     // both texts are quoted around their first difference: the space after the colon the re-serialization lost
     expect(message).toContain('expected ..." Beijing.\\n<tool_call>\\n{\\"name\\": \\"get_weather\\", \\"arguments\\"');

@@ -31,7 +31,7 @@ function renderGate(gate: NonNullable<ParityReport["gate"]>): string {
   for (const version of ["v1", "v2"] as const) {
     const check = gate[version];
     lines.push(`  ${version}  ${check.pass ? "PASS" : "FAIL"}`);
-    for (const failure of check.failures) lines.push(`      [${failure.part}] ${failure.message}`);
+    for (const failure of check.failures) lines.push(`      [${failure.part}] ${failure.message.replace(/\n/g, "\n      ")}`);
   }
   return lines.join("\n");
 }

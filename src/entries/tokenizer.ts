@@ -6,3 +6,17 @@ export { qwen3ChatTemplate, ChatTemplate, ChatTemplateError, QWEN3_TEMPLATE_FILE
 export { createTito, Qwen3Tito, TitoError, QWEN3_TITO_APPEND_ROLES, QWEN3_PINNED_KWARGS, type TitoOptions, type TitoMessageMatcher } from "../tokenizer/tito";
 export { MismatchComparator, type TitoMismatchEntry, type TitoMismatchType, type MismatchComparatorOptions } from "../tokenizer/mismatch";
 export type { ChatMessage, ChatTemplateKwargs, RenderOptions, Tokenizer, ToolCall, ToolSpec } from "../tokenizer/types";
+export {
+  verifyChatTemplate,
+  loadTemplateVerifyPlan,
+  TemplateVerifyLoadError,
+  VERIFY_TRAJECTORIES,
+  checkTextLayer,
+  checkTitoLayer,
+  type VerifyTemplateOptions,
+  type TemplateVerifyPlan,
+  type TemplateVerifyFamily,
+  type TemplateRenderTarget,
+  type VerifyTrajectory,
+  type TemplateVerifyReport,
+} from "../verify";

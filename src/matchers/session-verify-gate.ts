@@ -131,6 +131,13 @@ function describeEntry(label: string, entry: MismatchEntry, sample: Sample, spec
   return `${label}: ${entry.type} at ${spanText(entry, sample, special)}: expected ${expected}, actual ${actual}`;
 }
 
+/** The first `shown` problems, one per line under the part's headline, and how many more there are. */
+function listed(problems: readonly string[], shown: number): string {
+  const lines = problems.slice(0, shown).map((problem) => `\n    - ${problem}`);
+  if (problems.length > shown) lines.push(`\n    - and ${problems.length - shown} more`);
+  return lines.join("");
+}
+
 /** Driver events every sample must hold for these roles (session_verify_agent.py `required_per_sample`). */
 export function requiredDriverEvents(allowedAppendRoles: readonly string[]): string[] {
   const required = ["rollback"];
@@ -191,7 +198,7 @@ export function checkSessionVerifyGate(received: unknown, options: SessionVerify
 
   const report = (part: string, problems: string[], headline: string): void => {
     if (problems.length === 0) builder.passed(part);
-    else builder.fail(part, `${headline}: ${problems.slice(0, 5).join("; ")}${problems.length > 5 ? `; and ${problems.length - 5} more` : ""}`);
+    else builder.fail(part, `${headline}:${listed(problems, 5)}`);
   };
   report("tito_session_mismatch present", missingReport, `${missingReport.length} of ${samples.length} samples carry no mismatch report`);
   report(
@@ -207,8 +214,8 @@ export function checkSessionVerifyGate(received: unknown, options: SessionVerify
   else {
     builder.fail(
       "assistant_text ratio",
-      `assistant_text mismatch ratio ${withAssistantText.length}/${samples.length}=${ratio.toFixed(3)} exceeds the ${titoModel} threshold ${threshold}: ` +
-        `${withAssistantText.slice(0, 3).join("; ")}${withAssistantText.length > 3 ? `; and ${withAssistantText.length - 3} more` : ""}`,
+      `assistant_text mismatch ratio ${withAssistantText.length}/${samples.length}=${ratio.toFixed(3)} exceeds the ${titoModel} threshold ${threshold}:` +
+        listed(withAssistantText, 3),
     );
   }
   return builder.verdict();
