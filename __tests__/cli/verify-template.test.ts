@@ -4,7 +4,7 @@ import { describe, expect, test } from "@jest/globals";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { buildProgram, CliExit } from "../../src/cli";
+import { buildProgram, CliExit, executeVerifyTemplate, type VerifyTemplateCommandOptions } from "../../src/cli";
 import { defaultTokenizerDirectory } from "../../src/tokenizer";
 import { runCli } from "./run-cli";
 
@@ -75,5 +75,24 @@ describe("session-parity verify-template", () => {
       exitCode: 2,
       message: "--chat-template-kwargs: chat template kwarg clear_thinking=True conflicts with the value registered for Qwen3TITOTokenizer: False",
     });
+  });
+});
+
+describe("executeVerifyTemplate (in-process)", () => {
+  test("returns the report with exit status 0, and a --json file that cannot be written is a status-2 CliExit", async () => {
+    const out: string[] = [];
+    const options: VerifyTemplateCommandOptions = { titoModel: "qwen3", thinking: "off" };
+    const { exitCode, report } = await executeVerifyTemplate(options, { out: { write: (chunk: string) => out.push(chunk) } });
+    expect(exitCode).toBe(0);
+    expect(report.summary).toMatchObject({ pass: true, failed: 0 });
+    expect(out.join("")).toContain("Not exercised by this run (thinking x append roles beyond tool):\n  - thinking     x {}");
+    const missing = path.join(os.tmpdir(), "no-such-dir-verify-template", "report.json");
+    const error = await executeVerifyTemplate({ ...options, json: missing }, { out: { write: () => true } }).then(
+      () => new Error("expected a CliExit"),
+      (reason: unknown) => reason,
+    );
+    expect(error).toBeInstanceOf(CliExit);
+    expect((error as CliExit).exitCode).toBe(2);
+    expect((error as CliExit).message).toMatch(/^cannot write the --json report to .*report\.json: ENOENT/);
   });
 });

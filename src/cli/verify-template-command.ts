@@ -27,7 +27,7 @@ export interface VerifyTemplateCommandIo {
 const DEFAULT_IO: VerifyTemplateCommandIo = { out: process.stdout };
 
 /** `--chat-template-kwargs`: a JSON object. */
-export function parseTemplateKwargs(value: string): ChatTemplateKwargs {
+function parseTemplateKwargs(value: string): ChatTemplateKwargs {
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);

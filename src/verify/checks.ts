@@ -59,7 +59,7 @@ export function checkTextLayer(target: TemplateRenderTarget, messages: readonly 
 }
 
 /** Where the TITO layer's appended run ends: the first assistant message at or after `n` (or the end). */
-export function appendedRunEnd(messages: readonly ChatMessage[], n: number): number {
+function appendedRunEnd(messages: readonly ChatMessage[], n: number): number {
   let m = n;
   while (m < messages.length && messages[m].role !== "assistant") m += 1;
   return m;

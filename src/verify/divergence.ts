@@ -3,7 +3,7 @@
 import type { TextDivergence } from "./types";
 
 /** Characters of context quoted on each side of a divergence. */
-export const DIVERGENCE_CONTEXT_CHARS = 60;
+const DIVERGENCE_CONTEXT_CHARS = 60;
 
 /** The first index where `expected` and `actual` differ with context around it, or null when they are equal. */
 export function firstDivergence(expected: string, actual: string, context = DIVERGENCE_CONTEXT_CHARS): TextDivergence | null {

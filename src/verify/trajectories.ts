@@ -346,7 +346,7 @@ export const VERIFY_TRAJECTORIES: readonly VerifyTrajectory[] = [
 ];
 
 /** Non-assistant roles that follow the first assistant message (miles' `APPEND_ROLES`). */
-export function appendRolesOf(messages: readonly ChatMessage[]): Set<string> {
+function appendRolesOf(messages: readonly ChatMessage[]): Set<string> {
   const first = messages.findIndex((message) => message.role === "assistant");
   const roles = new Set<string>();
   if (first < 0) return roles;
@@ -355,7 +355,7 @@ export function appendRolesOf(messages: readonly ChatMessage[]): Set<string> {
 }
 
 /** True when an assistant message carries reasoning (miles' `IS_THINKING`). */
-export function isThinkingTrajectory(messages: readonly ChatMessage[]): boolean {
+function isThinkingTrajectory(messages: readonly ChatMessage[]): boolean {
   return messages.some((message) => message.role === "assistant" && typeof message.reasoning_content === "string" && message.reasoning_content !== "");
 }
 

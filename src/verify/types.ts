@@ -30,8 +30,8 @@ export interface ClassifiedTrajectory extends VerifyTrajectory {
   readonly thinking: boolean;
 }
 
-/** Options of one render through a family. */
-export interface FamilyRenderOptions {
+/** Options of one render through a family: the tools advertised and whether the generation prompt follows. */
+interface FamilyRenderOptions {
   tools: readonly ToolSpec[] | null;
   addGenerationPrompt: boolean;
 }
