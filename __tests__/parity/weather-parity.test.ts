@@ -17,6 +17,9 @@ import { startMockBackend, weatherScript, type MockBackend, type ProcessFunction
 import { startParityEnvironment, type ParityEnvironment } from "../../src";
 import { deepCopySample } from "../../src/wire/sample-copy";
 
+/** The seed fixture's server kwargs: servers alone default to {} (miles' --apply-chat-template-kwargs). */
+const SEED_KWARGS = { enable_thinking: false };
+
 const BATCH = 16;
 const CALLS_PER_TRAJECTORY = 9;
 const WEIGHT_VERSIONS = ["w0", "w1", "w2", "w3", "w4", "w7", "w8"];
@@ -159,6 +162,7 @@ describe(`weather parity: ${BATCH} trajectories per version through the global-s
       const keepRetries: SamplePicker = (samples) =>
         [...samples].sort((a, b) => leafOf(b).path_node_ids.length - leafOf(a).path_node_ids.length || leafOf(b).node_id - leafOf(a).node_id);
       keepAll = await startSessionServer({
+        chatTemplateKwargs: SEED_KWARGS,
         version: "v2",
         backendUrl: published("SESSION_PARITY_BACKEND_URL"),
         samplePicker: keepRetries,

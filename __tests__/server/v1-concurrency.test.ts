@@ -5,6 +5,9 @@ import { startSessionServer, type RunningSessionServer } from "../../src/server"
 import type { ChatMessage } from "../../src/tokenizer/types";
 import { assistantOf, call, chat, createSession, getSession, recordingLogger } from "./helpers";
 
+/** The seed fixture's server kwargs: servers alone default to {} (miles' --apply-chat-template-kwargs). */
+const SEED_KWARGS = { enable_thinking: false };
+
 async function waitFor(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 2000 && !condition(); i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
   if (!condition()) throw new Error("condition not reached");
@@ -48,7 +51,7 @@ describe("with a gated backend", () => {
         return echoScript(prompt, body);
       },
     });
-    server = await startSessionServer({ version: "v1", backendUrl: backend.url, logger });
+    server = await startSessionServer({ chatTemplateKwargs: SEED_KWARGS, version: "v1", backendUrl: backend.url, logger });
   });
   afterAll(async () => {
     gate.release();
@@ -99,7 +102,7 @@ describe("with a gated backend", () => {
   });
 
   test("close() ends in-flight requests and frees the port", async () => {
-    const extra = await startSessionServer({ version: "v1", backendUrl: backend.url, logger: recordingLogger() });
+    const extra = await startSessionServer({ chatTemplateKwargs: SEED_KWARGS, version: "v1", backendUrl: backend.url, logger: recordingLogger() });
     const id = await createSession(extra.url);
     gate.close();
     const inflight = chat(extra.url, id, { messages: [{ role: "user", content: "never finishes" }] }).then(
@@ -120,7 +123,7 @@ describe("load: 256 concurrent sessions x 9 turns", () => {
 
   beforeAll(async () => {
     backend = await startMockBackend({ process: echoScript });
-    server = await startSessionServer({ version: "v1", backendUrl: backend.url, logger: recordingLogger() });
+    server = await startSessionServer({ chatTemplateKwargs: SEED_KWARGS, version: "v1", backendUrl: backend.url, logger: recordingLogger() });
   });
   afterAll(async () => {
     await server.close();

@@ -6,12 +6,15 @@ import { startSessionServer, type RunningSessionServer } from "../../src/server"
 import type { ChatMessage } from "../../src/tokenizer/types";
 import { assistantOf, chat, createSession, getSession, recordingLogger } from "./helpers";
 
+/** The seed fixture's server kwargs: servers alone default to {} (miles' --apply-chat-template-kwargs). */
+const SEED_KWARGS = { enable_thinking: false };
+
 let backend: MockBackend;
 let server: RunningSessionServer;
 
 beforeAll(async () => {
   backend = await startMockBackend({ process: weatherScript });
-  server = await startSessionServer({ version: "v1", backendUrl: backend.url, logger: recordingLogger() });
+  server = await startSessionServer({ chatTemplateKwargs: SEED_KWARGS, version: "v1", backendUrl: backend.url, logger: recordingLogger() });
 });
 
 afterAll(async () => {
@@ -197,6 +200,7 @@ test("a streaming client's rebuilt messages pass the strict prefix check on the 
 test("a custom matcher that breaks its contract is a 500 and the session is unchanged", async () => {
   let broken = false;
   const picky = await startSessionServer({
+    chatTemplateKwargs: SEED_KWARGS,
     version: "v1",
     backendUrl: backend.url,
     logger: recordingLogger(),

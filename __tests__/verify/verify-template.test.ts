@@ -128,6 +128,21 @@ describe("verification on the real Qwen3 tokenizer", () => {
     expect(report.summary.pass).toBe(false);
   });
 
+  test("a --chat-template-path override is checked through a named family (miles: template override via TITO)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verify-template-"));
+    try {
+      const native = (JSON.parse(fs.readFileSync(path.join(defaultTokenizerDirectory(), "tokenizer_config.json"), "utf8")) as { chat_template: string })
+        .chat_template;
+      const file = path.join(dir, "native.jinja");
+      fs.writeFileSync(file, native);
+      const report = await verifyTemplate({ titoModel: "qwen3", chatTemplatePath: file, thinking: "on" });
+      expect(report.templateSource).toBe(`template override via TITO: ${file}`);
+      expect(report.summary.pass).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   // mirrors test_pretokenized_via_tito.py's _BuggyQwen3TITOTokenizer (no "\n" inserted after <|im_end|>)
   test("a merge that forgets the newline after <|im_end|> fails the TITO layer while the text layer passes", async () => {
     const plan = await loadTemplateVerifyPlan({ titoModel: "qwen3", thinking: "off" });
@@ -175,7 +190,13 @@ describe("load problems are TemplateVerifyLoadError naming the input", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verify-template-"));
     try {
       fs.writeFileSync(path.join(dir, "tokenizer_config.json"), "{}");
-      await expect(loadTemplateVerifyPlan({ hfCheckpoint: dir })).rejects.toThrow(/has no chat_template and .* has no chat_template\.jinja$/);
+      fs.symlinkSync(path.join(defaultTokenizerDirectory(), "tokenizer.json"), path.join(dir, "tokenizer.json"));
+      await expect(loadTemplateVerifyPlan({ hfCheckpoint: dir })).rejects.toThrow(
+        /^checkpoint .* has no chat template \(no "chat_template" in tokenizer_config\.json and no chat_template\.jinja\)$/,
+      );
+      await expect(loadTemplateVerifyPlan({ titoModel: "default", hfCheckpoint: dir })).rejects.toThrow(
+        /^--tito-model default: checkpoint .* has no chat template/,
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

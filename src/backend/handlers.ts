@@ -5,6 +5,8 @@ import { randomBytes } from "node:crypto";
 import { http, type RequestHandler } from "msw";
 import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolSpec } from "../tokenizer/types";
 import type { FinishReason, ProcessFunction, ProcessResult } from "./types";
+import type { TokenRef } from "../tokenizer/families/types";
+import { stopTokenId, type MockFormats } from "./mock-model";
 import { planLookupKeys, type ReplyPlanRegistry } from "./reply-plans";
 import { BackendStatsRecorder } from "./stats";
 import type { DirectRoute } from "./http-bridge";
@@ -22,8 +24,12 @@ export const DEFAULT_MOCK_MODEL = "mock-model";
 export interface BackendOptions extends MockRoutingOptions {
   /** Decides the completion for each prompt. */
   process: ProcessFunction;
-  /** Qwen3 tokenizer used to decode `input_ids`, render `messages` and encode completions. */
+  /** Tokenizer used to decode `input_ids`, render `messages` and encode completions (the family's template). */
   tokenizer: Tokenizer;
+  /** How the family's tool calls and reasoning are written and parsed (default: `qwen25` tool calls, no reasoning parser). */
+  formats?: MockFormats;
+  /** The token ending a finished turn (default: the tokenizer's `eos_token`, else `<|im_end|>`). */
+  stopToken?: TokenRef;
   /** Delay before each generation reply, in milliseconds (default 0). */
   latencyMs?: number;
   /** Append `<|im_end|>` to the output ids of stop/tool-call finishes (default true). */
@@ -194,7 +200,7 @@ class MockEngine {
       const plan = this.options.plans;
       const keys = plan === undefined ? undefined : planLookupKeys(headers);
       const planned = keys === undefined ? undefined : plan?.answer(keys.routingKey, keys.callIndex);
-      const result = planned ?? (await this.options.process(prompt.text, body, { headers }));
+      const result = planned ?? (await this.options.process(prompt.text, body, { headers, formats: this.options.formats }));
       checkProcessResult(result);
       const context = this.replyContext(tokenizer, routing);
       if (path === "/generate") return jsonReply(200, buildGenerateReply(prompt, result, context));
@@ -215,7 +221,8 @@ class MockEngine {
     return {
       routing: routing.routedExperts || routing.indexerTopk ? { request: routing, options: this.options } : undefined,
       tokenizer,
-      stopTokenId: tokenizer.tokenToId(QWEN3_STOP_TOKEN),
+      stopTokenId: stopTokenId(tokenizer, this.options.stopToken ?? { eos: true }),
+      formats: this.options.formats,
       emitStopToken: this.emitStopToken,
       model: this.options.model ?? DEFAULT_MOCK_MODEL,
       now: this.clock,

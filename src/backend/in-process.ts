@@ -4,7 +4,7 @@ import { setMaxListeners } from "node:events";
 import { setupServer } from "msw/node";
 import type { RequestHandler } from "msw";
 import type { Tokenizer } from "../tokenizer/types";
-import { loadTokenizer } from "../tokenizer/load";
+import { loadMockTokenizer, resolveMockFormats, type MockModelChoice } from "./mock-model";
 import { buildBackendHandlers, type BackendOptions } from "./handlers";
 import { BackendStatsRecorder, exposeStats, type BackendStats } from "./stats";
 
@@ -12,14 +12,13 @@ import { BackendStatsRecorder, exposeStats, type BackendStats } from "./stats";
 export const IN_PROCESS_BACKEND_ORIGIN = "http://sglang-mock.localhost:30000";
 
 /** Options of {@link useMockBackend}. */
-export type InProcessBackendOptions = Omit<BackendOptions, "tokenizer" | "origin" | "signal"> & {
-  /** Tokenizer to use; when absent the Qwen3 tokenizer is loaded on the first request. */
-  tokenizer?: Tokenizer;
-  /** Local checkpoint directory for the lazily loaded tokenizer. */
-  hfCheckpoint?: string;
-  /** Origin the handlers answer on (default {@link IN_PROCESS_BACKEND_ORIGIN}); other traffic passes through. */
-  origin?: string;
-};
+export type InProcessBackendOptions = Omit<BackendOptions, "tokenizer" | "origin" | "signal" | "formats" | "stopToken"> &
+  MockModelChoice & {
+    /** Tokenizer to use; when absent the family's (`titoModel`, default qwen3) is loaded on the first request. */
+    tokenizer?: Tokenizer;
+    /** Origin the handlers answer on (default {@link IN_PROCESS_BACKEND_ORIGIN}); other traffic passes through. */
+    origin?: string;
+  };
 
 /** An in-process mock backend. Call `listen()` before the requests (e.g. in beforeAll) and `close()` after. */
 export interface InProcessMockBackend extends BackendStats {
@@ -41,10 +40,13 @@ export function useMockBackend(options: InProcessBackendOptions): InProcessMockB
   const origin = new URL(options.origin ?? IN_PROCESS_BACKEND_ORIGIN).origin;
   const stats = options.stats ?? new BackendStatsRecorder();
   let shutdown = unboundedController();
-  const tokenizer = options.tokenizer ?? (() => loadTokenizer({ hfCheckpoint: options.hfCheckpoint }));
+  const { formats, stopToken } = resolveMockFormats(options);
+  const tokenizer = options.tokenizer ?? (() => loadMockTokenizer(options));
   const { handlers } = buildBackendHandlers({
     ...options,
     tokenizer,
+    formats,
+    stopToken,
     stats,
     origin,
     get signal() {

@@ -5,13 +5,16 @@ import { stringifyReplyJson } from "./reply-json";
 import type { Tokenizer, ToolSpec } from "../tokenizer/types";
 import type { FinishReason, ProcessResult } from "./types";
 import { routingMetaInfo, type MockRoutingOptions, type RoutingRequest } from "./routing-buffers";
-import { parseQwen25ToolCalls } from "./tool-call-parser";
+import { QWEN25_TOOL_CALLS } from "./formats/qwen25";
+import type { MockFormats } from "./mock-model";
 
 /** Everything a reply builder needs besides the request and the process result. */
 export interface ReplyContext {
   tokenizer: Tokenizer;
-  /** Id of `<|im_end|>`, appended on stop/tool-call finishes when `emitStopToken`. */
+  /** Id of the stop token (Qwen3 `<|im_end|>`), appended on stop/tool-call finishes when `emitStopToken`. */
   stopTokenId: number | undefined;
+  /** How reasoning and tool calls are read out of the completion text (default: `qwen25` tool calls, no reasoning). */
+  formats?: MockFormats;
   emitStopToken: boolean;
   model: string;
   /** Seconds since the epoch (integer part goes into `created`). */
@@ -93,9 +96,17 @@ export function buildChatCompletion(body: Record<string, unknown>, prompt: Promp
   const tools = Array.isArray(body["tools"]) ? (body["tools"] as ToolSpec[]) : [];
   let finishReason: FinishReason = result.finish_reason ?? "stop";
   let content = result.text;
+  let reasoning: string | null = null;
+  const formats = context.formats;
+  if (formats?.reasoning) {
+    // SGLang separates reasoning first, then hands the rest to the tool-call parser
+    const split = formats.reasoning.parse(content, formats.reasoningOpenedByPrompt);
+    reasoning = split.reasoning;
+    content = split.content;
+  }
   let toolCalls: Record<string, unknown>[] | null = null;
   if (tools.length > 0 && (finishReason === "stop" || finishReason === "tool_calls")) {
-    const parsed = parseQwen25ToolCalls(result.text, tools);
+    const parsed = (formats?.toolCalls ?? QWEN25_TOOL_CALLS).parse(content, tools);
     if (parsed.calls.length > 0) {
       finishReason = "tool_calls";
       content = parsed.content;
@@ -111,7 +122,10 @@ export function buildChatCompletion(body: Record<string, unknown>, prompt: Promp
   const cachedTokens = result.cached_tokens ?? 0;
   const choice: Record<string, unknown> = {
     index: 0,
-    message: { role: "assistant", content, tool_calls: toolCalls },
+    message:
+      reasoning === null
+        ? { role: "assistant", content, tool_calls: toolCalls }
+        : { role: "assistant", content, reasoning_content: reasoning, tool_calls: toolCalls },
     logprobs: { content: completion.ids.map((id, position) => tokenLogprobEntry(id, completion.logprobs[position][0], context)) },
     finish_reason: completion.finishReason,
     meta_info: {
@@ -199,6 +213,7 @@ export function chatCompletionToSse(reply: Record<string, unknown>): string {
   const choice = (reply["choices"] as Record<string, unknown>[])[0];
   const message = choice["message"] as Record<string, unknown>;
   const delta: Record<string, unknown> = { role: "assistant", content: message["content"] };
+  if (typeof message["reasoning_content"] === "string") delta["reasoning_content"] = message["reasoning_content"];
   const toolCalls = message["tool_calls"] as Record<string, unknown>[] | null;
   if (toolCalls) delta["tool_calls"] = toolCalls.map((call, position) => ({ ...call, index: position }));
   const head = { id: reply["id"], object: "chat.completion.chunk", created: reply["created"], model: reply["model"] };

@@ -8,11 +8,22 @@ import {
   TOOL_CALL_FAILURE_TEXT,
   USER_FOLLOWUP_TEXT,
 } from "../agent/texts";
+import { QWEN25_TOOL_CALLS } from "./formats/qwen25";
+import type { MockFormats } from "./mock-model";
 import type { ProcessFunction, ProcessResult } from "./types";
 
-function weatherToolCall(lead: string, city: string): string {
-  return `${lead}\n<tool_call>\n{"name": "get_weather", "arguments": {"location": "${city}"}}\n</tool_call>`;
+/** The weather call of one city, as data (each family's format spells it its own way). */
+interface WeatherCall {
+  lead: string;
+  city: string;
 }
+
+function weatherToolCall(lead: string, city: string): string {
+  return QWEN25_TOOL_CALLS.write(lead, [{ name: "get_weather", arguments: { location: city } }]);
+}
+
+/** The short reasoning a thinking family's model writes before each scripted reply. */
+export const WEATHER_REASONING_TEXT = "The user wants the weather; I follow the script.";
 
 /** The scripted completions of the weather run, each with its fixed weight version. */
 export const WEATHER_SCRIPT_REPLIES = {
@@ -34,6 +45,13 @@ export const WEATHER_SCRIPT_REPLIES = {
   },
 } as const satisfies Record<string, ProcessResult>;
 
+/** The scripted calls behind the replies that call a tool. */
+const WEATHER_CALLS: ReadonlyMap<ProcessResult, WeatherCall> = new Map<ProcessResult, WeatherCall>([
+  [WEATHER_SCRIPT_REPLIES.beijingCall, { lead: "Let me look up Beijing.", city: "Beijing" }],
+  [WEATHER_SCRIPT_REPLIES.shanghaiCall, { lead: "Let me look up Shanghai.", city: "Shanghai" }],
+  [WEATHER_SCRIPT_REPLIES.retryCall, { lead: "Retrying the Beijing lookup with valid arguments.", city: "Beijing" }],
+]);
+
 /** Which scripted reply answers a prompt whose most recent key text is which. */
 const WEATHER_RULES: ReadonlyArray<readonly [string, ProcessResult]> = [
   [ASSISTANT_INPUT_FOLLOWUP_TEXT, WEATHER_SCRIPT_REPLIES.assistantInputFinal],
@@ -52,15 +70,32 @@ function copyReply(reply: ProcessResult): ProcessResult {
 }
 
 /**
+ * The reply in the mock's formats: tool calls in the family's tool-call format, and, when the generation prompt
+ * opened a reasoning block (qwennext), a short reasoning closed before the content. Qwen's formats leave it as is.
+ */
+function inFormats(reply: ProcessResult, formats: MockFormats | undefined): ProcessResult {
+  const copy = copyReply(reply);
+  if (formats === undefined) return copy;
+  const call = WEATHER_CALLS.get(reply);
+  if (call !== undefined && formats.toolCalls !== QWEN25_TOOL_CALLS) {
+    copy.text = formats.toolCalls.write(call.lead, [{ name: "get_weather", arguments: { location: call.city } }]);
+  }
+  if (formats.reasoning !== null && formats.reasoningOpenedByPrompt) copy.text = formats.reasoning.write(WEATHER_REASONING_TEXT, copy.text, true);
+  return copy;
+}
+
+/**
  * The weather run of SPEC §10, keyed on the key text that occurs last in the prompt (the newest message decides,
  * whatever the template's role markers look like): assistant-input follow-up → w8 final answer; force-final → w7
  * final answer; system reminder → w4 one-sentence promise; tool-call failure notice (tool or user message) → w5
  * Beijing tool call again; tool results 4, 3, 2 → w9 / w6 / w3 Shanghai summaries; user follow-up → w2 Shanghai
  * tool call; first tool result → w1 Beijing summary; none of them → w0 Beijing tool call. Every schedule cycle after
  * the first therefore gets a real tool round trip: its opening tool-result step finds the w4 promise (no tool call),
- * the failure mode recovers, and the follow-up is answered with a tool call again.
+ * the failure mode recovers, and the follow-up is answered with a tool call again. The replies follow the mock's
+ * formats (`context.formats`): the family's tool-call spelling, and a reasoning block first when the generation
+ * prompt opened one.
  */
-export const weatherScript: ProcessFunction = (prompt) => {
+export const weatherScript: ProcessFunction = (prompt, _request, context) => {
   let latest: ProcessResult = WEATHER_SCRIPT_REPLIES.beijingCall;
   let latestAt = -1;
   for (const [needle, reply] of WEATHER_RULES) {
@@ -70,7 +105,7 @@ export const weatherScript: ProcessFunction = (prompt) => {
       latestAt = at;
     }
   }
-  return copyReply(latest);
+  return inFormats(latest, context?.formats);
 };
 
 const USER_TURN = /<\|im_start\|>user\n([\s\S]*?)(?:<\|im_end\|>|$)/g;

@@ -1,5 +1,6 @@
 // The contract between the mock backend and the scripts that decide what the "model" answers.
 // A process function sees the rendered prompt text and returns the completion text plus engine metadata.
+import type { MockFormats } from "./mock-model";
 
 /** Finish reasons the mock engine can report. */
 export type FinishReason = "stop" | "tool_calls" | "length" | "abort";
@@ -34,6 +35,8 @@ export interface ProcessResult {
 interface ProcessContext {
   /** The request headers as the backend received them. */
   headers: Headers;
+  /** The formats the mock writes the family's tool calls and reasoning in (scripted replies adapt to them). */
+  formats?: MockFormats;
 }
 
 /** The request body as the backend received it (already parsed JSON). */

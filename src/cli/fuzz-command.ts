@@ -1,15 +1,16 @@
 // The `session-parity fuzz` subcommand: random agent schedules through v1 and v2, the first counterexample shrunk.
 // Exit status 0 = no counterexample, 1 = a counterexample (written to a file, replayable with --replay), 2 = usage/server problem.
+import { addModelOptions, type ModelChoiceFlags } from "./model-options";
 import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { CliExit, EXIT_FAIL, EXIT_PASS, EXIT_USAGE } from "./exit-codes";
-import { parseJsonPath, parseUrl } from "./run-options";
+import { parseCheckpointDir, parseJsonPath, parseUrl } from "./run-options";
 import type { AgentSchedule, FuzzReport, ScheduleVerdict } from "../fuzz";
 
 /** Parsed flags of `session-parity fuzz`. */
-export interface FuzzCommandOptions {
+export interface FuzzCommandOptions extends ModelChoiceFlags {
   runs: number;
   seed?: number;
   maxSteps: number;
@@ -21,6 +22,8 @@ export interface FuzzCommandOptions {
   /** Write the self-contained HTML report (the counterexample's runs drawn like a parity pair) to this file. */
   html?: string;
   replay?: string;
+  /** Checkpoint directory of the embedded mock and servers. */
+  hfCheckpoint?: string;
 }
 
 /** Where the command writes. */
@@ -77,7 +80,15 @@ function readReplay(file: string): { schedule: AgentSchedule; salt: number } {
  */
 export async function executeFuzz(options: FuzzCommandOptions, io: FuzzCommandIo = DEFAULT_IO): Promise<number> {
   const fuzz = await import("../fuzz");
-  const environmentOptions = { backendUrl: options.backend, v1Url: options.v1, v2Url: options.v2 };
+  const environmentOptions = {
+    backendUrl: options.backend,
+    v1Url: options.v1,
+    v2Url: options.v2,
+    hfCheckpoint: options.hfCheckpoint,
+    titoModel: options.titoModel,
+    chatTemplatePath: options.chatTemplatePath,
+    chatTemplateKwargs: options.chatTemplateKwargs,
+  };
   const usage = (error: unknown): never => {
     if (error instanceof CliExit) throw error;
     throw new CliExit(EXIT_USAGE, (error as Error)?.message ?? String(error));
@@ -155,7 +166,7 @@ function summary(report: FuzzReport): Omit<FuzzReport, "counterexample"> {
 
 /** Builds the `fuzz` subcommand. */
 export function fuzzCommand(io: FuzzCommandIo = DEFAULT_IO): Command {
-  return new Command("fuzz")
+  const command = new Command("fuzz")
     .description("run random agent schedules through v1 and v2, check both against the protocol model and each other, and shrink the first counterexample")
     .option("--runs <n>", "schedules to run", integerFlag(1, 1_000_000), 200)
     .option("--seed <n>", "fast-check seed (default random, printed)", integerFlag(-0x80000000, 0x7fffffff))
@@ -167,6 +178,7 @@ export function fuzzCommand(io: FuzzCommandIo = DEFAULT_IO): Command {
     .option("--json <file>", "write the report (and the counterexample) as JSON", parseJsonPath)
     .option("--replay <file>", "replay the counterexample in a file written by a failing run")
     .option("--html <file>", "also write a self-contained HTML report: the counterexample's v1 and v2 runs, trees and tokens", parseJsonPath)
+    .option("--hf-checkpoint <dir>", "local checkpoint directory of the embedded mock and servers", parseCheckpointDir)
     .showHelpAfterError("(run `session-parity fuzz --help` for the flags)")
     .addHelpText("after", "\nExit status: 0 no counterexample, 1 counterexample found (written to a file), 2 bad flag or server problem.")
     .exitOverride((error: CommanderError) => {
@@ -175,4 +187,5 @@ export function fuzzCommand(io: FuzzCommandIo = DEFAULT_IO): Command {
     .action(async (options: FuzzCommandOptions) => {
       process.exitCode = await executeFuzz(options, io);
     });
+  return addModelOptions(command, "{}");
 }

@@ -6,12 +6,13 @@ import type { ProcessFunction } from "../backend/types";
 import { withCliConventions, closeOnSignals } from "./command-kit";
 import { CliExit, EXIT_USAGE } from "./exit-codes";
 import { parseCheckpointDir, parseLatencyMs } from "./run-options";
+import { addModelOptions, type ModelChoiceFlags } from "./model-options";
 
 /** The scripts `--script` can name. */
 type MockScriptName = "weather" | "echo";
 
 /** Parsed options of `mock`. */
-interface MockCommandOptions {
+interface MockCommandOptions extends ModelChoiceFlags {
   port: number;
   host: string;
   latencyMs: number;
@@ -45,6 +46,10 @@ async function runMock(options: MockCommandOptions, io: { log: (line: string) =>
       host: options.host,
       port: options.port,
       hfCheckpoint: options.hfCheckpoint,
+      titoModel: options.titoModel,
+      chatTemplatePath: options.chatTemplatePath,
+      chatTemplateKwargs: options.chatTemplateKwargs,
+      toolCallParser: options.toolCallParser,
     });
   } catch (error) {
     throw new CliExit(EXIT_USAGE, `could not start the mock backend on ${options.host}:${options.port}: ${(error as Error).message}`);
@@ -57,7 +62,7 @@ async function runMock(options: MockCommandOptions, io: { log: (line: string) =>
 /** Builds the `mock` subcommand. */
 export function mockCommand(): Command {
   const command = new Command("mock")
-    .description("run the SGLang-compatible mock backend alone (real Qwen3 tokenizer, scripted replies), e.g. for your own session servers")
+    .description("run the SGLang-compatible mock backend alone (the family's real tokenizer and formats, scripted replies), e.g. for your own session servers")
     .option("--port <n>", "port to listen on (0 = a free port)", parsePort, 0)
     .option("--host <host>", "interface to bind", "127.0.0.1")
     .option("--latency-ms <ms>", "delay before each generation reply", parseLatencyMs, 0)
@@ -70,6 +75,7 @@ export function mockCommand(): Command {
     .action(async (options: MockCommandOptions) => {
       await runMock(options);
     });
+  addModelOptions(command, "{}", { toolCallParser: true });
   return withCliConventions(command, [
     "session-parity mock --port 30000 --latency-ms 50 --script weather",
     "session-parity serve --version v1 --backend http://127.0.0.1:30000 --port 8001",

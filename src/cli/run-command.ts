@@ -4,6 +4,7 @@ import { writeFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import { TOOL_CALL_FAILURE_MODES } from "../agent/weather-agent";
 import { withCliConventions } from "./command-kit";
+import { addModelOptions } from "./model-options";
 import { CliExit, EXIT_FAIL, EXIT_PASS, EXIT_USAGE } from "./exit-codes";
 import type { ProgressStream } from "./progress-bar";
 import type { ParityReport } from "./report";
@@ -107,6 +108,7 @@ export function runCommand(io: RunCommandIo = DEFAULT_IO): Command {
       const { exitCode } = await executeRun(options, io);
       process.exitCode = exitCode;
     });
+  addModelOptions(command, '{"enable_thinking": false}', { toolCallParser: true, env: true });
   return withCliConventions(command, [
     "session-parity run --batch 16",
     "session-parity run --cycles 3 --tool-call-failure-mode append_tool --verify-gate",

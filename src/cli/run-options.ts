@@ -5,9 +5,10 @@ import * as path from "node:path";
 import { InvalidArgumentError } from "commander";
 import type { ToolCallFailureMode } from "../agent/weather-agent";
 import { parseServerUrl, parseServerUrlList } from "../fixture/server-urls";
+import type { ModelChoiceFlags } from "./model-options";
 
 /** Parsed flags of `session-parity run`. */
-export interface RunCommandOptions {
+export interface RunCommandOptions extends ModelChoiceFlags {
   /** Trajectories per session-server version (default 16). */
   batch: number;
   /** Agent schedule cycles (default 1); the expected retry tree, counters and record count are checked for every count. */

@@ -1,5 +1,7 @@
 // The work behind `session-parity run`: resolve or start the servers, run the batch through v1 and v2 at once,
 // judge every pair with the matchers' checks, and return the report. Prints nothing; stops all it started.
+import { resolveFixtureModelChoice } from "../fixture/model-choice";
+import { TitoModelError } from "../tokenizer/families/types";
 import { redactUrlCredentials } from "../server/redaction";
 import { Agent } from "undici";
 import { buildDriverSchedule, QWEN3_APPEND_ROLES } from "../agent";
@@ -63,6 +65,12 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
   const v2Given = locate(options.v2, "--v2", env, sessionServerEnvName("v2"), parseUrlList);
   const hfCheckpoint = options.hfCheckpoint ?? (env[HF_CHECKPOINT_ENV]?.trim() || undefined);
   const mode = options.toolCallFailureMode ?? "rollback";
+  let model: ReturnType<typeof resolveFixtureModelChoice>;
+  try {
+    model = resolveFixtureModelChoice({ ...options, hfCheckpoint }, env);
+  } catch (error) {
+    throw new CliExit(EXIT_USAGE, (error as Error).message);
+  }
 
   const health: Record<string, unknown> = {};
   const probe = async (what: string, given: GivenLocation | undefined): Promise<void> => {
@@ -105,19 +113,22 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
     // the session servers run on a worker thread, the mock beside the agents. Measured side by side (README,
     // Benchmarks): 1.37x faster at --batch 256, no faster at 16 where the start-up dominates.
     const startsSomething = v1Given === undefined || v2Given === undefined;
+    // a template that cannot render the weather scenario stops the run here, with its own error (not a FAIL)
+    if (startsSomething) await (await import("../fixture/scenario-check")).checkWeatherScenario(model);
     const threaded = options.serversThread ?? options.batch >= SERVERS_THREAD_MIN_BATCH;
     const start = threaded && startsSomething ? startParityEnvironmentSplit : startParityEnvironment;
     environment = await start({
       backendUrl: backendGiven?.url,
       v1Url: v1Given?.url,
       v2Url: v2Given?.url,
-      hfCheckpoint,
+      ...model,
       latencyMs: options.latencyMs,
       env: {},
       routingReplay: routingReplaySettings(options, env),
       logger: { warn: (message) => warnings.set(message, (warnings.get(message) ?? 0) + 1) },
     });
   } catch (error) {
+    if (error instanceof TitoModelError) throw new CliExit(EXIT_USAGE, error.message);
     const blame =
       hfCheckpoint !== undefined ? ` (tokenizer from ${options.hfCheckpoint !== undefined ? "--hf-checkpoint" : HF_CHECKPOINT_ENV} ${hfCheckpoint})` : "";
     throw new CliExit(EXIT_USAGE, `could not start the servers${blame}: ${describeTransportError(error)}`);
@@ -150,6 +161,7 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
           version,
           inputSamples: [inputs[version][i]],
           sessionServerUrls: urls[version],
+          titoModel: model.titoModel,
           cycles: options.cycles,
           toolCallFailureMode: mode,
           dispatcher,

@@ -9,9 +9,10 @@ import { closeOnSignals, withCliConventions } from "./command-kit";
 import { CliExit, EXIT_USAGE } from "./exit-codes";
 import { parsePort } from "./mock-command";
 import { redactUrlCredentials } from "../server/redaction";
+import { addModelOptions, type ModelChoiceFlags } from "./model-options";
 
 /** Parsed options of `serve`. */
-export interface ServeCommandOptions {
+export interface ServeCommandOptions extends ModelChoiceFlags {
   version: SessionServerVersion;
   backend: string;
   port: number;
@@ -78,6 +79,9 @@ export async function runServe(
       port: options.port,
       host: options.host,
       hfCheckpoint: options.hfCheckpoint,
+      titoModel: options.titoModel,
+      chatTemplatePath: options.chatTemplatePath,
+      chatTemplateKwargs: options.chatTemplateKwargs,
       instanceId: options.instanceId,
       messageMatcher: options.messageMatcher,
       samplePicker: options.samplePicker,
@@ -124,5 +128,6 @@ export function serveCommand(): Command {
     .action(async (options: ServeCommandOptions) => {
       await runServe(options);
     });
+  addModelOptions(command, "{}");
   return withCliConventions(command, ["session-parity serve --version v2 --backend http://127.0.0.1:30000 --port 8002 --message-matcher loose_tool_call"]);
 }

@@ -1,5 +1,6 @@
 // The servers a fuzz run talks to: given URLs, or an embedded mock plus v1/v2 reference servers started here.
 // Planted bugs and custom designs come in through the servers' own options (policy, picker, post-processor).
+import type { ChatTemplateKwargs } from "../tokenizer/types";
 import { Agent } from "undici";
 import { localPlanSink, remotePlanSink, type PlanSink } from "../backend/plan-routes";
 import type { SessionServerOptions } from "../server/session-server";
@@ -21,6 +22,12 @@ export interface FuzzEnvironmentOptions {
   v2Server?: EmbeddedServerOptions;
   /** Tokenizer checkpoint directory of the embedded mock and servers (default the packaged Qwen3 files). */
   hfCheckpoint?: string;
+  /** TITO family of the embedded mock and servers (default `"qwen3"`). */
+  titoModel?: string;
+  /** Chat template file replacing the checkpoint's (`default` family only). */
+  chatTemplatePath?: string;
+  /** Default chat-template kwargs of the embedded servers (default `{}`, miles' server default). */
+  chatTemplateKwargs?: ChatTemplateKwargs;
 }
 
 /** Servers ready for fuzzing. */
@@ -68,7 +75,10 @@ export async function openFuzzEnvironment(options: FuzzEnvironmentOptions = {}):
         process: () => {
           throw new Error("the fuzz mock answers only sessions with a registered plan");
         },
+        titoModel: options.titoModel,
         hfCheckpoint: options.hfCheckpoint,
+        chatTemplatePath: options.chatTemplatePath,
+        chatTemplateKwargs: options.chatTemplateKwargs,
       });
       closers.push(() => mock.close());
       backendUrl = mock.url;
@@ -78,7 +88,16 @@ export async function openFuzzEnvironment(options: FuzzEnvironmentOptions = {}):
     }
     const { startSessionServer } = await import("../server/session-server");
     const start = async (version: "v1" | "v2", extra: EmbeddedServerOptions | undefined): Promise<string> => {
-      const server = await startSessionServer({ logger: SILENT, hfCheckpoint: options.hfCheckpoint, ...extra, version, backendUrl: backendUrl });
+      const server = await startSessionServer({
+        logger: SILENT,
+        titoModel: options.titoModel,
+        hfCheckpoint: options.hfCheckpoint,
+        chatTemplatePath: options.chatTemplatePath,
+        chatTemplateKwargs: options.chatTemplateKwargs,
+        ...extra,
+        version,
+        backendUrl: backendUrl,
+      });
       closers.push(() => server.close());
       return server.url;
     };

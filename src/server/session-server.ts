@@ -2,7 +2,8 @@
 // Request handling lives in session-shell.ts; version-specific behaviour behind the TrajectoryPolicy seam.
 import { createServer, Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ChatTemplateKwargs, Tokenizer } from "../tokenizer/types";
+import type { ModelChoice } from "../tokenizer/families/types";
+import type { Tokenizer } from "../tokenizer/types";
 import { sendError } from "./http-io";
 import { MessageMatcherName, resolveMessageMatcher } from "./message-matchers";
 import type { AnyTrajectoryPolicy, MessageMatcher, PolicyContext, PolicyLogger } from "./policy";
@@ -17,21 +18,17 @@ import { redactAbsolutePaths, redactUrlCredentials } from "./redaction";
 import { allowedHostsFor } from "./request-guard";
 
 /** Options of {@link startSessionServer} (routing replay: see {@link RoutingReplayServerOptions}). */
-export interface SessionServerOptions extends RoutingReplayServerOptions {
+export interface SessionServerOptions extends RoutingReplayServerOptions, ModelChoice {
   /** `"v1"` (linear trajectories) or `"v2"` (trajectory tree). */
   version: SessionServerVersion;
   /** The SGLang-compatible backend, e.g. `http://127.0.0.1:30000`. */
   backendUrl: string;
-  /** A local checkpoint directory with tokenizer.json + tokenizer_config.json (default: the packaged Qwen3 files). */
-  hfCheckpoint?: string;
   /** Bind address (default 127.0.0.1). */
   host?: string;
   /** Port (default 0: a free port). */
   port?: number;
   /** Reported by `GET /health` as `session_server_instance_id`. */
   instanceId?: string;
-  /** Server default chat-template kwargs (default `{enable_thinking: false}`). */
-  chatTemplateKwargs?: ChatTemplateKwargs;
   /** History matcher: a built-in name or a custom function (default `"strict"`). */
   messageMatcher?: MessageMatcherName | MessageMatcher;
   /** Upstream deadline in ms: status line, headers and the whole reply body of one call (default 600000). */
@@ -63,6 +60,8 @@ export interface RunningSessionServer {
   version: SessionServerVersion;
   /** The tokenizer the server renders prompts with. */
   tokenizer: Tokenizer;
+  /** The family it serves (`--tito-model`). */
+  titoModel: string;
   /** Ends in-flight requests, closes the backend pool and frees the port. */
   close(): Promise<void>;
 }
@@ -94,7 +93,12 @@ export async function startSessionServer(options: SessionServerOptions): Promise
       samplePicker: options.samplePicker,
       samplePostprocessor: options.samplePostprocessor,
     });
-  const kit = await loadTitoKit(options.hfCheckpoint, options.chatTemplateKwargs ?? { enable_thinking: false });
+  const kit = await loadTitoKit({
+    titoModel: options.titoModel,
+    hfCheckpoint: options.hfCheckpoint,
+    chatTemplatePath: options.chatTemplatePath,
+    chatTemplateKwargs: options.chatTemplateKwargs,
+  });
   const ctx: PolicyContext = {
     tokenizer: kit.tokenizer,
     tito: kit.tito,
@@ -138,6 +142,7 @@ export async function startSessionServer(options: SessionServerOptions): Promise
     url: `http://${host}:${address.port}`,
     version: options.version,
     tokenizer: kit.tokenizer,
+    titoModel: kit.titoModel,
     close: () => {
       closing ??= closeServer(server, upstream, shell);
       return closing;

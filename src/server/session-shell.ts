@@ -134,6 +134,9 @@ export class SessionShell {
     // Not in the Python reply: lets `session-parity run` catch swapped --v1/--v2 URLs before any trajectory.
     payload.session_server_version = this.policy.version;
     payload.package_version = packageVersion();
+    // Not in the Python reply either: which family and checkpoint this server renders with.
+    payload.tito_model = this.kit.titoModel;
+    payload.hf_checkpoint = this.kit.checkpointName;
     sendJson(res, 200, payload);
   }
 

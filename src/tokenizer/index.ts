@@ -11,3 +11,7 @@ export * from "./tito";
 export * from "./tito-prefix-cache";
 export * from "./rendered-ids-memo";
 export * from "./sglang-tools";
+export * from "./checkpoint-tokenizer";
+export * from "./native-template";
+export * from "./family-load";
+export * from "./families";

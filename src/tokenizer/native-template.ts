@@ -16,7 +16,8 @@ const SPECIAL_TOKEN_KEYS = ["bos_token", "eos_token", "unk_token", "sep_token", 
 
 function tokenText(value: unknown): string | undefined {
   if (typeof value === "string") return value;
-  if (value !== null && typeof value === "object" && typeof (value as { content?: unknown }).content === "string") return (value as { content: string }).content;
+  if (value !== null && typeof value === "object" && typeof (value as { content?: unknown }).content === "string")
+    return (value as { content: string }).content;
   return undefined;
 }
 
@@ -52,7 +53,8 @@ function isRuntime(value: unknown): value is RuntimeLike {
 function toPyJson(value: RuntimeLike): PyJson {
   switch (value.type) {
     case "IntegerValue":
-      return value.value as number;
+      // an integral number beyond 2^53 came from a float (a Python int that large would not survive as a JS number)
+      return Number.isSafeInteger(value.value) ? (value.value as number) : new PyFloat(value.value as number);
     case "FloatValue":
       return Number.isInteger(value.value) ? new PyFloat(value.value as number) : (value.value as number);
     case "StringValue":
@@ -169,7 +171,8 @@ function wrapped(operand: unknown): Node {
 function rewriteNode(node: Node): Node {
   if (node.type === "FilterExpression") {
     const filter = node.filter as Node;
-    if (filter.type === "Identifier" && filter.value === "tojson") return { type: "CallExpression", callee: identifier(TOJSON_FUNCTION), args: [wrapped(node.operand)] };
+    if (filter.type === "Identifier" && filter.value === "tojson")
+      return { type: "CallExpression", callee: identifier(TOJSON_FUNCTION), args: [wrapped(node.operand)] };
     if (filter.type === "CallExpression" && (filter.callee as Node).type === "Identifier" && (filter.callee as Node).value === "tojson") {
       return { type: "CallExpression", callee: identifier(TOJSON_FUNCTION), args: [wrapped(node.operand), ...(filter.args as unknown[])] };
     }
@@ -180,7 +183,11 @@ function rewriteNode(node: Node): Node {
     if (callee.type === "MemberExpression" && callee.computed === false && args.length === 1) {
       const property = callee.property as Node;
       if (property.type === "Identifier" && (property.value === "strip" || property.value === "lstrip" || property.value === "rstrip")) {
-        return { type: "CallExpression", callee: identifier(STRIP_FUNCTION), args: [wrapped(callee.object), args[0], { type: "StringLiteral", value: property.value }] };
+        return {
+          type: "CallExpression",
+          callee: identifier(STRIP_FUNCTION),
+          args: [wrapped(callee.object), args[0], { type: "StringLiteral", value: property.value }],
+        };
       }
     }
   }

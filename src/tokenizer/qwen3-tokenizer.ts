@@ -37,19 +37,35 @@ export class Qwen3Tokenizer extends CheckpointTokenizer {
     family = "qwen3",
   ) {
     super(tokenizerJson, tokenizerConfig, source, chatTemplate, family);
-    this.imStartId = this.requireId("<|im_start|>");
-    this.imEndId = this.requireId("<|im_end|>");
-    const newline = this.encode("\n");
-    if (newline.length !== 1) {
-      throw new Error(`tokenizer ${source} encodes "\\n" as ${newline.length} tokens; a Qwen3 tokenizer uses one`);
-    }
-    this.newlineId = newline[0]!;
+    const ids = qwen3Ids(this);
+    this.imStartId = ids.imStartId;
+    this.imEndId = ids.imEndId;
+    this.newlineId = ids.newlineId;
   }
 
-  private requireId(token: string): number {
-    const id = this.tokenToId(token);
-    if (id === undefined) throw new Error(`tokenizer ${this.source} has no ${token} token; it is not a Qwen3 tokenizer`);
-    return id;
+  /**
+   * The same vocabulary (shared, not re-read) as a Qwen3 tokenizer rendering `chatTemplate`.
+   * @throws Error when the vocabulary is not Qwen3's (see the constructor)
+   */
+  static fromCheckpoint(base: CheckpointTokenizer, chatTemplate: ChatTemplateRenderer = qwen3ChatTemplate(), family = "qwen3"): Qwen3Tokenizer {
+    const ids = qwen3Ids(base);
+    const copy = Object.create(Qwen3Tokenizer.prototype) as Qwen3Tokenizer;
+    return Object.assign(copy, base, { chatTemplate, family }, ids);
   }
 }
 
+/** The ids a Qwen3 vocabulary must hold. */
+function qwen3Ids(tokenizer: CheckpointTokenizer): { imStartId: number; imEndId: number; newlineId: number } {
+  const requireId = (token: string): number => {
+    const id = tokenizer.tokenToId(token);
+    if (id === undefined) throw new Error(`tokenizer ${tokenizer.source} has no ${token} token; it is not a Qwen3 tokenizer`);
+    return id;
+  };
+  const imStartId = requireId("<|im_start|>");
+  const imEndId = requireId("<|im_end|>");
+  const newline = tokenizer.encode("\n");
+  if (newline.length !== 1) {
+    throw new Error(`tokenizer ${tokenizer.source} encodes "\\n" as ${newline.length} tokens; a Qwen3 tokenizer uses one`);
+  }
+  return { imStartId, imEndId, newlineId: newline[0]! };
+}

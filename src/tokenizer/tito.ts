@@ -61,8 +61,11 @@ export function resolveTokenRef(ref: TokenRef, resolver: TokenResolver, family: 
     id = ids.length === 1 ? ids[0] : undefined;
   } else if (resolver.eosToken !== undefined) id = tokenizer.tokenToId(resolver.eosToken);
   if (id === undefined) {
-    const what = "eos" in ref && resolver.eosToken === undefined ? "tokenizer_config.json names no eos_token" : `tokenizer.json has no ${describeTokenRef(ref)} token`;
-    throw new TitoModelError("missing-token", family, `--tito-model ${family}: ${tokenizer.source}: ${what}, which the ${family} family needs`, "tokenizer.json");
+    const where =
+      "eos" in ref && resolver.eosToken === undefined
+        ? `the tokenizer_config.json beside ${tokenizer.source} names no eos_token`
+        : `${tokenizer.source} has no ${describeTokenRef(ref)} token`;
+    throw new TitoModelError("missing-token", family, `--tito-model ${family}: ${where}, which the ${family} family needs`, "tokenizer.json");
   }
   return id;
 }

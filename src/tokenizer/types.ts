@@ -57,6 +57,8 @@ export interface Tokenizer {
    * at or above it; when absent, only non-negative integers are required.
    */
   readonly vocabSize?: number;
+  /** The checkpoint's `eos_token` text (tokenizer_config.json), when known: the engine's stop token by default. */
+  readonly eosToken?: string;
   /** Renders messages with the package's append-safe chat template. */
   renderChatTemplate(messages: readonly ChatMessage[], options?: RenderOptions): string;
 }

@@ -1,12 +1,13 @@
 // Builds a verification plan from the command's inputs: reads the checkpoint, the template and the family.
-// The I/O edge of the verifier: a family comes from the tokenizer's family registry, its rules from FamilyTito.
+// The I/O edge of the verifier: the model comes from the tokenizer's loadTitoModel, as the servers load it.
 import { promises as fsp } from "node:fs";
 import * as path from "node:path";
-import { ChatTemplate, qwen3TemplatePath } from "../tokenizer/chat-template";
-import { CheckpointTokenizer, type ChatTemplateRenderer } from "../tokenizer/checkpoint-tokenizer";
+import { ChatTemplate } from "../tokenizer/chat-template";
+import type { ChatTemplateRenderer, CheckpointTokenizer } from "../tokenizer/checkpoint-tokenizer";
 import { getTitoFamily } from "../tokenizer/families/registry";
 import type { TitoFamily } from "../tokenizer/families/types";
-import { defaultTokenizerDirectory } from "../tokenizer/load";
+import { loadTitoModel, type LoadedModel } from "../tokenizer/family-load";
+import { loadCheckpoint, type CheckpointFiles } from "../tokenizer/load";
 import { NativeChatTemplate, specialTokenVariables } from "../tokenizer/native-template";
 import { FamilyTito, resolveTokenRef } from "../tokenizer/tito";
 import type { ChatTemplateKwargs } from "../tokenizer/types";
@@ -37,43 +38,24 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-async function readJson(file: string): Promise<Record<string, unknown>> {
-  let parsed: unknown;
+async function checkpoint(hfCheckpoint: string | undefined): Promise<CheckpointFiles> {
   try {
-    parsed = JSON.parse(await fsp.readFile(file, "utf8"));
+    return await loadCheckpoint({ hfCheckpoint });
   } catch (error) {
-    const why = (error as NodeJS.ErrnoException).code === "ENOENT" ? "file not found" : describe(error);
-    throw new TemplateVerifyLoadError(`cannot read ${file}: ${why}`);
+    throw new TemplateVerifyLoadError(describe(error));
   }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new TemplateVerifyLoadError(`${file} does not hold a JSON object`);
-  return parsed as Record<string, unknown>;
-}
-
-/**
- * The checkpoint's own template in transformers' environment: tokenizer_config.json's `chat_template` (a string, or
- * the list entry named "default"), else `chat_template.jinja` beside it (miles' `load_hf_chat_template`).
- */
-async function nativeTemplate(directory: string, config: Record<string, unknown>): Promise<ChatTemplateRenderer> {
-  const entry = config.chat_template;
-  const configFile = path.join(directory, "tokenizer_config.json");
-  const named = Array.isArray(entry) ? (entry as { name?: unknown; template?: unknown }[]).find((item) => item.name === "default")?.template : entry;
-  if (typeof named === "string") return parsed(() => new NativeChatTemplate(named, configFile, specialTokenVariables(config)), configFile);
-  const jinjaFile = path.join(directory, "chat_template.jinja");
-  const fromFile = await fsp.readFile(jinjaFile, "utf8").catch(() => null);
-  if (fromFile === null) throw new TemplateVerifyLoadError(`${configFile} has no chat_template and ${directory} has no chat_template.jinja`);
-  return parsed(() => new NativeChatTemplate(fromFile, jinjaFile, specialTokenVariables(config)), jinjaFile);
 }
 
 function parsed(build: () => ChatTemplateRenderer, file: string): ChatTemplateRenderer {
   try {
     return build();
   } catch (error) {
-    throw new TemplateVerifyLoadError(`${file}: ${describe(error)}`);
+    throw new TemplateVerifyLoadError(`${path.basename(file)}: ${describe(error)}`);
   }
 }
 
 /** A `--chat-template-path` file, rendered the way the family's own template kind is (bundled helpers, or transformers'). */
-async function templateFile(file: string, kind: "bundled" | "checkpoint", config: Record<string, unknown>): Promise<ChatTemplateRenderer> {
+async function templateFile(file: string, kind: "bundled" | "checkpoint", config: Readonly<Record<string, unknown>>): Promise<ChatTemplateRenderer> {
   let source: string;
   try {
     source = await fsp.readFile(file, "utf8");
@@ -99,15 +81,22 @@ export async function loadTemplateVerifyPlan(options: VerifyTemplateOptions): Pr
   if (userKwargs === null || typeof userKwargs !== "object" || Array.isArray(userKwargs)) {
     throw new TemplateVerifyLoadError("--chat-template-kwargs must be a JSON object");
   }
-  const directory = options.hfCheckpoint === undefined ? defaultTokenizerDirectory() : path.resolve(options.hfCheckpoint);
-  const config = await readJson(path.join(directory, "tokenizer_config.json"));
-
   if (options.titoModel === undefined) {
-    const template =
-      options.chatTemplatePath === undefined ? await nativeTemplate(directory, config) : await templateFile(options.chatTemplatePath, "checkpoint", config);
+    const files = await checkpoint(options.hfCheckpoint);
+    let template: ChatTemplateRenderer;
+    if (options.chatTemplatePath !== undefined) template = await templateFile(options.chatTemplatePath, "checkpoint", files.config);
+    else if (files.chatTemplate !== null) {
+      const { text, file } = files.chatTemplate;
+      template = parsed(() => new NativeChatTemplate(text, path.join(files.directory, file), specialTokenVariables(files.config)), file);
+    } else {
+      throw new TemplateVerifyLoadError(
+        `checkpoint ${files.directory} has no chat template (no "chat_template" in tokenizer_config.json and no chat_template.jinja)`,
+      );
+    }
     return {
       titoModel: null,
-      templateSource: options.chatTemplatePath !== undefined ? `file: ${options.chatTemplatePath}` : `checkpoint: ${directory}`,
+      templateSource:
+        options.chatTemplatePath !== undefined ? `file: ${options.chatTemplatePath}` : `checkpoint: ${path.join(files.directory, files.chatTemplate!.file)}`,
       allowedAppendRoles: new Set(ALL_APPEND_ROLES),
       thinking,
       templateKwargs: { ...userKwargs },
@@ -115,52 +104,43 @@ export async function loadTemplateVerifyPlan(options: VerifyTemplateOptions): Pr
     };
   }
   let family: TitoFamily;
+  let model: LoadedModel;
   try {
     family = getTitoFamily(options.titoModel);
+    // a named family refuses --chat-template-path on the servers; the verifier checks an override through it anyway
+    // (miles' verify_chat_template.py: "template override via TITO"), so it is applied below
+    const passPath = family.acceptsChatTemplatePath ? options.chatTemplatePath : undefined;
+    model = await loadTitoModel({ titoModel: family.name, hfCheckpoint: options.hfCheckpoint, chatTemplatePath: passPath });
   } catch (error) {
     throw new TemplateVerifyLoadError(describe(error));
   }
-  return familyPlan(family, directory, config, options.chatTemplatePath, thinking, userKwargs);
-}
-
-/** The family's template: the --chat-template-path file, the bundled file, or the checkpoint's own. */
-async function familyTemplate(
-  family: TitoFamily,
-  directory: string,
-  config: Record<string, unknown>,
-  overridePath: string | undefined,
-): Promise<[ChatTemplateRenderer, string]> {
-  if (overridePath !== undefined) return [await templateFile(overridePath, family.template.kind, config), `template override via TITO: ${overridePath}`];
-  if (family.template.kind === "bundled") {
-    const file = family.template.file;
-    return [parsed(() => ChatTemplate.fromFile(path.join(path.dirname(qwen3TemplatePath()), file)), file), `fixed template via TITO: ${file}`];
+  let tokenizer: CheckpointTokenizer = model.tokenizer;
+  let tito: FamilyTito = model.tito;
+  let source =
+    options.chatTemplatePath !== undefined
+      ? `template override via TITO: ${options.chatTemplatePath}`
+      : `${family.template.kind === "bundled" ? "fixed template" : "checkpoint"} via TITO: ${model.templateOrigin}`;
+  if (options.chatTemplatePath !== undefined && !family.acceptsChatTemplatePath) {
+    const config = (await checkpoint(options.hfCheckpoint)).config;
+    tokenizer = tokenizer.withChatTemplate(await templateFile(options.chatTemplatePath, family.template.kind, config), family.name);
+    tito = new FamilyTito(tokenizer, {}, { eosToken: model.eosToken }, family);
+    source = `template override via TITO: ${options.chatTemplatePath}`;
   }
-  return [await nativeTemplate(directory, config), `checkpoint via TITO: ${directory}`];
+  return familyPlan(family, tokenizer, tito, source, thinking, userKwargs);
 }
 
 /**
  * The family's side of a plan, from the registry's data: its template, pinned kwargs (auto-set when the user gave
- * none), append roles, trailing ids and merge rule (src/tokenizer's FamilyTito, the server's own TITO).
+ * none), append roles, trailing ids and merge rule (src/tokenizer's FamilyTito, the servers' own TITO).
  */
-async function familyPlan(
+function familyPlan(
   family: TitoFamily,
-  directory: string,
-  config: Record<string, unknown>,
-  overridePath: string | undefined,
+  tokenizer: CheckpointTokenizer,
+  tito: FamilyTito,
+  source: string,
   thinking: ThinkingMode,
   userKwargs: ChatTemplateKwargs,
-): Promise<TemplateVerifyPlan> {
-  const [template, source] = await familyTemplate(family, directory, config, overridePath);
-  const tokenizerFile = path.join(directory, "tokenizer.json");
-  const tokenizerJson = await readJson(tokenizerFile);
-  let tokenizer: CheckpointTokenizer;
-  let tito: FamilyTito;
-  try {
-    tokenizer = new CheckpointTokenizer(tokenizerJson, config, tokenizerFile, template, family.name);
-    tito = new FamilyTito(tokenizer, {}, { eosToken: typeof config.eos_token === "string" ? config.eos_token : undefined }, family);
-  } catch (error) {
-    throw new TemplateVerifyLoadError(`--tito-model ${family.name}: ${describe(error)}`);
-  }
+): TemplateVerifyPlan {
   const trailingIds = new Set(family.boundary.trailing.map((ref) => resolveTokenRef(ref, { tokenizer }, family.name)));
   const autoSetKwargs: ChatTemplateKwargs = {};
   for (const [key, value] of Object.entries(family.pinnedKwargs)) if (!(key in userKwargs)) autoSetKwargs[key] = value;

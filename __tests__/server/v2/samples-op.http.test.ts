@@ -7,6 +7,9 @@ import type { Sample } from "../../../src/wire/sample";
 import type { SamplesReply } from "../../../src/wire/samples-codec";
 import { collect, createSession, getSession, postSamples, sampleLeafIds, startV2Harness, turn, type V2Harness } from "./support/harness";
 
+/** The seed fixture's server kwargs: servers alone default to {} (miles' --apply-chat-template-kwargs). */
+const SEED_KWARGS = { enable_thinking: false };
+
 const FIXTURES = "__tests__/server/v2/support/hook-fixtures.ts";
 const U1: ChatMessage = { role: "user", content: "What is 1+2?" };
 const T1: ChatMessage = { role: "tool", content: "tool-result-1", tool_call_id: "t0" };
@@ -20,6 +23,7 @@ beforeAll(async () => {
   h = await startV2Harness();
   for (const name of ["keepAll", "reverseAll", "exploding", "copying", "duplicateFirst"]) {
     servers[name] = await startSessionServer({
+      chatTemplateKwargs: SEED_KWARGS,
       version: "v2",
       backendUrl: h.backend.url,
       samplePicker: `${FIXTURES}#${name}`,
@@ -194,7 +198,7 @@ describe("custom hooks", () => {
     [{ samplePostprocessor: `${FIXTURES}#nowhere` }, /has no export "nowhere"/],
     [{ samplePicker: "./no/such/module#fn" }, /cannot find module/],
   ])("a bad hook is refused when the server starts (%o)", async (hooks, message) => {
-    await expect(startSessionServer({ version: "v2", backendUrl: h.backend.url, ...hooks })).rejects.toThrow(message);
+    await expect(startSessionServer({ chatTemplateKwargs: SEED_KWARGS, version: "v2", backendUrl: h.backend.url, ...hooks })).rejects.toThrow(message);
   });
 });
 

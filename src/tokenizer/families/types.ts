@@ -20,9 +20,9 @@ export type TokenRef = { readonly token: string } | { readonly text: string } | 
 
 /**
  * Where a family's chat template comes from (miles' `FixedTemplate.template` plus `resolve_fixed_chat_template`).
- * - `checkpoint`: the checkpoint's own template, rendered in transformers' environment: `chat_template` of
- *   tokenizer_config.json (a string, or the entry named "default" / unnamed of a list), else `chat_template.jinja`
- *   beside it (`load_hf_chat_template`). `FixedTemplate(template=None)`.
+ * - `checkpoint`: the checkpoint's own template, rendered in transformers' environment, found as transformers'
+ *   `from_pretrained` finds it: `chat_template.jinja` beside tokenizer_config.json when present, else its
+ *   `chat_template` (a string, or the entry named "default" / unnamed of a list). `FixedTemplate(template=None)`.
  * - `bundled`: a template this package ships (`FixedTemplate(template="...jinja")`); `file` is its name in
  *   `src/tokenizer/` (any `.jinja` there is copied into dist on build). Bundled templates may use the host helpers
  *   of {@link BundledTemplateHelpers}.
@@ -103,6 +103,11 @@ export interface WireFormats {
    * `reasoning</think>\n\ncontent` and the parser reads reasoning up to `</think>` without an opening tag.
    */
   readonly reasoningOpenedByPrompt: boolean;
+  /**
+   * The token the engine ends a finished turn with (appended to the mock's output ids). Absent: the checkpoint's
+   * `eos_token` (Qwen3 `<|im_end|>`, Llama 3.1 `<|eot_id|>`, DeepSeek V3 `<｜end▁of▁sentence｜>`).
+   */
+  readonly stopToken?: TokenRef;
 }
 
 /**
@@ -161,7 +166,8 @@ export interface ModelChoice {
 }
 
 /** What is wrong with a model choice; `missing` names the piece (a token, a template, a file). */
-export type TitoModelProblem = "unknown-family" | "missing-file" | "missing-token" | "missing-template" | "template-path-refused" | "bad-kwargs";
+export type TitoModelProblem =
+  "unknown-family" | "missing-file" | "missing-token" | "missing-template" | "template-path-refused" | "bad-kwargs" | "parser-mismatch" | "scenario-refused";
 
 /**
  * A model choice that cannot start: unknown family, or a checkpoint that lacks what the family needs. The message

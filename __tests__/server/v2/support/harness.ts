@@ -10,6 +10,9 @@ import { Sample } from "../../../../src/wire/sample";
 import { decodeSamplesReply, WIRE_FIELDS_V2, type SamplesReply } from "../../../../src/wire/samples-codec";
 import { recordingLogger } from "./forest-builders";
 
+/** The seed fixture's server kwargs: servers alone default to {} (miles' --apply-chat-template-kwargs). */
+const SEED_KWARGS = { enable_thinking: false };
+
 /** A running backend + v2 server pair. */
 export interface V2Harness {
   backend: MockBackend;
@@ -26,7 +29,7 @@ export async function startV2Harness(options: Partial<SessionServerOptions> = {}
   let script: ProcessFunction = echoScript;
   const backend = await startMockBackend({ process: (prompt, body) => script(prompt, body) });
   const logger = recordingLogger();
-  const server = await startSessionServer({ version: "v2", backendUrl: backend.url, logger, ...options });
+  const server = await startSessionServer({ chatTemplateKwargs: SEED_KWARGS, version: "v2", backendUrl: backend.url, logger, ...options });
   return {
     backend,
     server,

@@ -1,0 +1,129 @@
+// Turns a model choice (--tito-model, --hf-checkpoint, --chat-template-path, kwargs) into a started model: the
+// checkpoint's vocabulary, the family's template and TITO rules. Every refusal names family, file and missing piece.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { ChatTemplate } from "./chat-template";
+import type { ChatTemplateRenderer, CheckpointTokenizer } from "./checkpoint-tokenizer";
+import { DEFAULT_TITO_MODEL, getTitoFamily } from "./families/registry";
+import { TitoModelError, type LoadedModelInfo, type ModelChoice, type TitoFamily } from "./families/types";
+import { loadCheckpoint, TokenizerLoadError, type CheckpointFiles } from "./load";
+import { NativeChatTemplate, specialTokenVariables } from "./native-template";
+import { FamilyTito, TitoError, type TitoOptions } from "./tito";
+import type { ChatTemplateKwargs } from "./types";
+
+/** A started model: the tokenizer rendering the family's template, its TITO rules, and where each came from. */
+export interface LoadedModel extends LoadedModelInfo {
+  /** The checkpoint's vocabulary rendering the family's template. */
+  readonly tokenizer: CheckpointTokenizer;
+  /** The family's TITO rules over it, with the server default kwargs. */
+  readonly tito: FamilyTito;
+  /** The checkpoint's `eos_token` text (the mock's stop token for families that name `{eos: true}`). */
+  readonly eosToken: string | undefined;
+}
+
+/** Options of {@link loadTitoModel}: the model choice plus how TITO renders are memoized. */
+export interface LoadTitoModelOptions extends ModelChoice {
+  /** Passed to the TITO rules (session servers memoize renders). */
+  tito?: Omit<TitoOptions, "eosToken">;
+}
+
+const bundledTemplates = new Map<string, ChatTemplate>();
+
+/** A template the package ships, next to this module (copied into dist on build), parsed once per process. */
+function bundledTemplate(file: string): ChatTemplate {
+  let template = bundledTemplates.get(file);
+  if (template === undefined) {
+    template = ChatTemplate.fromFile(path.join(__dirname, file));
+    bundledTemplates.set(file, template);
+  }
+  return template;
+}
+
+function checkKwargs(family: string, kwargs: unknown): ChatTemplateKwargs {
+  if (kwargs === undefined || kwargs === null) return {};
+  if (typeof kwargs !== "object" || Array.isArray(kwargs)) {
+    throw new TitoModelError("bad-kwargs", family, `--chat-template-kwargs must be a JSON object, got ${Array.isArray(kwargs) ? "an array" : typeof kwargs}`);
+  }
+  return kwargs as ChatTemplateKwargs;
+}
+
+/** The renderer of a `checkpoint`-template family: --chat-template-path, else the checkpoint's own. */
+function checkpointTemplate(
+  family: TitoFamily,
+  files: CheckpointFiles,
+  chatTemplatePath: string | undefined,
+): { renderer: ChatTemplateRenderer; origin: string } {
+  const specials = specialTokenVariables(files.config);
+  if (chatTemplatePath !== undefined) {
+    let text: string;
+    try {
+      text = fs.readFileSync(chatTemplatePath, "utf8");
+    } catch (error) {
+      const why = (error as NodeJS.ErrnoException).code === "ENOENT" ? "file not found" : (error as Error).message;
+      throw new TitoModelError("missing-file", family.name, `--chat-template-path file not found: ${chatTemplatePath} (${why})`, chatTemplatePath);
+    }
+    return { renderer: parseNative(family, text, chatTemplatePath, specials), origin: path.basename(chatTemplatePath) };
+  }
+  if (files.chatTemplate === null) {
+    throw new TitoModelError(
+      "missing-template",
+      family.name,
+      `--tito-model ${family.name}: checkpoint ${files.directory} has no chat template (no "chat_template" in tokenizer_config.json and no chat_template.jinja); ` +
+        `the ${family.name} family renders the checkpoint's own template${family.acceptsChatTemplatePath ? " (or pass --chat-template-path)" : ""}`,
+      "tokenizer_config.json",
+    );
+  }
+  const origin = path.join(files.directory, files.chatTemplate.file);
+  return { renderer: parseNative(family, files.chatTemplate.text, origin, specials), origin: files.chatTemplate.file };
+}
+
+function parseNative(family: TitoFamily, text: string, origin: string, specials: ReturnType<typeof specialTokenVariables>): NativeChatTemplate {
+  try {
+    return new NativeChatTemplate(text, origin, specials);
+  } catch (error) {
+    throw new TitoModelError("missing-template", family.name, `--tito-model ${family.name}: ${(error as Error).message}`, path.basename(origin));
+  }
+}
+
+/**
+ * Starts a model choice: looks the family up, reads the checkpoint (cached per directory), resolves the template
+ * (the family's bundled one, or the checkpoint's own / --chat-template-path), checks every token the family names
+ * and builds its TITO rules with the server default kwargs (default `{}`, miles' `--apply-chat-template-kwargs`).
+ * @throws TitoModelError naming the family, the file and the missing piece (unknown family, unreadable checkpoint
+ * file, missing template or token, a refused --chat-template-path, kwargs that are not an object or contradict a
+ * pinned one)
+ */
+export async function loadTitoModel(options: LoadTitoModelOptions = {}): Promise<LoadedModel> {
+  const family = getTitoFamily(options.titoModel ?? DEFAULT_TITO_MODEL);
+  if (options.chatTemplatePath !== undefined && !family.acceptsChatTemplatePath) {
+    // miles/utils/arguments.py (31f1ca96): a named family is one fixed renderer contract
+    throw new TitoModelError(
+      "template-path-refused",
+      family.name,
+      `--chat-template-path cannot override the template registered for --tito-model=${family.name}; use --tito-model=default for a custom template`,
+      options.chatTemplatePath,
+    );
+  }
+  const defaults = checkKwargs(family.name, options.chatTemplateKwargs);
+  let files: CheckpointFiles;
+  try {
+    files = await loadCheckpoint({ hfCheckpoint: options.hfCheckpoint });
+  } catch (error) {
+    if (!(error instanceof TokenizerLoadError)) throw error;
+    throw new TitoModelError("missing-file", family.name, `--tito-model ${family.name}: ${error.message}`);
+  }
+  const { renderer, origin } =
+    family.template.kind === "bundled"
+      ? { renderer: bundledTemplate(family.template.file), origin: family.template.file }
+      : checkpointTemplate(family, files, options.chatTemplatePath);
+  const tokenizer = files.tokenizer.withChatTemplate(renderer, family.name);
+  const eosToken = files.tokenizer.eosToken;
+  let tito: FamilyTito;
+  try {
+    tito = new FamilyTito(tokenizer, defaults, { ...options.tito, eosToken }, family);
+  } catch (error) {
+    if (error instanceof TitoError) throw new TitoModelError("bad-kwargs", family.name, error.message);
+    throw error;
+  }
+  return { family, checkpoint: files.directory, templateOrigin: origin, tokenizer, tito, eosToken };
+}
