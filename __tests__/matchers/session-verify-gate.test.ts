@@ -129,9 +129,13 @@ describe("the reference servers pass the gate for --cycles 3 under each failure 
   const servers: RunningSessionServer[] = [];
   beforeAll(async () => {
     backend = await startMockBackend({ process: weatherScript });
-    for (const version of ["v1", "v2"] as const)
-      servers.push(await startSessionServer({ version, backendUrl: backend.url, logger: { warn: () => undefined } }));
-    servers.push(await startSessionServer({ version: "v2", backendUrl: backend.url, policy: retokenizingV2Policy(), logger: { warn: () => undefined } }));
+    // the fixture's server default (miles' is {}: then the canonical render writes an empty think block the model
+    // never produced, and every sample carries an assistant_text mismatch; see the last test)
+    const chatTemplateKwargs = { enable_thinking: false };
+    const quiet = { warn: () => undefined };
+    for (const version of ["v1", "v2"] as const) servers.push(await startSessionServer({ version, backendUrl: backend.url, chatTemplateKwargs, logger: quiet }));
+    servers.push(await startSessionServer({ version: "v2", backendUrl: backend.url, chatTemplateKwargs, policy: retokenizingV2Policy(), logger: quiet }));
+    servers.push(await startSessionServer({ version: "v2", backendUrl: backend.url, logger: quiet }));
   });
   afterAll(async () => {
     for (const server of servers) await server.close();
@@ -177,5 +181,14 @@ describe("the reference servers pass the gate for --cycles 3 under each failure 
     // both texts are quoted around their first difference: the space after the colon the re-serialization lost
     expect(message).toContain('expected ..." Beijing.\\n<tool_call>\\n{\\"name\\": \\"get_weather\\", \\"arguments\\"');
     expect(message).toContain('actual ..." Beijing.\\n<tool_call>\\n{\\"name\\":\\"get_weather\\",\\"arguments\\":{');
+  });
+
+  test("with miles' server default kwargs ({}) Qwen3's canonical render has an empty think block the model never wrote", async () => {
+    const runs = await run(servers[3], "rollback");
+    for (const r of runs) expect(r.failure).toBeUndefined();
+    const verdict = checkSessionVerifyGate(runs);
+    expect(verdict.failures.map((failure) => failure.part)).toEqual(["assistant_text ratio"]);
+    expect(verdict.failures[0].message).toContain('expected "assistant\\n<think>\\n\\n</think>\\n\\nLet me look up Beijing.');
+    expect(checkSessionVerifyGate(runs, { assistantTextThreshold: 1 }).pass).toBe(true);
   });
 });
