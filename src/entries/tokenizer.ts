@@ -17,6 +17,7 @@ export {
   type TemplateVerifyPlan,
   type TemplateVerifyFamily,
   type TemplateRenderTarget,
+  type FamilyRenderOptions,
   type VerifyTrajectory,
   type TemplateVerifyReport,
 } from "../verify";

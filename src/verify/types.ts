@@ -30,9 +30,11 @@ export interface ClassifiedTrajectory extends VerifyTrajectory {
   readonly thinking: boolean;
 }
 
-/** Options of one render through a family: the tools advertised and whether the generation prompt follows. */
-interface FamilyRenderOptions {
+/** Options of one render through a family. */
+export interface FamilyRenderOptions {
+  /** Tools advertised with the render (null: none). */
   tools: readonly ToolSpec[] | null;
+  /** Whether the generation prompt follows the messages. */
   addGenerationPrompt: boolean;
 }
 
@@ -105,12 +107,15 @@ export interface TextDivergence {
 export interface VerifyCaseResult {
   /** `<trajectory>-N<n>` plus the kwargs (`single_tool-N3-enable_thinking_on`), as miles' `format_case_id`. */
   id: string;
+  /** The check: text (prefix renders) or tito (merge and decode). */
   layer: VerifyLayer;
+  /** The trajectory's name. */
   trajectory: string;
   /** The pretokenize position. */
   position: number;
   /** The case's kwargs (variant and `--chat-template-kwargs`; the family's pinned ones are applied on top). */
   kwargs: ChatTemplateKwargs;
+  /** True when the check passed. */
   passed: boolean;
   /** One line saying what failed (null when passed). */
   error: string | null;
@@ -120,6 +125,7 @@ export interface VerifyCaseResult {
 
 /** A `(thinking, append roles beyond tool)` combination and the trajectories that fall in it. */
 export interface CoverageCell {
+  /** True for the thinking trajectories' half of the grid. */
   thinking: boolean;
   /** Sorted append roles other than `tool`. */
   roles: string[];
@@ -145,6 +151,7 @@ export interface TemplateVerifyReport {
   templateSource: string;
   /** Append roles the trajectories were filtered by. */
   allowedAppendRoles: string[];
+  /** `--thinking`. */
   thinking: ThinkingMode;
   /** The kwargs given by the user plus those the family sets (before the per-case variant). */
   templateKwargs: ChatTemplateKwargs;
@@ -152,8 +159,12 @@ export interface TemplateVerifyReport {
   autoSetKwargs: ChatTemplateKwargs;
   /** Trajectories selected after filtering, and the pool size. */
   selectedTrajectories: number;
+  /** Trajectories in the pool. */
   poolTrajectories: number;
+  /** What the pool and this run exercised of the `thinking x {user, system}` grid. */
   coverage: CoverageReport;
+  /** Every check, in trajectory, variant, position and layer order. */
   results: VerifyCaseResult[];
+  /** Checks run, passed and failed; `pass` when there was at least one and none failed. */
   summary: { checks: number; passed: number; failed: number; pass: boolean };
 }
