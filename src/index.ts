@@ -27,6 +27,14 @@ export {
   checkAgentMetadata,
   checkToolCallRoundTrips,
   checkTrainingSampleInvariants,
+  checkSessionVerifyGate,
+  ASSISTANT_TEXT_THRESHOLDS,
+  DEFAULT_ASSISTANT_TEXT_THRESHOLD,
+  weatherAgentMetadata,
+  weatherRetryTopology,
+  weatherRecordCount,
+  weatherDriverEvents,
+  type SessionVerifyGateOptions,
   WEATHER_AGENT_METADATA,
   WEATHER_RETRY_TOPOLOGY,
   WEATHER_TOOL_ROUND_TRIPS,
@@ -81,6 +89,9 @@ export {
   type PinnedTrajectory,
 } from "./snapshot";
 export { fuzzAgenticParity, replayAgentSchedule } from "./entries/on-demand-fuzz";
+export { verifyTemplate } from "./entries/on-demand-verify";
+export type { VerifyTemplateOptions } from "./verify/load-plan";
+export type { TemplateVerifyReport, VerifyCaseResult, VerifyLayer, TextDivergence, CoverageReport, CoverageCell, ThinkingMode } from "./verify/types";
 export {
   formatFuzzReport,
   replayTestSource,

@@ -4,7 +4,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
+import { TOOL_CALL_FAILURE_MODES } from "../../src/agent";
+import { startMockBackend, weatherScript } from "../../src/backend";
 import { CliExit, executeRun, RUN_DEFAULTS, runParity, type RunCommandOptions } from "../../src/cli";
+import { weatherRecordCount } from "../../src/matchers";
+import { startSessionServer } from "../../src/server";
+import { retokenizingV2Policy } from "../matchers/retokenizing-server";
 
 jest.setTimeout(120_000);
 
@@ -100,7 +105,7 @@ describe("executeRun", () => {
     expect(out.join("")).toMatch(/^PASS: 2\/2 trajectories/m);
   });
 
-  test("two cycles: 14 requests per run, topology not applicable, sample parity still judged", async () => {
+  test("two cycles: 14 requests per run, the two-cycle retry tree and 10 records checked, sample parity judged", async () => {
     const out: string[] = [];
     const { exitCode, report } = await executeRun(options({ cycles: 2 }), {
       out: { write: (chunk: string) => out.push(chunk) },
@@ -109,10 +114,47 @@ describe("executeRun", () => {
     });
     expect(exitCode).toBe(0);
     expect(report.runs.map((run) => run.requests)).toEqual([14, 14]);
-    expect(report.trajectories[0].topology).toBeNull();
+    expect(report.trajectories[0].topology?.pass).toBe(true);
     expect(report.trajectories[0].parity.pass).toBe(true);
     expect(report.timings.floorMs).toBe(0);
-    expect(out.join("")).toMatch(/^ +0 {2}pass {4}n\/a {7}9\/9 +14\/14 /m);
+    expect(out.join("")).toMatch(/^ +0 {2}pass {4}pass {6}10\/10 +14\/14 /m);
+  });
+
+  test.each(TOOL_CALL_FAILURE_MODES)("--cycles 3 --tool-call-failure-mode %s --verify-gate: tree, counters and gate pass", async (mode) => {
+    const out: string[] = [];
+    const { exitCode, report } = await executeRun(options({ batch: 2, cycles: 3, toolCallFailureMode: mode, verifyGate: true }), {
+      out: { write: (chunk: string) => out.push(chunk) },
+      err: { write: () => true },
+      env: {},
+    });
+    expect(exitCode).toBe(0);
+    expect(report.options).toMatchObject({ cycles: 3, toolCallFailureMode: mode, verifyGate: true });
+    expect(report.trajectories.every((trajectory) => trajectory.topology?.pass === true && trajectory.parity.pass)).toBe(true);
+    expect(report.runs.every((run) => run.records === weatherRecordCount(3, mode))).toBe(true);
+    expect(report.gate).toEqual({ v1: { pass: true, failures: [] }, v2: { pass: true, failures: [] } });
+    expect(out.join("")).toContain("Session-verify gate (--verify-gate):\n  v1  PASS\n  v2  PASS");
+  });
+
+  test("--verify-gate against a v2 server that re-tokenizes assistant turns fails, naming assistant_text and its span", async () => {
+    const backend = await startMockBackend({ process: weatherScript });
+    const planted = await startSessionServer({ version: "v2", backendUrl: backend.url, policy: retokenizingV2Policy(), logger: { warn: () => undefined } });
+    try {
+      const out: string[] = [];
+      const { exitCode, report } = await executeRun(options({ batch: 2, cycles: 3, backend: backend.url, v2: planted.url, verifyGate: true }), {
+        out: { write: (chunk: string) => out.push(chunk) },
+        err: { write: () => true },
+        env: {},
+      });
+      expect(exitCode).toBe(1);
+      expect(report.gate?.v1.pass).toBe(true);
+      expect(report.gate?.v2.failures.map((failure) => failure.part)).toEqual(["assistant_text ratio"]);
+      expect(out.join("")).toMatch(
+        /^ {6}\[assistant_text ratio\] assistant_text mismatch ratio 2\/2=1\.000 exceeds the qwen3 threshold 0\.25:\n {10}- sample 0 \(v2, session \w+\): assistant_text at token span \[\d+, \d+\)/m,
+      );
+    } finally {
+      await planted.close();
+      await backend.close();
+    }
   });
 
   test("a --json file that cannot be written exits 2 after the report was printed", async () => {

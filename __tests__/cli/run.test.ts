@@ -54,7 +54,8 @@ test("--json writes a report holding 2 x batch runs with verdicts, timings, serv
   expect(report.trajectories.every((trajectory) => trajectory.pass && trajectory.parity.pass && trajectory.topology?.pass)).toBe(true);
   expect(report.summary).toEqual({ trajectories: 3, passed: 3, failed: 0, pass: true, serverProblems: 0, firstServerProblem: null });
   expect(report.requests).toBe(54);
-  expect(report.options).toEqual({ batch: 3, cycles: 1, latencyMs: 0, hfCheckpoint: null });
+  expect(report.options).toEqual({ batch: 3, cycles: 1, latencyMs: 0, hfCheckpoint: null, toolCallFailureMode: "rollback", verifyGate: false });
+  expect(report.gate).toBeNull();
   expect(report.versions.package).toBe((JSON.parse(await readFile(path.join(__dirname, "../../package.json"), "utf8")) as { version: string }).version);
   expect(report.versions.node).toBe(process.version);
   for (const name of ["backend", "v1", "v2"] as const) {

@@ -56,6 +56,7 @@ test("the registry carries the scenario, fuzz, well-formedness and snapshot matc
     "toHaveTrainingPayloadParity",
     "toMatchAgentMetadata",
     "toMatchBitwiseSnapshot",
+    "toPassSessionVerifyGate",
     "toRoundTripToolCalls",
   ]);
 });

@@ -27,6 +27,7 @@ export function typecheckJestGlobalNamespaceParityMatchers(v1: SessionParityRun,
   expect(v1).not.toRoundTripToolCalls([]);
   expect(v1).toHaveTrainingPayloadParity(v2);
   expect(v1.samples[0]).toBeWellFormedTrainingSample({ recordCount: 7 });
+  expect([v1, v2]).toPassSessionVerifyGate({ titoModel: "qwen3" });
   expect(v1).not.toHaveTrainingPayloadParity(v2, { agentMetadata: null });
   expect(v1).not.toHaveAgenticParity();
   const matchers: jest.Matchers<void, SessionParityRun> = expect(v1);

@@ -71,4 +71,8 @@ export function typecheckJestGlobalsParityMatchers(v1: SessionParityRun, v2: Ses
   expect(v2.samples[0]).not.toBeWellFormedTrainingSample({ recordCount: 7, maxDifferences: 3 });
   // @ts-expect-error recordCount is a number
   expect(v1.samples[0]).toBeWellFormedTrainingSample({ recordCount: "7" });
+  expect([v1, v2]).toPassSessionVerifyGate();
+  expect(v2.samples).not.toPassSessionVerifyGate({ titoModel: "qwen3", assistantTextThreshold: 0.25, allowedAppendRoles: ["tool"], specialTokenIds: [151644] });
+  // @ts-expect-error the threshold is a number
+  expect([v1]).toPassSessionVerifyGate({ assistantTextThreshold: "0.2" });
 }

@@ -1,6 +1,13 @@
 // Ready-made process functions: the scripted weather run of the verify agent, and a plain echo.
 // weatherScript keys on the agent's own texts (imported, never retyped) so both sides cannot drift apart.
-import { ASSISTANT_INPUT_FOLLOWUP_TEXT, FORCE_FINAL_TEXT, MOCK_TOOL_RESULTS, SYSTEM_REMINDER_TEXT, USER_FOLLOWUP_TEXT } from "../agent/texts";
+import {
+  ASSISTANT_INPUT_FOLLOWUP_TEXT,
+  FORCE_FINAL_TEXT,
+  MOCK_TOOL_RESULTS,
+  SYSTEM_REMINDER_TEXT,
+  TOOL_CALL_FAILURE_TEXT,
+  USER_FOLLOWUP_TEXT,
+} from "../agent/texts";
 import { QWEN25_TOOL_CALLS } from "./formats/qwen25";
 import type { MockFormats } from "./mock-model";
 import type { ProcessFunction, ProcessResult } from "./types";
@@ -25,6 +32,9 @@ export const WEATHER_SCRIPT_REPLIES = {
   shanghaiCall: { text: weatherToolCall("Let me look up Shanghai.", "Shanghai"), meta_info: { weight_version: "w2" } },
   shanghaiSummary: { text: "Shanghai is 15 degrees Celsius and cloudy.", meta_info: { weight_version: "w3" } },
   oneSentence: { text: "I will answer in one sentence.", meta_info: { weight_version: "w4" } },
+  retryCall: { text: weatherToolCall("Retrying the Beijing lookup with valid arguments.", "Beijing"), meta_info: { weight_version: "w5" } },
+  rainySummary: { text: "Shanghai is now 30 degrees Celsius and rainy.", meta_info: { weight_version: "w6" } },
+  snowySummary: { text: "Shanghai is now 8 degrees Celsius and snowy.", meta_info: { weight_version: "w9" } },
   forcedFinal: {
     text: "<final_answer>Beijing is sunny at 22 degrees and Shanghai is cloudy at 15 degrees.</final_answer>",
     meta_info: { weight_version: "w7" },
@@ -39,13 +49,17 @@ export const WEATHER_SCRIPT_REPLIES = {
 const WEATHER_CALLS: ReadonlyMap<ProcessResult, WeatherCall> = new Map<ProcessResult, WeatherCall>([
   [WEATHER_SCRIPT_REPLIES.beijingCall, { lead: "Let me look up Beijing.", city: "Beijing" }],
   [WEATHER_SCRIPT_REPLIES.shanghaiCall, { lead: "Let me look up Shanghai.", city: "Shanghai" }],
+  [WEATHER_SCRIPT_REPLIES.retryCall, { lead: "Retrying the Beijing lookup with valid arguments.", city: "Beijing" }],
 ]);
 
-/** Which scripted reply answers a prompt containing which text, most specific first. */
+/** Which scripted reply answers a prompt whose most recent key text is which. */
 const WEATHER_RULES: ReadonlyArray<readonly [string, ProcessResult]> = [
   [ASSISTANT_INPUT_FOLLOWUP_TEXT, WEATHER_SCRIPT_REPLIES.assistantInputFinal],
   [FORCE_FINAL_TEXT, WEATHER_SCRIPT_REPLIES.forcedFinal],
   [SYSTEM_REMINDER_TEXT, WEATHER_SCRIPT_REPLIES.oneSentence],
+  [TOOL_CALL_FAILURE_TEXT, WEATHER_SCRIPT_REPLIES.retryCall],
+  [MOCK_TOOL_RESULTS[3], WEATHER_SCRIPT_REPLIES.snowySummary],
+  [MOCK_TOOL_RESULTS[2], WEATHER_SCRIPT_REPLIES.rainySummary],
   [MOCK_TOOL_RESULTS[1], WEATHER_SCRIPT_REPLIES.shanghaiSummary],
   [USER_FOLLOWUP_TEXT, WEATHER_SCRIPT_REPLIES.shanghaiCall],
   [MOCK_TOOL_RESULTS[0], WEATHER_SCRIPT_REPLIES.beijingSummary],
@@ -71,15 +85,27 @@ function inFormats(reply: ProcessResult, formats: MockFormats | undefined): Proc
 }
 
 /**
- * The weather run of SPEC §10: assistant-input follow-up → w8 final answer; force-final → w7 final answer;
- * system reminder → w4 one-sentence promise; second tool result → w3 Shanghai summary; user follow-up →
- * w2 Shanghai tool call; first tool result → w1 Beijing summary; anything else → w0 Beijing tool call. The replies
- * follow the mock's formats (`context.formats`): the family's tool-call spelling, and a reasoning block first when
- * the generation prompt opened one.
+ * The weather run of SPEC §10, keyed on the key text that occurs last in the prompt (the newest message decides,
+ * whatever the template's role markers look like): assistant-input follow-up → w8 final answer; force-final → w7
+ * final answer; system reminder → w4 one-sentence promise; tool-call failure notice (tool or user message) → w5
+ * Beijing tool call again; tool results 4, 3, 2 → w9 / w6 / w3 Shanghai summaries; user follow-up → w2 Shanghai
+ * tool call; first tool result → w1 Beijing summary; none of them → w0 Beijing tool call. Every schedule cycle after
+ * the first therefore gets a real tool round trip: its opening tool-result step finds the w4 promise (no tool call),
+ * the failure mode recovers, and the follow-up is answered with a tool call again. The replies follow the mock's
+ * formats (`context.formats`): the family's tool-call spelling, and a reasoning block first when the generation
+ * prompt opened one.
  */
 export const weatherScript: ProcessFunction = (prompt, _request, context) => {
-  for (const [needle, reply] of WEATHER_RULES) if (prompt.includes(needle)) return inFormats(reply, context?.formats);
-  return inFormats(WEATHER_SCRIPT_REPLIES.beijingCall, context?.formats);
+  let latest: ProcessResult = WEATHER_SCRIPT_REPLIES.beijingCall;
+  let latestAt = -1;
+  for (const [needle, reply] of WEATHER_RULES) {
+    const at = prompt.lastIndexOf(needle);
+    if (at > latestAt) {
+      latest = reply;
+      latestAt = at;
+    }
+  }
+  return inFormats(latest, context?.formats);
 };
 
 const USER_TURN = /<\|im_start\|>user\n([\s\S]*?)(?:<\|im_end\|>|$)/g;

@@ -59,7 +59,7 @@ async function buildRunHtmlInput(report: ParityReport, pairs: readonly [SessionP
         failures: failures.map((failure) => ({ part: failure.part, text: `[${failure.part}] ${failure.message}`, paths: [] })),
       };
     }
-    const verdicts = pairVerdicts(v1, v2, report.options.cycles).filter((verdict) => verdict !== null);
+    const verdicts = pairVerdicts(v1, v2, report.options.cycles, report.options.toolCallFailureMode).filter((verdict) => verdict !== null);
     return pairView({ title, v1, v2, verdicts, decodeToken });
   });
   return { title: "session-parity run", generatedAt: new Date().toISOString(), summary: summaryLines(report), pairs: views };

@@ -16,3 +16,4 @@ export * from "./summary-table";
 export * from "./progress-bar";
 export * from "./exit-codes";
 export * from "./fuzz-command";
+export * from "./verify-template-command";

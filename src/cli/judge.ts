@@ -1,9 +1,13 @@
 // Judges one v1/v2 trajectory pair with the same pure checks the matchers use, and shapes the verdicts for the report.
 // A run that could not even start becomes a failed `run` part instead of a verdict.
+import type { ToolCallFailureMode } from "../agent/weather-agent";
 import {
   ALL_WEATHER_APPEND_ROLES,
   checkRetryTopology,
   checkTrainingPayloadParity,
+  weatherAgentMetadata,
+  weatherRecordCount,
+  weatherRetryTopology,
   weatherScenarioExpectations,
   type ParityVerdict,
   type TrainingPayloadParityOptions,
@@ -12,26 +16,45 @@ import type { SessionParityRun } from "../fixture/types";
 import { toReportDifferences, type ReportCheck, type ReportTrajectory } from "./report";
 
 /**
- * Options of the payload-parity check for a schedule of `cycles` cycles over the family's append `roles`. The
- * weather expectations (records, the agent's counters, the retry tree, the round trips) describe one cycle and follow
- * the roles (7 records for all four); with more cycles, only the parts that do not depend on the cycle count remain
- * (the first two tool round trips, sample and session-metadata parity).
+ * Options of the payload-parity check for a schedule of `cycles` cycles under `mode` over the family's append
+ * `roles`. With all four roles the records, agent counters and retry tree are the scripted weather run's for that
+ * cycle count and mode (weather-schedule-expectations); a family with fewer roles (qwen35: no system turn) has its
+ * one-cycle rollback run derived from its schedule ({@link weatherScenarioExpectations}), and otherwise only the
+ * parts that do not depend on the schedule remain (the first two tool round trips, sample and session-metadata parity).
  */
-function parityOptionsFor(cycles: number, roles: readonly string[]): TrainingPayloadParityOptions {
-  if (cycles !== 1) return { recordCount: null, agentMetadata: null, topology: null };
+function parityOptionsFor(cycles: number, mode: ToolCallFailureMode, roles: readonly string[]): TrainingPayloadParityOptions {
+  const topology = expectedTopology(cycles, mode, roles);
+  if (allRoles(roles)) {
+    return cycles === 1 && mode === "rollback"
+      ? {}
+      : { recordCount: weatherRecordCount(cycles, mode), agentMetadata: { ...weatherAgentMetadata(cycles, mode) }, topology };
+  }
+  if (cycles !== 1 || mode !== "rollback") return { recordCount: null, agentMetadata: null, topology: null };
   const expected = weatherScenarioExpectations(roles);
   return { recordCount: expected.recordCount, agentMetadata: expected.agentMetadata, topology: expected.topology, toolCalls: expected.toolRoundTrips };
 }
 
+function allRoles(roles: readonly string[]): boolean {
+  return ALL_WEATHER_APPEND_ROLES.every((role) => roles.includes(role));
+}
+
+/** The v2 retry tree the run must show, or null when no expectation is known for this schedule. */
+function expectedTopology(cycles: number, mode: ToolCallFailureMode, roles: readonly string[]) {
+  if (allRoles(roles)) return weatherRetryTopology(cycles, mode);
+  return cycles === 1 && mode === "rollback" ? weatherScenarioExpectations(roles).topology : null;
+}
+
 /**
- * The verdicts of trajectory `index`: `toHaveTrainingPayloadParity` (v1 against v2) and, for one cycle,
- * `toHaveRetryTopology` against the roles' retry tree ({@link weatherScenarioExpectations}; v2). An `Error` in place of a run fails the pair.
+ * The verdicts of trajectory `index`: `toHaveTrainingPayloadParity` (v1 against v2) and `toHaveRetryTopology`
+ * against the scripted run's tree for `cycles` under `mode` over the family's `roles` (v2). An `Error` in place of a
+ * run fails the pair.
  */
 export function judgePair(
   index: number,
   v1: SessionParityRun | Error,
   v2: SessionParityRun | Error,
   cycles: number,
+  mode: ToolCallFailureMode = "rollback",
   roles: readonly string[] = ALL_WEATHER_APPEND_ROLES,
 ): ReportTrajectory {
   // A run that could not start or did not complete is a server problem: only its cause is reported, no verdict.
@@ -48,7 +71,7 @@ export function judgePair(
       topology: null,
     };
   }
-  const [parityVerdict, topologyVerdict] = pairVerdicts(v1, v2, cycles, roles);
+  const [parityVerdict, topologyVerdict] = pairVerdicts(v1, v2, cycles, mode, roles);
   const parity = toReportCheck(parityVerdict);
   const topology = topologyVerdict === null ? null : toReportCheck(topologyVerdict);
   return { trajectory: index, pass: parity.pass && (topology?.pass ?? true), error: null, parity, topology };
@@ -63,22 +86,23 @@ export function shortCause(text: string): string {
 }
 
 /**
- * The raw verdicts of a pair of runs: payload parity (v1 against v2) and, for one cycle, the v2 retry topology
- * (null otherwise). The HTML report prints them exactly as the matchers do.
+ * The raw verdicts of a pair of runs: payload parity (v1 against v2) and the v2 retry topology expected for
+ * `cycles` under `mode`. The HTML report prints them exactly as the matchers do.
  */
 export function pairVerdicts(
   v1: SessionParityRun,
   v2: SessionParityRun,
   cycles: number,
+  mode: ToolCallFailureMode = "rollback",
   roles: readonly string[] = ALL_WEATHER_APPEND_ROLES,
 ): [ParityVerdict, ParityVerdict | null] {
-  const parity = checkTrainingPayloadParity(v1, v2, parityOptionsFor(cycles, roles));
-  const topology = cycles === 1 ? checkRetryTopology(v2, weatherScenarioExpectations(roles).topology) : null;
-  return [parity, topology];
+  const parity = checkTrainingPayloadParity(v1, v2, parityOptionsFor(cycles, mode, roles));
+  const topology = expectedTopology(cycles, mode, roles);
+  return [parity, topology === null ? null : checkRetryTopology(v2, topology)];
 }
 
 /** A matcher verdict as report data. */
-function toReportCheck(verdict: ParityVerdict): ReportCheck {
+export function toReportCheck(verdict: ParityVerdict): ReportCheck {
   return {
     pass: verdict.pass,
     failures: verdict.failures.map((failure) => ({

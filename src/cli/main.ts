@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Entry point of the `session-parity` command; each subcommand lives in its own module (mock, serve, run, fuzz).
+// Entry point of the `session-parity` command; each subcommand lives in its own module (mock, serve, run, fuzz, verify-template).
 // Every command exits 0 on pass, 1 on a parity failure, 2 on a usage or server problem, with one line naming it.
 import { Command } from "commander";
 import { withCliConventions } from "./command-kit";
@@ -9,6 +9,7 @@ import { mockCommand } from "./mock-command";
 import { packageVersion } from "./package-version";
 import { runCommand } from "./run-command";
 import { serveCommand } from "./serve-command";
+import { verifyTemplateCommand } from "./verify-template-command";
 
 /**
  * Builds the top-level program with every subcommand registered. Program options (`--version`, `--help`) are
@@ -46,6 +47,7 @@ export function buildProgram(): Command {
   program.addCommand(serveCommand());
   program.addCommand(runCommand());
   program.addCommand(fuzzCommand());
+  program.addCommand(verifyTemplateCommand());
   return program;
 }
 

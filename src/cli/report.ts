@@ -2,6 +2,7 @@
 // Plain JSON data (what `--json FILE` writes); the summary table and failure listing are rendered from it.
 import type { BitwiseDifference } from "../matchers/bitwise-types";
 import { formatDifference } from "../matchers/format-differences";
+import type { ToolCallFailureMode } from "../agent/weather-agent";
 import type { SessionServerVersion } from "../server/types";
 
 /** One bitwise difference as the report stores it: its path, its kind and the line the matchers print. */
@@ -96,7 +97,18 @@ export interface ParityReport {
   /** When the run started (ISO 8601). */
   startedAt: string;
   /** The effective options. */
-  options: { batch: number; cycles: number; latencyMs: number; hfCheckpoint: string | null };
+  options: {
+    batch: number;
+    cycles: number;
+    latencyMs: number;
+    hfCheckpoint: string | null;
+    /** The agent's fallback when a tool-result step finds no tool call. */
+    toolCallFailureMode: ToolCallFailureMode;
+    /** Whether the session-verify gate was applied (`--verify-gate`). */
+    verifyGate: boolean;
+  };
+  /** The session-verify gate of each version's batch (`--verify-gate`; null when not asked for). */
+  gate: { v1: ReportCheck; v2: ReportCheck } | null;
   /** The backend and the two session servers, and where each came from. */
   servers: { backend: ReportServer; v1: ReportServer; v2: ReportServer };
   /**

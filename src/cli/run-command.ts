@@ -3,6 +3,7 @@
 import { writeFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import { MESSAGE_MATCHERS } from "../server/message-matchers";
+import { TOOL_CALL_FAILURE_MODES } from "../agent/weather-agent";
 import { withCliConventions } from "./command-kit";
 import { addModelOptions } from "./model-options";
 import { CliExit, EXIT_FAIL, EXIT_PASS, EXIT_USAGE } from "./exit-codes";
@@ -90,7 +91,16 @@ export function runCommand(io: RunCommandIo = DEFAULT_IO): Command {
       "run the weather agent's retry trajectories through v1 and v2 session servers and check that every v2 training payload equals v1's bit for bit",
     )
     .option("--batch <n>", "trajectories per version", parseBatch, RUN_DEFAULTS.batch)
-    .option("--cycles <n>", "agent schedule cycles (the expected retry tree is checked for 1 only)", parseCycles, RUN_DEFAULTS.cycles)
+    .option("--cycles <n>", "agent schedule cycles (the expected retry tree is checked for every count)", parseCycles, RUN_DEFAULTS.cycles)
+    .addOption(
+      new Option("--tool-call-failure-mode <mode>", "what the agent does when a tool-result step finds no tool call (cycles after the first meet one)")
+        .choices(TOOL_CALL_FAILURE_MODES)
+        .default(RUN_DEFAULTS.toolCallFailureMode),
+    )
+    .option(
+      "--verify-gate",
+      "also apply the session-verify gate to each version's batch: mismatch report present, no forbidden mismatch, driver events, assistant_text ratio",
+    )
     .option("--backend <url>", "SGLang-compatible backend (default: embedded mock; env SESSION_PARITY_BACKEND_URL)", parseUrl)
     .option("--v1 <url>", "v1 session server URL(s), comma-separated (default: embedded; env SESSION_PARITY_V1_URL)", parseUrlList)
     .option("--v2 <url>", "v2 session server URL(s), comma-separated (default: embedded; env SESSION_PARITY_V2_URL)", parseUrlList)
@@ -124,6 +134,7 @@ export function runCommand(io: RunCommandIo = DEFAULT_IO): Command {
     "session-parity mock --port 30000 &",
     "session-parity serve v1 --backend http://127.0.0.1:30000 --port 8001 &",
     "session-parity serve v2 --backend http://127.0.0.1:30000 --port 8002 &",
+    "session-parity run --cycles 3 --tool-call-failure-mode append_tool --verify-gate",
     "session-parity run --v1 http://127.0.0.1:8001 --v2 http://127.0.0.1:8002 --json report.json",
   ]);
 }

@@ -3,6 +3,7 @@
 import { existsSync, statSync } from "node:fs";
 import * as path from "node:path";
 import { InvalidArgumentError } from "commander";
+import type { ToolCallFailureMode } from "../agent/weather-agent";
 import { parseServerUrl, parseServerUrlList } from "../fixture/server-urls";
 import type { MessageMatcherName } from "../server/message-matchers";
 import type { ModelChoiceFlags } from "./model-options";
@@ -11,8 +12,12 @@ import type { ModelChoiceFlags } from "./model-options";
 export interface RunCommandOptions extends ModelChoiceFlags {
   /** Trajectories per session-server version (default 16). */
   batch: number;
-  /** Agent schedule cycles (default 1). */
+  /** Agent schedule cycles (default 1); the expected retry tree, counters and record count are checked for every count. */
   cycles: number;
+  /** What the agent does when a tool-result step finds no tool call (default `"rollback"`). */
+  toolCallFailureMode?: ToolCallFailureMode;
+  /** Also apply the session-verify gate to each version's batch (`checkSessionVerifyGate`); a failing gate fails the run. */
+  verifyGate?: boolean;
   /** Backend URL (a real SGLang, or any SGLang-compatible server); default: the embedded weather mock. */
   backend?: string;
   /** v1 session server URL(s), comma-separated; default: an embedded v1 server. */
@@ -66,7 +71,7 @@ export function parseRoutingDim(value: string): number {
 }
 
 /** Defaults of the flags that have one. */
-export const RUN_DEFAULTS = Object.freeze({ batch: 16, cycles: 1, latencyMs: 50 });
+export const RUN_DEFAULTS = Object.freeze({ batch: 16, cycles: 1, latencyMs: 50, toolCallFailureMode: "rollback" });
 
 /** Largest accepted `--batch` (each trajectory holds its sessions, records and samples in memory). */
 const MAX_BATCH = 4096;

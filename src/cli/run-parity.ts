@@ -15,7 +15,8 @@ import { BACKEND_URL_ENV, HF_CHECKPOINT_ENV, sessionServerEnvName } from "../fix
 import type { SessionParityRun } from "../fixture/types";
 import type { SessionServerVersion } from "../server/types";
 import { CliExit, EXIT_USAGE } from "./exit-codes";
-import { judgePair } from "./judge";
+import { judgePair, toReportCheck } from "./judge";
+import { checkSessionVerifyGate } from "../matchers/session-verify-gate";
 import { packageVersion } from "./package-version";
 import { ProgressBar, type ProgressStream } from "./progress-bar";
 import type { ParityReport, ReportRun, ReportServer } from "./report";
@@ -67,6 +68,7 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
   const v1Given = locate(options.v1, "--v1", env, sessionServerEnvName("v1"), parseUrlList);
   const v2Given = locate(options.v2, "--v2", env, sessionServerEnvName("v2"), parseUrlList);
   const hfCheckpoint = options.hfCheckpoint ?? (env[HF_CHECKPOINT_ENV]?.trim() || undefined);
+  const mode = options.toolCallFailureMode ?? "rollback";
   let model: ReturnType<typeof resolveFixtureModelChoice>;
   try {
     model = resolveFixtureModelChoice({ ...options, hfCheckpoint }, env);
@@ -190,6 +192,7 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
           sessionServerUrls: urls[version],
           titoModel: model.titoModel,
           cycles: options.cycles,
+          toolCallFailureMode: mode,
           dispatcher,
         });
       } catch (error) {
@@ -206,7 +209,7 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
     context.onPairs?.(pairs.map(([v1, v2]) => [v1.run, v2.run]));
     const judgeStart = performance.now();
     const roles = getTitoFamily(model.titoModel ?? DEFAULT_TITO_MODEL).allowedAppendRoles;
-    const trajectories = pairs.map(([v1, v2], i) => judgePair(i, v1.run, v2.run, options.cycles, roles));
+    const trajectories = pairs.map(([v1, v2], i) => judgePair(i, v1.run, v2.run, options.cycles, mode, roles));
     const judgeMs = performance.now() - judgeStart;
 
     const runs: ReportRun[] = pairs.flatMap((pair, i) =>
@@ -245,6 +248,9 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
       }),
     );
     const passed = trajectories.filter((trajectory) => trajectory.pass).length;
+    // The gate judges each version's completed runs as one batch (miles gates a rollout batch, not a pair).
+    const gateOf = (k: number) => toReportCheck(checkSessionVerifyGate(pairs.map((pair) => pair[k].run).filter((run) => !(run instanceof Error))));
+    const gate = options.verifyGate === true ? { v1: gateOf(0), v2: gateOf(1) } : null;
     const problems = summarizeServerProblems(runs);
     // A base URL with the OpenAI-style /v1 suffix passes a lenient /health but 404s on every routed call: name the fix.
     if (
@@ -264,7 +270,15 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
       reportVersion: 1,
       versions: { package: packageVersion(), node: process.version, sessionServers: [...VERSIONS] },
       startedAt: startedAt.toISOString(),
-      options: { batch: options.batch, cycles: options.cycles, latencyMs: options.latencyMs, hfCheckpoint: hfCheckpoint ?? null },
+      options: {
+        batch: options.batch,
+        cycles: options.cycles,
+        latencyMs: options.latencyMs,
+        hfCheckpoint: hfCheckpoint ?? null,
+        toolCallFailureMode: mode,
+        verifyGate: options.verifyGate === true,
+      },
+      gate,
       servers: {
         backend: server(environment.backendUrl, environment.started.backend),
         v1: server(environment.v1Url, environment.started.v1),
@@ -274,7 +288,7 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
         trajectories: options.batch,
         passed,
         failed: options.batch - passed,
-        pass: passed === options.batch,
+        pass: passed === options.batch && (gate === null || (gate.v1.pass && gate.v2.pass)),
         serverProblems: problems.count,
         firstServerProblem: problems.first,
       },

@@ -18,6 +18,7 @@ export function renderReport(report: ParityReport, options: RenderReportOptions 
   const sections = [renderHeader(report), renderTable(report)];
   const failures = renderFailures(report, options);
   if (failures !== "") sections.push(failures);
+  if (report.gate !== null) sections.push(renderGate(report.gate));
   if (report.warnings.length > 0) {
     const total = report.warnings.reduce((sum, warning) => sum + warning.count, 0);
     sections.push(`${total} server warning${total === 1 ? "" : "s"} (${report.warnings.length} distinct; listed in the --json report).`);
@@ -27,9 +28,20 @@ export function renderReport(report: ParityReport, options: RenderReportOptions 
   return `${sections.join("\n\n")}\n`;
 }
 
+/** The `--verify-gate` verdict of each version's batch, with the failing parts. */
+function renderGate(gate: NonNullable<ParityReport["gate"]>): string {
+  const lines = ["Session-verify gate (--verify-gate):"];
+  for (const version of ["v1", "v2"] as const) {
+    const check = gate[version];
+    lines.push(`  ${version}  ${check.pass ? "PASS" : "FAIL"}`);
+    for (const failure of check.failures) lines.push(`      [${failure.part}] ${failure.message.replace(/\n/g, "\n      ")}`);
+  }
+  return lines.join("\n");
+}
+
 /** Which servers the run used and where they came from. */
 export function renderHeader(report: ParityReport): string {
-  const { batch, cycles, latencyMs } = report.options;
+  const { batch, cycles, latencyMs, toolCallFailureMode } = report.options;
   const origin = (what: "backend" | "v1" | "v2"): string => {
     const server = report.servers[what];
     if (server.origin === "unused") return "not needed (both session servers given)";
@@ -41,7 +53,8 @@ export function renderHeader(report: ParityReport): string {
     return `${server.url} (embedded)`;
   };
   return [
-    `session-parity run: ${batch} weather ${batch === 1 ? "trajectory" : "trajectories"} per version, ${cycles} cycle${cycles === 1 ? "" : "s"}, v1 and v2 side by side`,
+    `session-parity run: ${batch} weather ${batch === 1 ? "trajectory" : "trajectories"} per version, ${cycles} cycle${cycles === 1 ? "" : "s"}` +
+      `${toolCallFailureMode === "rollback" ? "" : ` (tool-call failure mode ${toolCallFailureMode})`}, v1 and v2 side by side`,
     `  backend  ${origin("backend")}`,
     `  v1       ${origin("v1")}`,
     `  v2       ${origin("v2")}`,
@@ -134,6 +147,11 @@ function renderVerdictLine(report: ParityReport): string {
       `ERROR: ${serverProblems} of ${2 * trajectories} runs failed on a server problem, so their payloads were never compared${alsoDiffer} ` +
       `(${timing}). First cause: ${firstServerProblem}`
     );
+  }
+  const gateFailed = report.gate === null ? [] : (["v1", "v2"] as const).filter((version) => !report.gate![version].pass);
+  if (failed === 0 && gateFailed.length > 0) {
+    const parts = gateFailed.map((version) => `${version}: ${report.gate![version].failures.map((failure) => failure.part).join(", ")}`).join("; ");
+    return `FAIL: every payload matched, but the session-verify gate failed (${parts}) (${timing}).`;
   }
   if (failed === 0)
     return `PASS: ${passed}/${trajectories} ${trajectories === 1 ? "trajectory" : "trajectories"} — the v2 training payload equals v1's bit for bit (${timing}).`;

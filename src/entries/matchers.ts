@@ -18,6 +18,16 @@ export { checkRetryTopology, type RetryTopologyOptions, type TopologyVerdict } f
 export { checkAgentMetadata, type AgentMetadataOptions } from "../matchers/agent-metadata";
 export { checkToolCallRoundTrips, type ToolCallRoundTripOptions } from "../matchers/tool-call-round-trip";
 export { checkTrainingSampleInvariants, type TrainingSampleInvariantOptions } from "../matchers/sample-invariants";
+export {
+  ASSISTANT_TEXT_THRESHOLDS,
+  checkSessionVerifyGate,
+  DEFAULT_ASSISTANT_TEXT_THRESHOLD,
+  FORBIDDEN_MISMATCH_TYPES,
+  QWEN3_SPECIAL_TOKEN_IDS,
+  requiredDriverEvents,
+  type SessionVerifyGateOptions,
+} from "../matchers/session-verify-gate";
+export { weatherAgentMetadata, weatherDriverEvents, weatherRecordCount, weatherRetryTopology } from "../matchers/weather-schedule-expectations";
 export { bitTreeSerializer, trajectoryPayload, LARGE_ARRAY_THRESHOLD, type BitwiseSnapshotOptions, type PinnedTrajectory } from "../snapshot";
 export {
   WEATHER_AGENT_METADATA,

@@ -49,3 +49,18 @@ export {
 } from "../tokenizer/families";
 export { MismatchComparator, type TitoMismatchEntry, type TitoMismatchType, type MismatchComparatorOptions } from "../tokenizer/mismatch";
 export type { ChatMessage, ChatTemplateKwargs, RenderOptions, Tokenizer, ToolCall, ToolSpec } from "../tokenizer/types";
+export {
+  verifyChatTemplate,
+  loadTemplateVerifyPlan,
+  TemplateVerifyLoadError,
+  VERIFY_TRAJECTORIES,
+  checkTextLayer,
+  checkTitoLayer,
+  type VerifyTemplateOptions,
+  type TemplateVerifyPlan,
+  type TemplateVerifyFamily,
+  type TemplateRenderTarget,
+  type FamilyRenderOptions,
+  type VerifyTrajectory,
+  type TemplateVerifyReport,
+} from "../verify";

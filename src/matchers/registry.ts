@@ -5,6 +5,7 @@ import { toBeBitwiseEqual } from "./to-be-bitwise-equal";
 import { toHaveAgenticParity } from "../fuzz/matcher";
 import { registerBitTreeTextSerializer, type BitTreePlugin } from "../snapshot/snapshot-serializers";
 import { toMatchBitwiseSnapshot } from "../snapshot/to-match-bitwise-snapshot";
+import { toPassSessionVerifyGate } from "./session-verify-gate-matcher";
 import { toBeWellFormedTrainingSample, toHaveRetryTopology, toHaveTrainingPayloadParity, toMatchAgentMetadata, toRoundTripToolCalls } from "./parity-matchers";
 
 /** The package's matchers, keyed by name, ready for `expect.extend(sessionParityMatchers)`. */
@@ -17,6 +18,7 @@ export const sessionParityMatchers = {
   toMatchBitwiseSnapshot,
   toHaveAgenticParity,
   toBeWellFormedTrainingSample,
+  toPassSessionVerifyGate,
 };
 
 /** Type of {@link sessionParityMatchers}. */

@@ -5,6 +5,7 @@ import type { BitwiseOptions } from "./bitwise-types";
 import type { ToolCallRoundTripOptions } from "./tool-call-round-trip";
 import type { TrainingPayloadParityOptions } from "./training-payload-parity";
 import type { TrainingSampleInvariantOptions } from "./sample-invariants";
+import type { SessionVerifyGateOptions } from "./session-verify-gate";
 import type { RetryTopology, ToolCallRoundTrip } from "./weather-expectations";
 import type { SessionParityRun } from "../fixture/types";
 import type { BitwiseSnapshotOptions } from "../snapshot/to-match-bitwise-snapshot";
@@ -56,6 +57,15 @@ export interface SessionParityMatchers<R> {
    * `weight_versions` one per record (with `recordCount`), replay tensors with `len(tokens) - 1` rows.
    */
   toBeWellFormedTrainingSample(options?: TrainingSampleInvariantOptions): R;
+  /**
+   * On the runs of `runAgenticRetryTrajectories` (or their samples, or one of either): miles' session-verify gate.
+   * Every sample carries `tito_session_mismatch` with no `special_token_count` / `special_token_type` /
+   * `non_assistant_text` entry and every required driver event (`rollback`, plus `append_user` / `append_system` /
+   * `append_assistant` for the allowed roles); some sample appended a tool result; the share of samples with an
+   * `assistant_text` mismatch is at most the threshold (miles' per-family value, else 0.2). Failures name the
+   * sample, the mismatch type and its token span.
+   */
+  toPassSessionVerifyGate(options?: SessionVerifyGateOptions): R;
 }
 
 /** The session-parity asymmetric matchers as they appear on `expect` and `expect.not`. */

@@ -52,7 +52,7 @@ function describeTokenRef(ref: TokenRef): string {
  * The id of a {@link TokenRef} in this vocabulary.
  * @throws TitoModelError ("missing-token") naming the family, tokenizer.json and the token
  */
-function resolveTokenRef(ref: TokenRef, resolver: TokenResolver, family: string): number {
+export function resolveTokenRef(ref: TokenRef, resolver: TokenResolver, family: string): number {
   const { tokenizer } = resolver;
   let id: number | undefined;
   if ("token" in ref) id = tokenizer.tokenToId(ref.token);
