@@ -22,6 +22,7 @@ export const SLOW_SUITES: readonly string[] = [
   "__tests__/server/v2/cli-hooks.test.ts",
   "__tests__/cli/documented-commands.test.ts",
   "__tests__/cli/run-families.test.ts",
+  "__tests__/cli/verify-template.test.ts",
   "__tests__/cli/fuzz-cli.test.ts",
   "__tests__/cli/server-problems-cli.test.ts",
   // nested Jest / Vitest runs and a fresh node process per entry
@@ -44,6 +45,12 @@ export const SLOW_SUITES: readonly string[] = [
   "__tests__/clients/frameworks/llamaindex.test.ts",
   // session servers under a small heap in child processes (the memory budget's 503 before the heap runs out)
   "__tests__/server/session-budget-heap.test.ts",
+  // the model families checked against Python's Jinja2 and HF's Rust tokenizers, and their parity runs (12 servers)
+  "__tests__/tokenizer/qwen35-family.test.ts",
+  "__tests__/tokenizer/synthetic-families.test.ts",
+  "__tests__/parity/family-parity.test.ts",
+  // the session-verify gate over --cycles 3 runs under every failure mode, and a planted re-tokenizing server
+  "__tests__/matchers/session-verify-gate.test.ts",
   // worker threads each loading their own tokenizer and servers
   "__tests__/fixture/environment-thread.test.ts",
 ];
