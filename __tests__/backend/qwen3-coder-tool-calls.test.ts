@@ -3,7 +3,7 @@
 import { describe, expect, test } from "@jest/globals";
 import fc from "fast-check";
 import { parseQwen3CoderToolCalls, writeQwen3CoderToolCalls } from "../../src/backend/qwen3-coder-tool-calls";
-import { dumpPyJson } from "../../src/backend/python-json";
+import { dumpsPy, PY_TOJSON } from "../../src/wire/py-json";
 import { literalEvalToJson, PyLiteralError, PyLiteralNotJsonError } from "../../src/backend/python-literal";
 import { WEATHER_TOOLS } from "../../src/agent/texts";
 import { pythonMissing, runPythonScript } from "../python/python3";
@@ -337,7 +337,7 @@ describe("literalEvalToJson against Python's ast.literal_eval + json.dumps", () 
 
   function ours(text: string): string {
     try {
-      return dumpPyJson(literalEvalToJson(text));
+      return dumpsPy(literalEvalToJson(text), PY_TOJSON);
     } catch (error) {
       if (error instanceof PyLiteralNotJsonError) return "not-json";
       if (error instanceof PyLiteralError) return "not-literal";

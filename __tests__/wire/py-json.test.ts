@@ -14,6 +14,9 @@ import {
   PyBigInt,
   PyFloat,
   PyJsonError,
+  pyFloatValue,
+  pyIntValue,
+  pyObjectFromEntries,
   pyObjectKeys,
   rememberKeyOrder,
 } from "../../src/wire/py-json";
@@ -208,6 +211,29 @@ describe("the JS form of Python values", () => {
       '{"b":2.5,"a":1,"z":-0.0,"big":123456789012345678901234567890,"10":[1e+16],"added":true}',
     );
     expect(JSON.stringify(parsePyJson("[1.0, 99999999999999999999]"))).toBe("[1,100000000000000000000]");
+  });
+
+  test("values built from parts (a literal reader, a tool-call parser) take the form parsePyJson gives them", () => {
+    expect([pyIntValue(3n), pyIntValue(-(2n ** 53n) + 1n), pyIntValue(2n ** 53n), pyIntValue(-(10n ** 20n))]).toEqual(
+      parsePyJson("[3, -9007199254740991, 9007199254740992, -100000000000000000000]"),
+    );
+    expect(pyIntValue(2n ** 53n)).toBeInstanceOf(PyBigInt);
+    const floats = [pyFloatValue(1), pyFloatValue(0.5), pyFloatValue(-0), pyFloatValue(1e300), pyFloatValue(Number.NaN), pyFloatValue(-Infinity)];
+    expect(floats).toEqual(parsePyJson("[1.0, 0.5, -0.0, 1e300, NaN, -Infinity]"));
+    expect(Object.is(floats[2], -0)).toBe(true);
+    expect(dumpsPy(floats, PY_TOJSON)).toBe("[1.0, 0.5, -0.0, 1e+300, NaN, -Infinity]");
+    // insertion order survives integer-like keys; a repeated key keeps its place and takes the last value
+    const object = pyObjectFromEntries([
+      ["b", 1],
+      ["10", 2],
+      ["__proto__", [3]],
+      ["b", 4],
+      ["1", null],
+    ]);
+    expect(dumpsPy(object, PY_TOJSON)).toBe('{"b": 4, "10": 2, "__proto__": [3], "1": null}');
+    expect(object).toEqual(parsePyJson('{"b": 1, "10": 2, "__proto__": [3], "b": 4, "1": null}'));
+    expect(Object.getPrototypeOf(object)).toBe(Object.prototype);
+    expect(pyObjectKeys(pyObjectFromEntries([["a", 1]]))).toEqual(["a"]);
   });
 
   test("native JSON.parse is used only where it loses nothing", () => {

@@ -1,8 +1,7 @@
 // Writes and parses GLM-4.7 / GLM-5 tool calls (`<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>`)
 // as SGLang's `glm47` detector reads them in one shot (non-streaming `detect_and_parse`). Pure text logic.
 import type { ToolSpec } from "../tokenizer/types";
-import { dumpsPy, PY_TOJSON } from "../wire/py-json";
-import { dumpPyJson, parsePyJson, type PyJsonValue } from "./python-json";
+import { dumpsPy, parsePyJson, PY_TOJSON, PyBigInt, PyFloat, pyFloatValue, pyIntValue, pyObjectFromEntries, type PyJson } from "../wire/py-json";
 import { literalEvalToJson, PyLiteralError, PyLiteralNotJsonError } from "./python-literal";
 import type { ScriptedToolCall, ToolCallParse } from "./formats/types";
 
@@ -15,29 +14,12 @@ const PAIR_PATTERN = /<arg_key>([\s\S]*?)<\/arg_key>(?:\\n|\s)*<arg_value>([\s\S
 /** JSON-schema type names as the detector's `_json_type` spells a value's type. */
 type JsonType = "null" | "boolean" | "integer" | "number" | "string" | "array" | "object";
 
-function jsonTypeOf(value: PyJsonValue): JsonType {
-  switch (value.kind) {
-    case "null":
-      return "null";
-    case "bool":
-      return "boolean";
-    case "int":
-      return "integer";
-    case "float":
-      return Number.isInteger(value.value) ? "integer" : "number";
-    case "string":
-      return "string";
-    case "array":
-      return "array";
-    case "object":
-      return "object";
-  }
-}
-
-function jsonTypeOfPlain(value: unknown): JsonType {
+/** The type of a parsed value (py-json's JS form) or of a schema's `enum` / `const` entry; an integral float counts as "integer". */
+function jsonTypeOf(value: unknown): JsonType {
   if (value === null) return "null";
   if (typeof value === "boolean") return "boolean";
   if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  if (value instanceof PyFloat || value instanceof PyBigInt) return "integer";
   if (typeof value === "string") return "string";
   return Array.isArray(value) ? "array" : "object";
 }
@@ -61,7 +43,7 @@ function nodeTypes(schema: unknown): Set<JsonType> | undefined {
     constraints.push(new Set<JsonType>(names.includes("number") ? [...names, "integer"] : names));
   }
   const values = "const" in schema ? [schema["const"]] : schema["enum"];
-  if (Array.isArray(values)) constraints.push(new Set(values.map(jsonTypeOfPlain)));
+  if (Array.isArray(values)) constraints.push(new Set(values.map(jsonTypeOf)));
   for (const keyword of ["anyOf", "oneOf"]) {
     const branches = schema[keyword];
     if (!Array.isArray(branches)) continue;
@@ -100,13 +82,13 @@ function singleType(types: Set<JsonType> | undefined): JsonType | undefined {
 }
 
 /** Python's `int(text)` of a JSON string value, or the string itself when it is not an integer. */
-function toInteger(text: string): PyJsonValue {
+function toInteger(text: string): PyJson {
   const stripped = text.trim();
-  return /^[-+]?\d(?:_?\d)*$/.test(stripped) ? { kind: "int", digits: BigInt(stripped.replace(/_/g, "")).toString() } : { kind: "string", value: text };
+  return /^[-+]?\d(?:_?\d)*$/.test(stripped) ? pyIntValue(BigInt(stripped.replace(/_/g, ""))) : text;
 }
 
 /** `_convert_to_number`: float when the text has a point or an exponent, else int; the string when neither parses. */
-function toNumber(text: string): PyJsonValue {
+function toNumber(text: string): PyJson {
   if (!(text.includes(".") || text.toLowerCase().includes("e"))) return toInteger(text);
   const stripped = text.trim().replace(/_/g, "");
   if (/^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/.test(stripped) || /^[-+]?(?:inf|infinity|nan)$/i.test(stripped)) {
@@ -118,16 +100,16 @@ function toNumber(text: string): PyJsonValue {
           ? -Infinity
           : Infinity
         : Number(stripped);
-    return { kind: "float", value };
+    return pyFloatValue(value);
   }
-  return { kind: "string", value: text };
+  return text;
 }
 
 /** `_coerce_numeric_string`: a JSON string value becomes a number only when the schema asks for one. */
-function coerce(value: PyJsonValue, type: JsonType | "string"): PyJsonValue {
-  if (value.kind !== "string") return value;
-  if (type === "integer") return toInteger(value.value);
-  if (type === "number") return toNumber(value.value);
+function coerce(value: PyJson, type: JsonType | "string"): PyJson {
+  if (typeof value !== "string") return value;
+  if (type === "integer") return toInteger(value);
+  if (type === "number") return toNumber(value);
   return value;
 }
 
@@ -136,7 +118,7 @@ function coerce(value: PyJsonValue, type: JsonType | "string"): PyJsonValue {
  * then ast.literal_eval, then the text itself.
  * @throws PyLiteralNotJsonError when literal_eval yields a value json.dumps refuses (the whole parse then fails)
  */
-function parseValue(raw: string, type: JsonType | "string"): PyJsonValue {
+function parseValue(raw: string, type: JsonType | "string"): PyJson {
   try {
     return coerce(parsePyJson(raw), type);
   } catch {
@@ -144,21 +126,24 @@ function parseValue(raw: string, type: JsonType | "string"): PyJsonValue {
   }
   try {
     const wrapped = parsePyJson(`{"tmp": "${raw}"}`);
-    const inner = wrapped.kind === "object" ? wrapped.entries.get("tmp") : undefined;
-    if (inner?.kind === "string") return coerce(parsePyJson(inner.value), type);
+    const inner =
+      wrapped !== null && typeof wrapped === "object" && Object.prototype.hasOwnProperty.call(wrapped, "tmp")
+        ? (wrapped as Record<string, PyJson>)["tmp"]
+        : undefined;
+    if (typeof inner === "string") return coerce(parsePyJson(inner), type);
   } catch {
     // strategy 2.5
   }
   if (type === "string") {
     const quoted = raw.length >= 2 && raw[0] === raw[raw.length - 1] && (raw[0] === '"' || raw[0] === "'");
-    return { kind: "string", value: quoted ? raw.slice(1, -1) : raw };
+    return quoted ? raw.slice(1, -1) : raw;
   }
   try {
     return literalEvalToJson(raw);
   } catch (error) {
     if (!(error instanceof PyLiteralError)) throw error;
   }
-  return { kind: "string", value: raw };
+  return raw;
 }
 
 /**
@@ -166,16 +151,15 @@ function parseValue(raw: string, type: JsonType | "string"): PyJsonValue {
  * string-typed property keeps the raw text unless it parsed to a string; an ambiguous (union) property keeps the raw
  * text when the parsed value's type is not admitted but a string is.
  */
-function parsePairs(pairs: ReadonlyArray<readonly [string, string]>, name: string, tools: readonly ToolSpec[]): Map<string, PyJsonValue> {
-  const parameters = new Map<string, PyJsonValue>();
+function parsePairs(pairs: ReadonlyArray<readonly [string, string]>, name: string, tools: readonly ToolSpec[]): Map<string, PyJson> {
+  const parameters = new Map<string, PyJson>();
   for (const [rawKey, raw] of pairs) {
     const key = rawKey.trim();
     const types = propertyTypes(name, key, tools);
     const type = singleType(types);
     const parsed = parseValue(raw, type ?? "string");
-    const rawText: PyJsonValue = { kind: "string", value: raw };
-    if (type === "string") parameters.set(key, parsed.kind === "string" ? parsed : rawText);
-    else if (type === undefined && types !== undefined && !types.has(jsonTypeOf(parsed)) && types.has("string")) parameters.set(key, rawText);
+    if (type === "string") parameters.set(key, typeof parsed === "string" ? parsed : raw);
+    else if (type === undefined && types !== undefined && !types.has(jsonTypeOf(parsed)) && types.has("string")) parameters.set(key, raw);
     else parameters.set(key, parsed);
   }
   return parameters;
@@ -219,7 +203,7 @@ export function parseGlm47ToolCalls(text: string, tools: readonly ToolSpec[]): T
       const parameters = parsePairs(pairs, name, tools);
       const toolIndex = indices.get(name);
       if (toolIndex === undefined) continue;
-      calls.push({ toolIndex, name, arguments: dumpPyJson({ kind: "object", entries: parameters }) });
+      calls.push({ toolIndex, name, arguments: dumpsPy(pyObjectFromEntries(parameters), PY_TOJSON) });
     }
   } catch (error) {
     if (error instanceof PyLiteralNotJsonError) return { content: text, calls: [] };

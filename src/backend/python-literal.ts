@@ -1,6 +1,6 @@
 // Reads a Python literal the way `ast.literal_eval` does, for the qwen3_coder parser's last-resort value conversion.
 // Pure text logic; what Python evaluates but JSON cannot hold (sets, bytes, complex, Ellipsis) is reported apart.
-import { pythonFloatRepr, type PyJsonValue } from "./python-json";
+import { pyFloatValue, pyIntValue, pyObjectFromEntries, pythonFloatRepr, type PyJson } from "../wire/py-json";
 
 /** The text is not a Python literal (`ast.literal_eval` raises): the caller keeps the text as a string. */
 export class PyLiteralError extends Error {
@@ -15,9 +15,13 @@ export class PyLiteralNotJsonError extends Error {
   override readonly name = "PyLiteralNotJsonError";
 }
 
-/** What the reader builds before it is known whether JSON can hold it. */
+/** What the reader builds before it is known whether JSON can hold it (an int keeps its exact digits). */
 type Literal =
-  | Extract<PyJsonValue, { kind: "string" | "int" | "float" | "bool" | "null" }>
+  | { readonly kind: "string"; readonly value: string }
+  | { readonly kind: "int"; readonly digits: string }
+  | { readonly kind: "float"; readonly value: number }
+  | { readonly kind: "bool"; readonly value: boolean }
+  | { readonly kind: "null" }
   | { readonly kind: "list" | "tuple"; readonly items: Literal[] }
   | { readonly kind: "set" | "bytes" | "complex" | "ellipsis" }
   | { readonly kind: "dict"; readonly entries: ReadonlyArray<readonly [Literal, Literal]> };
@@ -399,11 +403,11 @@ function jsonKey(key: Literal): string {
 }
 
 /** Converts what the reader built into a JSON value, or throws {@link PyLiteralNotJsonError}. */
-function toJson(value: Literal): PyJsonValue {
+function toJson(value: Literal): PyJson {
   switch (value.kind) {
     case "list":
     case "tuple":
-      return { kind: "array", items: value.items.map(toJson) };
+      return value.items.map(toJson);
     case "dict": {
       // a later equal key replaces the value but keeps the first key's place and spelling, as a Python dict does
       const byIdentity = new Map<string, { key: Literal; value: Literal }>();
@@ -413,32 +417,39 @@ function toJson(value: Literal): PyJsonValue {
         if (existing) existing.value = item;
         else byIdentity.set(identity, { key, value: item });
       }
-      const entries = new Map<string, PyJsonValue>();
+      const entries = new Map<string, PyJson>();
       for (const { key, value: item } of byIdentity.values()) {
         const converted = toJson(item);
         const name = jsonKey(key);
         // json.dumps would write both of two keys it spells alike (1 and "1"); a JSON object holds the first only
         if (!entries.has(name)) entries.set(name, converted);
       }
-      return { kind: "object", entries };
+      return pyObjectFromEntries(entries);
     }
     case "set":
     case "bytes":
     case "complex":
     case "ellipsis":
       throw new PyLiteralNotJsonError(`Object of type ${value.kind} is not JSON serializable`);
-    default:
-      return value;
+    case "string":
+    case "bool":
+      return value.value;
+    case "int":
+      return pyIntValue(BigInt(value.digits));
+    case "float":
+      return pyFloatValue(value.value);
+    case "null":
+      return null;
   }
 }
 
 /**
- * `ast.literal_eval(text)` as a JSON value: Python literals (numbers in every base, strings with escapes and
+ * `ast.literal_eval(text)` as a {@link PyJson} value (py-json's JS form): Python literals (numbers in every base, strings with escapes and
  * implicit concatenation, True/False/None, lists, tuples, dicts) read the way Python reads them.
  * @throws PyLiteralError when Python's literal_eval would raise (not a literal)
  * @throws PyLiteralNotJsonError when it evaluates to something json.dumps refuses
  */
-export function literalEvalToJson(text: string): PyJsonValue {
+export function literalEvalToJson(text: string): PyJson {
   // literal_eval strips leading spaces and tabs before parsing
   let source = text.replace(/^[ \t]+/, "");
   // blank and comment lines may come first, but the first line with code must not be indented

@@ -1,8 +1,7 @@
 // Writes and parses Qwen3-Coder / Qwen3.5 XML tool calls (`<function=...><parameter=...>`), as SGLang's
 // `qwen3_coder` detector reads them in one shot (non-streaming `detect_and_parse`). Pure text logic.
 import type { ToolSpec } from "../tokenizer/types";
-import { dumpsPy, PY_TOJSON } from "../wire/py-json";
-import { dumpPyJson, parsePyJson, pythonFloatRepr, type PyJsonValue } from "./python-json";
+import { dumpsPy, parsePyJson, PY_TOJSON, pyFloatValue, pyIntValue, pyObjectFromEntries, pythonFloatRepr, type PyJson } from "../wire/py-json";
 import { literalEvalToJson, PyLiteralError, PyLiteralNotJsonError } from "./python-literal";
 import type { ScriptedToolCall, ToolCallParse } from "./formats/types";
 
@@ -58,11 +57,10 @@ function parameterType(config: Record<string, unknown>, name: string): string {
 }
 
 /** Python's `int(text)`, or undefined when it raises. */
-function pythonInt(text: string): PyJsonValue | undefined {
+function pythonInt(text: string): PyJson | undefined {
   const stripped = text.replace(PY_STRIP, "");
   if (!PY_INT.test(stripped)) return undefined;
-  const digits = BigInt(stripped.replace(/_/g, "")).toString();
-  return { kind: "int", digits };
+  return pyIntValue(BigInt(stripped.replace(/_/g, "")));
 }
 
 /** Python's `float(text)`, or undefined when it raises. */
@@ -84,21 +82,20 @@ function pythonFloat(text: string): number | undefined {
  * ast.literal_eval, and text when that fails too.
  * @throws PyLiteralNotJsonError when literal_eval yields a value json.dumps cannot write
  */
-function convertParameter(value: string, name: string, config: Record<string, unknown>): PyJsonValue {
-  const text: PyJsonValue = { kind: "string", value };
-  if (value.toLowerCase() === "null") return { kind: "null" };
-  if (!(name in config)) return text;
+function convertParameter(value: string, name: string, config: Record<string, unknown>): PyJson {
+  if (value.toLowerCase() === "null") return null;
+  if (!(name in config)) return value;
   const type = parameterType(config, name);
-  if (STRING_TYPES.has(type)) return text;
-  if (INTEGER_PREFIXES.some((prefix) => type.startsWith(prefix))) return pythonInt(value) ?? text;
+  if (STRING_TYPES.has(type)) return value;
+  if (INTEGER_PREFIXES.some((prefix) => type.startsWith(prefix))) return pythonInt(value) ?? value;
   if (type.startsWith("num") || type.startsWith("float")) {
     const parsed = pythonFloat(value);
-    if (parsed === undefined) return text;
+    if (parsed === undefined) return value;
     const mayBeInt = !(value.includes(".") || value.toLowerCase().includes("e"));
-    if (mayBeInt && Number.isInteger(parsed)) return { kind: "int", digits: BigInt(parsed).toString() };
-    return { kind: "float", value: parsed };
+    if (mayBeInt && Number.isInteger(parsed)) return pyIntValue(BigInt(parsed));
+    return pyFloatValue(parsed);
   }
-  if (BOOLEAN_TYPES.has(type)) return { kind: "bool", value: value.toLowerCase() === "true" };
+  if (BOOLEAN_TYPES.has(type)) return value.toLowerCase() === "true";
   if (JSON_TYPES.has(type) || type.startsWith("dict") || type.startsWith("list")) {
     try {
       return parsePyJson(value);
@@ -109,7 +106,7 @@ function convertParameter(value: string, name: string, config: Record<string, un
   try {
     return literalEvalToJson(value);
   } catch (error) {
-    if (error instanceof PyLiteralError) return text;
+    if (error instanceof PyLiteralError) return value;
     throw error;
   }
 }
@@ -129,7 +126,7 @@ function parseBlock(content: string, tools: readonly ToolSpec[], calls: ToolCall
     if (nameEnd === -1) continue;
     const name = body.slice(0, nameEnd);
     const config = argumentsConfig(name, tools);
-    const parameters = new Map<string, PyJsonValue>();
+    const parameters = new Map<string, PyJson>();
     for (const parameter of body.slice(nameEnd + 1).matchAll(PARAMETER_PATTERN)) {
       const raw = parameter[1];
       const keyEnd = raw.indexOf(">");
@@ -138,7 +135,7 @@ function parseBlock(content: string, tools: readonly ToolSpec[], calls: ToolCall
       // a repeated name replaces the value and keeps its first place, as a Python dict does
       parameters.set(key, convertParameter(trimOneNewline(raw.slice(keyEnd + 1)), key, config));
     }
-    calls.push({ toolIndex: calls.length, name, arguments: dumpPyJson({ kind: "object", entries: parameters }) });
+    calls.push({ toolIndex: calls.length, name, arguments: dumpsPy(pyObjectFromEntries(parameters), PY_TOJSON) });
   }
 }
 

@@ -90,6 +90,33 @@ export function rememberKeyOrder(object: Record<string, unknown>, keys: readonly
   Object.defineProperty(object, PY_KEY_ORDER, { value: [...keys], enumerable: true, writable: true, configurable: true });
 }
 
+const MAX_SAFE_BIGINT = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** A Python int in the JS form the reader gives it: a plain number when safe, a {@link PyBigInt} past 2^53. */
+export function pyIntValue(value: bigint): number | PyBigInt {
+  return value > MAX_SAFE_BIGINT || value < -MAX_SAFE_BIGINT ? new PyBigInt(value) : Number(value);
+}
+
+/** A Python float in the JS form the reader gives it: a {@link PyFloat} when integral (not -0), else the plain number. */
+export function pyFloatValue(value: number): number | PyFloat {
+  return Number.isInteger(value) && !Object.is(value, -0) ? new PyFloat(value) : value;
+}
+
+/**
+ * A Python dict of string keys in JS form: every key an own data property (`"__proto__"` included), the insertion
+ * order remembered under {@link PY_KEY_ORDER} when JS would move integer-like keys first.
+ */
+export function pyObjectFromEntries(entries: Iterable<readonly [string, PyJson]>): { [key: string]: PyJson } {
+  const object: { [key: string]: PyJson } = {};
+  const keys: string[] = [];
+  for (const [key, value] of entries) {
+    if (!Object.prototype.hasOwnProperty.call(object, key)) keys.push(key);
+    Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+  }
+  rememberKeyOrder(object, keys);
+  return object;
+}
+
 /** The numeric value of a Python int or float in JS form, or undefined for anything else (bool included). */
 export function pyNumberValue(value: unknown): number | undefined {
   if (typeof value === "number") return value;
