@@ -133,7 +133,8 @@ describe("the reference servers pass the gate for --cycles 3 under each failure 
     // never produced, and every sample carries an assistant_text mismatch; see the last test)
     const chatTemplateKwargs = { enable_thinking: false };
     const quiet = { warn: () => undefined };
-    for (const version of ["v1", "v2"] as const) servers.push(await startSessionServer({ version, backendUrl: backend.url, chatTemplateKwargs, logger: quiet }));
+    for (const version of ["v1", "v2"] as const)
+      servers.push(await startSessionServer({ version, backendUrl: backend.url, chatTemplateKwargs, logger: quiet }));
     servers.push(await startSessionServer({ version: "v2", backendUrl: backend.url, chatTemplateKwargs, policy: retokenizingV2Policy(), logger: quiet }));
     servers.push(await startSessionServer({ version: "v2", backendUrl: backend.url, logger: quiet }));
   });

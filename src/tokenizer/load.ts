@@ -122,7 +122,11 @@ async function readCheckpoint(directory: string): Promise<CheckpointFiles> {
   } else {
     // The files are read at once, but a failure is reported in a fixed order (tokenizer.json first) so the
     // message never depends on which read happened to finish first.
-    const [tokenizerRead, configRead, jinjaRead] = await Promise.allSettled([readJsonFile(tokenizerFile), readJsonFile(configFile), readOptionalText(jinjaFile)]);
+    const [tokenizerRead, configRead, jinjaRead] = await Promise.allSettled([
+      readJsonFile(tokenizerFile),
+      readJsonFile(configFile),
+      readOptionalText(jinjaFile),
+    ]);
     if (tokenizerRead.status === "rejected") throw tokenizerRead.reason;
     if (configRead.status === "rejected") throw configRead.reason;
     if (jinjaRead.status === "rejected") throw jinjaRead.reason;

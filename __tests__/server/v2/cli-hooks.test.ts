@@ -22,11 +22,10 @@ afterAll(async () => {
 });
 
 function serve(extra: string[]): { child: ChildProcessWithoutNullStreams; url: Promise<string>; exit: Promise<{ code: number | null; stderr: string }> } {
-  const child = spawn(
-    process.execPath,
-    [...FROM_SOURCES, path.join(ROOT, "src/cli/main.ts"), "serve", "v2", "--backend", backend.url, "--quiet", ...extra],
-    { cwd: ROOT, env: { ...process.env, TS_NODE_TRANSPILE_ONLY: "1" } },
-  );
+  const child = spawn(process.execPath, [...FROM_SOURCES, path.join(ROOT, "src/cli/main.ts"), "serve", "v2", "--backend", backend.url, "--quiet", ...extra], {
+    cwd: ROOT,
+    env: { ...process.env, TS_NODE_TRANSPILE_ONLY: "1" },
+  });
   let stdout = "";
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
