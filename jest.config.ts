@@ -22,6 +22,8 @@ export const SLOW_SUITES: readonly string[] = [
   "__tests__/server/v2/cli-hooks.test.ts",
   "__tests__/cli/documented-commands.test.ts",
   "__tests__/cli/run-families.test.ts",
+  // the parity run in-process over every option (batches up to 64, cycles, failure modes, matchers, families)
+  "__tests__/cli/run-parity.test.ts",
   "__tests__/cli/verify-template.test.ts",
   "__tests__/cli/fuzz-cli.test.ts",
   "__tests__/cli/server-problems-cli.test.ts",
