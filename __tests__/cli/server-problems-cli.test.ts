@@ -222,7 +222,9 @@ describe("one session server given, the other started here", () => {
 
   test("with --backend the header says the started side runs on it", async () => {
     const mock = await startMockBackend({ process: weatherScript });
-    const v2 = await startSessionServer({ version: "v2", backendUrl: mock.url, logger: QUIET });
+    // The embedded v1 renders with the fixture's kwargs ({"enable_thinking": false}); a server alone defaults to
+    // miles' {} (README, "Kwargs"), so the user's v2 is started with the fixture's to be comparable.
+    const v2 = await startSessionServer({ version: "v2", backendUrl: mock.url, logger: QUIET, chatTemplateKwargs: { enable_thinking: false } });
     try {
       const result = await runCli(["run", "--batch", "1", "--backend", mock.url, "--v2", v2.url]);
       expect(result.code).toBe(0);

@@ -116,6 +116,6 @@ export function verifyTemplateCommand(io: VerifyTemplateCommandIo = DEFAULT_IO):
     });
   return withCliConventions(command, [
     "session-parity verify-template --tito-model qwen3",
-    "session-parity verify-template --tito-model default --hf-checkpoint ./my-model --thinking both --json verify.json",
+    "session-parity verify-template --tito-model qwennext --thinking both --json verify.json",
   ]);
 }
