@@ -243,6 +243,34 @@ describe("the JS form of Python values", () => {
     expect(parsePyJson("[0.0]")).toEqual([new PyFloat(0)]);
   });
 
+  test("a number token reads the same on the native path as in the exact reader, however it is spelled", () => {
+    // the exact reader runs on the whole text when one element is lossy: `1.0` forces it
+    const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(..."0123456789"), minLength: min, maxLength: max });
+    const token = fc
+      .tuple(
+        fc.constantFrom("", "-"),
+        fc.oneof(
+          fc.constant("0"),
+          fc.tuple(fc.constantFrom(..."123456789"), digits(0, 18)).map(([a, b]) => a + b),
+        ),
+        fc.option(fc.oneof(digits(1, 20), fc.constantFrom("0", "00000000000000", "9999999999999999", "5", "0000001")), { nil: undefined }),
+        fc.option(fc.tuple(fc.constantFrom("e", "E"), fc.constantFrom("", "+", "-"), digits(1, 3)), { nil: undefined }),
+      )
+      .map(
+        ([sign, whole, fraction, exponent]) =>
+          `${sign}${whole}${fraction === undefined ? "" : `.${fraction}`}${exponent === undefined ? "" : exponent.join("")}`,
+      );
+    fc.assert(
+      fc.property(fc.array(token, { minLength: 1, maxLength: 6 }), fc.constantFrom(",", ", "), (tokens, sep) => {
+        const native = parsePyJson(`[${tokens.join(sep)}]`) as unknown[];
+        const exact = (parsePyJson(`[${tokens.join(sep)}${sep}1.0]`) as unknown[]).slice(0, -1);
+        expect(native).toEqual(exact);
+        native.forEach((value, i) => expect(Object.is(value, -0)).toBe(Object.is(exact[i], -0)));
+      }),
+      { numRuns: 3000, seed: 29 },
+    );
+  });
+
   test("the native-parse check skips strings and knows which fractions a double can round away", () => {
     // ids, digits and exponents inside strings never force the exact reader
     expect(isLossyForNativeParse('{"id": "chatcmpl-617090e7", "t": "1.0 and 1e5", "q": "a\\"1.0"}')).toBe(false);
@@ -250,12 +278,28 @@ describe("the JS form of Python values", () => {
     expect(isLossyForNativeParse("[[-0.0, 10061], [-0.0078125, 752]]")).toBe(false);
     // a seconds timestamp whose fraction starts with two zeros cannot round to an integer
     expect(isLossyForNativeParse('{"timestamp": 1796075262.0039878}')).toBe(false);
+    // floats whose double is not an integer lose nothing, however they are spelled: both parsers round alike
+    for (const kept of [
+      "[1.5E-3, 1e-05, 2.5e0, -0e0, -0.000, 1e400]",
+      '{"timestamp": 1796075262.0001234}',
+      "[1234567890123.5]",
+      "[151644, 8948, 198, -3, 0, 999999999999999]",
+      "[151644,8948,198]",
+    ]) {
+      expect([kept, isLossyForNativeParse(kept)]).toEqual([kept, false]);
+      expect(JSON.stringify(parsePyJson(kept))).toBe(JSON.stringify(JSON.parse(kept)));
+    }
     for (const lossy of [
       "[1.0]",
       "[0.0]",
       "[-0]",
       "[1e5]",
-      "[1.5E-3]",
+      "[0e0]",
+      "[1, 2, 3.0]",
+      "[1, 2, -0]",
+      "[12345678901234567.5]",
+      "[1796075262.0000000000001]",
+      "[1234567890123456]",
       "[9007199254740993]",
       "[0.99999999999999999]",
       "[1796075262.0000000001]",

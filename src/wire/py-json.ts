@@ -32,10 +32,10 @@ function describePosition(text: string, position: number): string {
 
 /**
  * True when the native parser would lose something Python keeps in `text` (a JSON text; anything it cannot parse
- * falls to the exact reader anyway): an exponent, a fraction of zeros (`1.0`; not `-0.0`, which the native parser
- * keeps as a negative zero, our float -0.0), an int of 16+ digits (possibly past 2^53), a float with an integer part
- * of 13+ digits or a fraction the nearest double may round away (below), `-0` as an int, an integer-like key (JS
- * objects move those first). Strings are skipped, so ids such as `"chatcmpl-617090e7"` do not count.
+ * falls to the exact reader anyway): a float spelling whose value is an integer (`1.0`, `1e5`, `0.99999999999999999`;
+ * not `-0.0`, which the native parser keeps as a negative zero, our float -0.0), an int of 16+ digits (possibly past
+ * 2^53), `-0` as an int, an integer-like key (JS objects move those first). Strings are skipped, so ids such as
+ * `"chatcmpl-617090e7"` do not count; runs of small ints (token ids, byte lists) are skipped by one sticky regex.
  */
 export function isLossyForNativeParse(text: string): boolean {
   const length = text.length;
@@ -45,11 +45,16 @@ export function isLossyForNativeParse(text: string): boolean {
     if (c === 34) {
       const start = i + 1;
       let end = text.indexOf('"', start);
-      while (end !== -1 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
+      while (end !== -1 && text.charCodeAt(end - 1) === 92 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
       if (end === -1) return true;
       i = end + 1;
       if (end - start <= 10 && isIntegerLikeKey(text, start, end) && nextNonSpace(text, i) === 58) return true;
     } else if (c === 45 || (c >= 48 && c <= 57)) {
+      SAFE_INT_RUN.lastIndex = i;
+      if (SAFE_INT_RUN.test(text)) {
+        i = SAFE_INT_RUN.lastIndex;
+        continue;
+      }
       const end = numberEnd(text, i);
       if (isLossyNumber(text, i, end)) return true;
       i = end;
@@ -59,6 +64,13 @@ export function isLossyForNativeParse(text: string): boolean {
   }
   return false;
 }
+
+/**
+ * A run of ints of at most 15 digits (never `-0`), separated by commas (and one space, as Python's default separators
+ * write them): each is exact in a double and an int on both sides. A number followed by `.`, `e` or a 16th digit is not
+ * part of the run.
+ */
+const SAFE_INT_RUN = /(?:-?[1-9][0-9]{0,14}|0)(?![0-9.eE])(?:, ?(?:-?[1-9][0-9]{0,14}|0)(?![0-9.eE]))*/y;
 
 function isEscaped(text: string, quote: number): boolean {
   let backslashes = 0;
@@ -89,9 +101,12 @@ function numberEnd(text: string, from: number): number {
 }
 
 /**
- * A number token the native parser would read differently from Python. With an integer part of `k` digits (below
- * 1e13) the nearest double is an integer only when the fraction starts with at least `13 - k` zeros or nines (doubles
- * there are less than 1.2e(k-16) apart), so a timestamp such as `1796075262.0039878` is safe.
+ * A number token the native parser would read differently from Python. An int: 16+ digits or `-0`. A float (a
+ * fraction or an exponent): only when its nearest double is an integer other than -0, since both parsers round to the
+ * same double and only the kind can be lost. That is decided by parsing the token, after a cheap test lets most floats
+ * through: without an exponent and with an integer part of `k` digits (below 1e13), the nearest double can be an
+ * integer only when the fraction is all zeros or starts with at least `13 - k` zeros or nines (doubles there are less
+ * than 1.2e(k-16) apart), so a log-prob such as `-0.0078125` or a timestamp such as `1796075262.0039878` is let through.
  */
 function isLossyNumber(text: string, start: number, end: number): boolean {
   const negative = text.charCodeAt(start) === 45;
@@ -100,17 +115,21 @@ function isLossyNumber(text: string, start: number, end: number): boolean {
   while (j < end && text.charCodeAt(j) >= 48 && text.charCodeAt(j) <= 57) j++;
   const intDigits = j - intStart;
   if (j === end) return intDigits >= 16 || (negative && intDigits === 1 && text.charCodeAt(intStart) === 48);
-  if (text.charCodeAt(j) !== 46) return true; // an exponent
-  const fractionStart = j + 1;
-  let k = fractionStart;
-  while (k < end && text.charCodeAt(k) >= 48 && text.charCodeAt(k) <= 57) k++;
-  if (k !== end) return true; // an exponent after the fraction
-  if (intDigits >= 13) return true;
-  const first = text.charCodeAt(fractionStart);
-  let run = 0;
-  while (fractionStart + run < end && text.charCodeAt(fractionStart + run) === first) run++;
-  if (first === 48 && run === end - fractionStart) return !(negative && intDigits === 1 && text.charCodeAt(intStart) === 48);
-  return (first === 48 || first === 57) && run >= 13 - intDigits;
+  if (text.charCodeAt(j) === 46 && intDigits < 13) {
+    const fractionStart = j + 1;
+    let k = fractionStart;
+    while (k < end && text.charCodeAt(k) >= 48 && text.charCodeAt(k) <= 57) k++;
+    if (k === end) {
+      const first = text.charCodeAt(fractionStart);
+      let run = 0;
+      while (fractionStart + run < end && text.charCodeAt(fractionStart + run) === first) run++;
+      const allZeros = first === 48 && run === end - fractionStart;
+      if (!allZeros && !((first === 48 || first === 57) && run >= 13 - intDigits)) return false;
+    }
+  }
+  // An exponent, a long integer part or a fraction that may round away: what the double is decides.
+  const value = Number(text.slice(start, end));
+  return Number.isInteger(value) && !Object.is(value, -0);
 }
 
 /** How {@link parsePyJson} hands numbers back. */
