@@ -1,7 +1,8 @@
 // The agent's HTTP edge: one OpenAI chat-completions call over undici, streamed (SSE) or not.
 // A streamed reply is folded back into the non-streaming shape so the agent never sees the difference.
-import { request, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import { foldChatChunks, SseDataParser, type WireObject } from "./sse";
+import { BrokenReplyError, fetchWholeReply, replyText, requestTarget, type RequestTarget, type WholeReply } from "./whole-reply";
 import type { ChatMessage } from "../tokenizer/types";
 
 /** A failed chat call: names the driver step, the HTTP status (0 for a transport/protocol failure) and the body. */
@@ -31,8 +32,8 @@ export interface ChatReply {
 
 /** Options of {@link postChatCompletion}. */
 export interface ChatCallOptions {
-  /** Full URL of the chat-completions route. */
-  url: string;
+  /** Full URL of the chat-completions route (or its origin and path, split once by the caller). */
+  url: string | RequestTarget;
   /** Request body without `stream` (added here when streaming). */
   body: WireObject;
   /** Ask for SSE and fold the chunks (default true). */
@@ -52,27 +53,33 @@ export interface ChatCallOptions {
 export async function postChatCompletion(options: ChatCallOptions): Promise<ChatReply> {
   const stream = options.stream ?? true;
   const payload = stream ? { ...options.body, stream: true } : options.body;
-  let reply: Dispatcher.ResponseData;
+  let target: RequestTarget;
   try {
-    reply = await request(options.url, {
+    target = typeof options.url === "string" ? requestTarget(options.url) : options.url;
+  } catch (error) {
+    throw new AgentChatError(options.step, 0, `invalid URL ${JSON.stringify(options.url)}: ${errorText(error)}`);
+  }
+  let reply: WholeReply;
+  try {
+    reply = await fetchWholeReply(target, {
       method: "POST",
       headers: { ...options.headers, "content-type": "application/json", accept: stream ? "text/event-stream" : "application/json" },
       body: JSON.stringify(payload),
       dispatcher: options.dispatcher,
     });
   } catch (error) {
+    // A reply cut off mid-body is a broken stream; no reply at all is a transport failure.
+    if (error instanceof BrokenReplyError)
+      throw new AgentChatError(options.step, error.statusCode, `${stream ? "SSE stream" : "reply body"} broke: ${error.cause.message}`);
     throw new AgentChatError(options.step, 0, `transport error: ${errorText(error)}`);
   }
-  if (reply.statusCode !== 200) {
-    const text = await reply.body.text().catch((error: unknown) => `<unreadable body: ${errorText(error)}>`);
-    throw new AgentChatError(options.step, reply.statusCode, text);
-  }
-  const raw = stream ? await readStreamedCompletion(reply, options.step) : await readJsonCompletion(reply, options.step);
+  if (reply.statusCode !== 200) throw new AgentChatError(options.step, reply.statusCode, replyText(reply.body));
+  const raw = stream ? readStreamedCompletion(reply, options.step) : readJsonCompletion(reply, options.step);
   return extractAssistant(raw, options.step);
 }
 
-async function readJsonCompletion(reply: Dispatcher.ResponseData, step: string): Promise<WireObject> {
-  const text = await reply.body.text();
+function readJsonCompletion(reply: WholeReply, step: string): WireObject {
+  const text = replyText(reply.body);
   try {
     return JSON.parse(text) as WireObject;
   } catch {
@@ -80,10 +87,10 @@ async function readJsonCompletion(reply: Dispatcher.ResponseData, step: string):
   }
 }
 
-async function readStreamedCompletion(reply: Dispatcher.ResponseData, step: string): Promise<WireObject> {
+function readStreamedCompletion(reply: WholeReply, step: string): WireObject {
   const contentType = String(reply.headers["content-type"] ?? "");
   if (!contentType.startsWith("text/event-stream")) {
-    const text = await reply.body.text();
+    const text = replyText(reply.body);
     throw new AgentChatError(step, reply.statusCode, `expected text/event-stream, got content-type ${JSON.stringify(contentType)}: ${text.slice(0, 500)}`);
   }
   const parser = new SseDataParser();
@@ -103,16 +110,10 @@ async function readStreamedCompletion(reply: Dispatcher.ResponseData, step: stri
       }
     }
   };
-  try {
-    // The agent needs the whole stream before it acts (the fold ends at [DONE]), so the body is read in one piece:
-    // an async iteration per socket chunk cost more than the parse itself at 256 concurrent trajectories.
-    take(parser.push(await reply.body.text()));
-    take(parser.end());
-  } catch (error) {
-    reply.body.destroy();
-    if (error instanceof AgentChatError) throw error;
-    throw new AgentChatError(step, reply.statusCode, `SSE stream broke: ${errorText(error)}`);
-  }
+  // The agent needs the whole stream before it acts (the fold ends at [DONE]), so the body is read in one piece:
+  // an async iteration per socket chunk cost more than the parse itself at 256 concurrent trajectories.
+  take(parser.push(replyText(reply.body)));
+  take(parser.end());
   if (!done) throw new AgentChatError(step, reply.statusCode, "SSE stream ended without data: [DONE]");
   try {
     return foldChatChunks(chunks, step) as unknown as WireObject;

@@ -2,6 +2,7 @@
 // Its retries (rollbacks) and role appends are what exercise a session server's trajectory handling.
 import type { Dispatcher } from "undici";
 import { postChatCompletion } from "./chat-client";
+import { requestTarget, type RequestTarget } from "./whole-reply";
 import { buildDriverSchedule, QWEN3_APPEND_ROLES, type DriverAction } from "./schedule";
 import {
   ASSISTANT_INPUT_FOLLOWUP_TEXT,
@@ -124,9 +125,17 @@ export async function runWeatherAgent(options: WeatherAgentOptions): Promise<Wea
   }
 
   const state = new AgentState();
+  const chatUrl = `${options.baseUrl.replace(/\/+$/, "")}/v1/chat/completions`;
+  // split once for the whole run; a URL that does not parse stays a string, and the first call reports it
+  let target: string | RequestTarget = chatUrl;
+  try {
+    target = requestTarget(chatUrl);
+  } catch {
+    // reported by postChatCompletion below
+  }
   const chat = async (step: string): Promise<void> => {
     const reply = await postChatCompletion({
-      url: `${options.baseUrl.replace(/\/+$/, "")}/v1/chat/completions`,
+      url: target,
       body: { messages: state.messages, tools: WEATHER_TOOLS, ...sampling },
       stream: options.stream,
       dispatcher: options.dispatcher,

@@ -1,0 +1,111 @@
+// One HTTP exchange over an undici dispatcher whose reply is read whole into one Buffer: what every agent and fixture
+// call needs. It skips the per-reply body stream of undici's `request`, a cost paid thousands of times per parity run.
+import { getGlobalDispatcher, util, type Dispatcher } from "undici";
+
+/** A reply read to its end. */
+export interface WholeReply {
+  /** HTTP status code. */
+  statusCode: number;
+  /** Response headers, lower-case names (repeated headers as arrays). */
+  headers: Record<string, string | string[] | undefined>;
+  /** The whole body (empty for a bodiless reply); possibly a view into a larger socket buffer, so copy what you keep. */
+  body: Buffer;
+}
+
+/** The exchange failed after the status line arrived: the body broke off (reset, timeout, malformed framing). */
+export class BrokenReplyError extends Error {
+  override readonly name = "BrokenReplyError";
+  constructor(
+    /** The status the reply had announced. */
+    readonly statusCode: number,
+    /** undici's error. */
+    override readonly cause: Error,
+  ) {
+    super(`the reply (status ${statusCode}) broke off: ${cause.message}`);
+  }
+}
+
+/** The body as text: UTF-8 with a leading byte-order mark dropped, as `TextDecoder` and undici's `text()` read it. */
+export function replyText(body: Uint8Array): string {
+  const start = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  return Buffer.from(body.buffer, body.byteOffset + start, body.byteLength - start).toString("utf8");
+}
+
+/** The body in a buffer of its own (a reply's body may be a view into a larger socket buffer). */
+export function ownedBytes(body: Uint8Array): Uint8Array {
+  return body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? body : new Uint8Array(body);
+}
+
+/** What to send. */
+export interface WholeReplyRequest {
+  method: Dispatcher.HttpMethod;
+  /** Request headers. */
+  headers?: Record<string, string>;
+  /** Request body, if any. */
+  body?: string | Buffer;
+  /** undici dispatcher (Agent/Pool/Client); the global one when absent. */
+  dispatcher?: Dispatcher;
+}
+
+/** An absolute http(s) URL split as undici's dispatch takes it. */
+export interface RequestTarget {
+  /** `scheme://host:port`. */
+  origin: string;
+  /** Path and query, starting with `/`. */
+  path: string;
+}
+
+/**
+ * Splits an absolute URL into origin and path (URL-normalized, as undici's `request` would send it).
+ * @throws TypeError for a string that is not an absolute URL
+ */
+export function requestTarget(url: string): RequestTarget {
+  const parsed = new URL(url);
+  return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+}
+
+/**
+ * Sends one request and resolves with the whole reply, whatever its status. Rejects with undici's error when no reply
+ * arrived (refused connection, reset, timeout, a malformed status line), and with a {@link BrokenReplyError} when the
+ * body broke off after the status.
+ */
+export function fetchWholeReply(target: RequestTarget, request: WholeReplyRequest): Promise<WholeReply> {
+  const dispatcher = request.dispatcher ?? getGlobalDispatcher();
+  return new Promise<WholeReply>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    let statusCode = 0;
+    let headers: WholeReply["headers"] = {};
+    // The callback names every undici major knows (the global dispatcher may be Node's bundled undici): headers, data,
+    // completion, error.
+    const handler: Dispatcher.DispatchHandler = {
+      onConnect() {},
+      onHeaders(status, rawHeaders) {
+        statusCode = status;
+        headers = parseRawHeaders(rawHeaders);
+        return true;
+      },
+      onData(chunk) {
+        chunks.push(chunk);
+        length += chunk.length;
+        return true;
+      },
+      onComplete() {
+        resolve({ statusCode, headers, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length) });
+      },
+      onError(error) {
+        reject(statusCode === 0 ? error : new BrokenReplyError(statusCode, error));
+      },
+    };
+    try {
+      dispatcher.dispatch({ origin: target.origin, path: target.path, method: request.method, headers: request.headers, body: request.body }, handler);
+    } catch (error) {
+      reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  });
+}
+
+/** Raw `[name, value, ...]` header pairs as an object with lower-case names (repeated names become arrays). */
+function parseRawHeaders(raw: readonly (Buffer | string)[] | null): WholeReply["headers"] {
+  return raw === null ? {} : util.parseHeaders(raw as Buffer[]);
+}
