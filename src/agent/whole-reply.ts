@@ -75,14 +75,14 @@ export function fetchWholeReply(target: RequestTarget, request: WholeReplyReques
     const chunks: Buffer[] = [];
     let length = 0;
     let statusCode = 0;
-    let headers: WholeReply["headers"] = {};
+    let rawHeaders: Buffer[] | null = null;
     // The callback names every undici major knows (the global dispatcher may be Node's bundled undici): headers, data,
     // completion, error.
     const handler: Dispatcher.DispatchHandler = {
       onConnect() {},
-      onHeaders(status, rawHeaders) {
+      onHeaders(status, raw) {
         statusCode = status;
-        headers = parseRawHeaders(rawHeaders);
+        rawHeaders = raw;
         return true;
       },
       onData(chunk) {
@@ -91,7 +91,7 @@ export function fetchWholeReply(target: RequestTarget, request: WholeReplyReques
         return true;
       },
       onComplete() {
-        resolve({ statusCode, headers, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length) });
+        resolve(new ReadReply(statusCode, rawHeaders, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length)));
       },
       onError(error) {
         reject(statusCode === 0 ? error : new BrokenReplyError(statusCode, error));
@@ -105,7 +105,18 @@ export function fetchWholeReply(target: RequestTarget, request: WholeReplyReques
   });
 }
 
-/** Raw `[name, value, ...]` header pairs as an object with lower-case names (repeated names become arrays). */
-function parseRawHeaders(raw: readonly (Buffer | string)[] | null): WholeReply["headers"] {
-  return raw === null ? {} : util.parseHeaders(raw as Buffer[]);
+/** A reply whose headers are parsed on first read (most callers only look at the status and the body). */
+class ReadReply implements WholeReply {
+  private parsedHeaders: WholeReply["headers"] | null = null;
+
+  constructor(
+    readonly statusCode: number,
+    private readonly rawHeaders: Buffer[] | null,
+    readonly body: Buffer,
+  ) {}
+
+  get headers(): WholeReply["headers"] {
+    this.parsedHeaders ??= this.rawHeaders === null ? {} : util.parseHeaders(this.rawHeaders);
+    return this.parsedHeaders;
+  }
 }
