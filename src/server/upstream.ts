@@ -3,7 +3,7 @@
 import { Client, Pool, type Dispatcher } from "undici";
 import type { IncomingHttpHeaders } from "node:http";
 import { dumpsPy, PY_DEFAULT_JSON } from "../wire/py-json";
-import { Transform, Writable, type TransformCallback } from "node:stream";
+import { PassThrough, Transform, Writable, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from "node:zlib";
 
@@ -103,54 +103,127 @@ export class UpstreamClient {
    */
   async request(method: string, path: string, query: string, headers: Record<string, string>, body: Buffer | string | null): Promise<UpstreamResult> {
     const fullPath = `${this.basePath}/${path.replace(/^\/+/, "")}${query ? `?${query}` : ""}`;
-    const options: Dispatcher.RequestOptions = {
+    const options: Dispatcher.DispatchOptions = {
+      origin: this.origin,
       method: method,
       path: fullPath,
       headers,
       body: body === null || method === "GET" || method === "HEAD" ? undefined : body,
     };
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new DeadlineError(this.timeoutMs)), this.timeoutMs);
+    const deadline = new CallDeadline(this.timeoutMs);
     try {
-      let attempt = await this.attempt(this.pool, options, deadline.signal);
-      if (attempt.kind === "failed" && attempt.beforeReply && isStaleConnection(attempt.error) && !deadline.signal.aborted && !this.closed) {
+      let attempt = await this.attempt(this.pool, options, deadline);
+      if (attempt.kind === "failed" && attempt.beforeReply && isStaleConnection(attempt.error) && !deadline.expired && !this.closed) {
         const fresh = new Client(this.origin, { pipelining: 1, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
         this.freshClients.add(fresh);
         try {
-          attempt = await this.attempt(fresh, options, deadline.signal);
+          attempt = await this.attempt(fresh, options, deadline);
         } finally {
           this.freshClients.delete(fresh);
           void fresh.close().catch(() => undefined);
         }
       }
       if (attempt.kind === "reply") return attempt.result;
-      return transportFailure(this.describeFailure(attempt.error, deadline.signal));
+      return transportFailure(this.describeFailure(attempt.error, deadline));
     } finally {
-      clearTimeout(timer);
+      deadline.clear();
     }
   }
 
-  private async attempt(dispatcher: Dispatcher, options: Dispatcher.RequestOptions, signal: AbortSignal): Promise<Attempt> {
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await dispatcher.request({ ...options, signal });
-    } catch (error) {
-      return { kind: "failed", error: error as Error, beforeReply: true };
-    }
-    try {
-      const replyHeaders = flattenHeaders(response.headers);
-      const replyBody = await readDecodedBody(response.body, replyHeaders["content-encoding"], this.maxReplyBytes, signal);
-      delete replyHeaders["content-encoding"];
-      return { kind: "reply", result: { status: response.statusCode, headers: replyHeaders, body: replyBody } };
-    } catch (error) {
-      response.body.destroy();
-      return { kind: "failed", error: error as Error, beforeReply: false };
-    }
+  /**
+   * One exchange over `dispatcher`, read whole with undici's dispatch callbacks (no body stream for a plain reply).
+   * Settles once: with the reply, or with the failure and whether any reply had started.
+   */
+  private attempt(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, deadline: CallDeadline): Promise<Attempt> {
+    return new Promise<Attempt>((resolve) => {
+      let settled = false;
+      let started = false;
+      let controller: Dispatcher.DispatchController | null = null;
+      let replyHeaders: Record<string, string> = {};
+      let status = 0;
+      let plain: Buffer[] | null = null;
+      let total = 0;
+      let decoding: PassThrough | null = null;
+      const settle = (attempt: Attempt): void => {
+        if (settled) return;
+        settled = true;
+        deadline.onExpire(null);
+        resolve(attempt);
+      };
+      const fail = (error: Error): void => {
+        decoding?.destroy();
+        if (!settled) controller?.abort(error);
+        settle({ kind: "failed", error, beforeReply: !started });
+      };
+      deadline.onExpire(fail);
+      const cap = this.maxReplyBytes;
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart(requestController) {
+          controller = requestController;
+          if (settled) requestController.abort(deadline.error);
+        },
+        onResponseStart(_controller, statusCode, headers) {
+          started = true;
+          status = statusCode;
+          replyHeaders = flattenHeaders(headers);
+          const encoding = replyHeaders["content-encoding"];
+          delete replyHeaders["content-encoding"];
+          let decoders: NodeJS.ReadWriteStream[];
+          try {
+            decoders = contentDecoders(encoding);
+          } catch (error) {
+            fail(error as Error);
+            return;
+          }
+          if (decoders.length === 0) {
+            plain = [];
+            return;
+          }
+          // An encoded body goes through its decoders as a stream, so the cap stops an inflating bomb early.
+          const source = new PassThrough();
+          decoding = source;
+          source.on("drain", () => controller?.resume());
+          decodeStream(source, decoders, cap).then(
+            (decoded) => settle({ kind: "reply", result: { status, headers: replyHeaders, body: decoded } }),
+            (error: unknown) => fail(error as Error),
+          );
+        },
+        onResponseData(dataController, chunk) {
+          if (settled) return;
+          if (decoding !== null) {
+            if (!decoding.write(chunk)) dataController.pause();
+            return;
+          }
+          total += chunk.length;
+          if (total > cap) {
+            fail(new ReplyTooLargeError(cap));
+            return;
+          }
+          plain?.push(chunk);
+        },
+        onResponseEnd() {
+          if (decoding !== null) {
+            decoding.end();
+            return;
+          }
+          const chunks = plain ?? [];
+          settle({ kind: "reply", result: { status, headers: replyHeaders, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total) } });
+        },
+        onResponseError(_controller, error) {
+          fail(error);
+        },
+      };
+      try {
+        dispatcher.dispatch(options, handler);
+      } catch (error) {
+        fail(error as Error);
+      }
+    });
   }
 
-  private describeFailure(error: Error, signal: AbortSignal): string {
+  private describeFailure(error: Error, deadline: CallDeadline): string {
     if (error instanceof ReplyTooLargeError) return error.message;
-    if (signal.aborted && signal.reason instanceof DeadlineError) return signal.reason.message;
+    if (deadline.expired) return deadline.error.message;
     const name = (error as { code?: string }).code ?? error.name ?? "Error";
     const message = this.closed ? "session server is closing" : error.message;
     return `backend transport error: ${name}: ${message}`;
@@ -176,12 +249,11 @@ function transportFailure(message: string): UpstreamResult {
 }
 
 /**
- * Reads a reply body, undoing its `content-encoding` (gzip, deflate, br; a comma list is undone in reverse) as a
- * stream, and stops as soon as the decoded bytes pass `cap`: a small compressed body that would inflate to
- * gigabytes costs at most `cap` bytes of memory. The server re-frames every body, so it hands on plain bytes.
- * @throws ReplyTooLargeError past the cap; Error naming an encoding it cannot undo (reported as a transport error)
+ * The decoders undoing a `content-encoding` (gzip, deflate, br; a comma list is undone in reverse), none for an
+ * identity body. The server re-frames every body, so it hands on plain bytes.
+ * @throws Error naming an encoding it cannot undo (reported as a transport error)
  */
-async function readDecodedBody(body: NodeJS.ReadableStream, encoding: string | undefined, cap: number, signal: AbortSignal): Promise<Buffer> {
+function contentDecoders(encoding: string | undefined): NodeJS.ReadWriteStream[] {
   const decoders: NodeJS.ReadWriteStream[] = [];
   for (const coding of (encoding ?? "")
     .split(",")
@@ -193,7 +265,15 @@ async function readDecodedBody(body: NodeJS.ReadableStream, encoding: string | u
     else if (coding === "deflate") decoders.push(new DeflateDecoder());
     else throw new Error(`unsupported content-encoding ${JSON.stringify(coding)} in the backend reply`);
   }
-  if (decoders.length === 0) return readPlainBody(body, cap);
+  return decoders;
+}
+
+/**
+ * Decodes an encoded body as a stream and stops as soon as the decoded bytes pass `cap`: a small compressed body
+ * that would inflate to gigabytes costs at most `cap` bytes of memory.
+ * @throws ReplyTooLargeError past the cap; the decoder's error for a corrupt body
+ */
+async function decodeStream(source: PassThrough, decoders: NodeJS.ReadWriteStream[], cap: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   const sink = new Writable({
@@ -208,47 +288,34 @@ async function readDecodedBody(body: NodeJS.ReadableStream, encoding: string | u
       done();
     },
   });
-  await pipeline([body, ...decoders, sink], { signal });
+  await pipeline([source, ...decoders, sink]);
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
 }
 
-/**
- * The common case, a body without content-encoding, read with plain stream events: a pipeline with a Writable sink
- * and an abort signal cost an AbortController (and its DOMException) per call. undici aborts the body itself when the
- * request's deadline signal fires, which arrives here as an `error`.
- */
-function readPlainBody(body: NodeJS.ReadableStream, cap: number): Promise<Buffer> {
-  return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    let settled = false;
-    const finish = (error: Error | null): void => {
-      if (settled) return;
-      settled = true;
-      body.removeListener("data", onData);
-      body.removeListener("end", onEnd);
-      body.removeListener("error", onError);
-      body.removeListener("close", onClose);
-      if (error === null) resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total));
-      else reject(error);
-    };
-    const onData = (chunk: Buffer): void => {
-      total += chunk.length;
-      if (total > cap) {
-        chunks.length = 0;
-        finish(new ReplyTooLargeError(cap));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => finish(null);
-    const onError = (error: Error): void => finish(error);
-    const onClose = (): void => finish(new Error("the backend reply body closed before its end"));
-    body.on("data", onData);
-    body.once("end", onEnd);
-    body.once("error", onError);
-    body.once("close", onClose);
-  });
+/** The deadline of one call, both attempts included: whoever is waiting hears of it once. */
+class CallDeadline {
+  expired = false;
+  readonly error: DeadlineError;
+  private listener: ((error: Error) => void) | null = null;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(timeoutMs: number) {
+    this.error = new DeadlineError(timeoutMs);
+    this.timer = setTimeout(() => {
+      this.expired = true;
+      this.listener?.(this.error);
+    }, timeoutMs);
+  }
+
+  /** Who to tell when the deadline passes (null: nobody is waiting). */
+  onExpire(listener: ((error: Error) => void) | null): void {
+    this.listener = listener;
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+    this.listener = null;
+  }
 }
 
 /**
