@@ -295,16 +295,21 @@ async function decodeStream(source: PassThrough, decoders: NodeJS.ReadWriteStrea
 /** The deadline of one call, both attempts included: whoever is waiting hears of it once. */
 class CallDeadline {
   expired = false;
-  readonly error: DeadlineError;
   private listener: ((error: Error) => void) | null = null;
   private readonly timer: NodeJS.Timeout;
+  private expiredError: DeadlineError | null = null;
 
-  constructor(timeoutMs: number) {
-    this.error = new DeadlineError(timeoutMs);
+  constructor(private readonly timeoutMs: number) {
     this.timer = setTimeout(() => {
       this.expired = true;
       this.listener?.(this.error);
     }, timeoutMs);
+  }
+
+  /** The deadline's error, made when first needed (an Error's stack trace is not free, and most calls never expire). */
+  get error(): DeadlineError {
+    this.expiredError ??= new DeadlineError(this.timeoutMs);
+    return this.expiredError;
   }
 
   /** Who to tell when the deadline passes (null: nobody is waiting). */

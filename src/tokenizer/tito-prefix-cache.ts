@@ -76,8 +76,41 @@ function writeKey(value: unknown, depth: number, out: string[]): boolean {
  * instances, sparse arrays, nesting deeper than 64): such input is not cached.
  */
 export function exactDataKey(value: unknown): string | undefined {
+  // Data JSON.stringify writes exactly as writeKey would (no -0, NaN, infinities or undefined) takes the native writer.
+  if (isNativeKeyData(value, 0)) return JSON.stringify(value);
   const out: string[] = [];
   return writeKey(value, 0, out) ? out.join("") : undefined;
+}
+
+/**
+ * True when `JSON.stringify(value)` is the very text {@link writeKey} writes: strings, finite numbers other than
+ * -0, booleans, null, hole-free arrays and plain objects, no undefined anywhere, within the depth bound.
+ */
+function isNativeKeyData(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case "object":
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (depth >= MAX_KEY_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) {
+      if (!(i in value) || !isNativeKeyData(value[i], depth + 1)) return false;
+    }
+    return true;
+  }
+  if (!isPlainObject(value)) return false;
+  for (const key of Object.keys(value)) {
+    if (!isNativeKeyData((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
 }
 
 /**
