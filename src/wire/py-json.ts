@@ -445,6 +445,68 @@ export function isNativeSpelledNumberArray(array: readonly unknown[]): boolean {
  * @throws PyJsonWriteError for NaN/Infinity when `allowNan` is false, and for values JSON cannot hold
  */
 export function dumpsPy(value: unknown, options: PyDumpsOptions): string {
+  // Python's default separators cannot come out of JSON.stringify for less than the recursive writer costs.
+  if (options.compact && isNativeSpelledValue(value, 0)) {
+    const text = JSON.stringify(value);
+    // Non-ASCII characters only occur inside strings and keys, so escaping the whole text escapes exactly those.
+    return options.ensureAscii ? text.replace(NON_ASCII, asciiEscape) : text;
+  }
+  return dumpsPyWriter(value, options);
+}
+
+/** Deepest container nesting the writer accepts (Python raises RecursionError well before JS's stack runs out). */
+const MAX_WRITE_DEPTH = 1000;
+
+/**
+ * True when `JSON.stringify` writes `node` exactly as {@link dumpsPyWriter} does with compact separators: only
+ * strings, booleans, null, numbers {@link isNativeSpelledNumber}, arrays and plain objects (prototype
+ * `Object.prototype` or null, no remembered key order, no `toJSON`), nested at most {@link MAX_WRITE_DEPTH} deep.
+ * Builds no text and stops at the first value it cannot vouch for (a marker, a bigint, -0, a function, a class
+ * instance), which the writer then spells or refuses.
+ */
+function isNativeSpelledValue(node: unknown, depth: number): boolean {
+  switch (typeof node) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return isNativeSpelledNumber(node);
+    case "object":
+      break;
+    default:
+      return false;
+  }
+  if (node === null) return true;
+  if (depth > MAX_WRITE_DEPTH || (node as { toJSON?: unknown }).toJSON !== undefined) return false;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const item: unknown = node[i];
+      // Both writers spell a hole or an undefined item as null.
+      if (item !== undefined && !isNativeSpelledValue(item, depth + 1)) return false;
+    }
+    return true;
+  }
+  const prototype: unknown = Object.getPrototypeOf(node);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  const record = node as Record<string | typeof PY_KEY_ORDER, unknown>;
+  if (record[PY_KEY_ORDER] !== undefined) return false;
+  for (const key in record) {
+    const item = record[key];
+    // Both writers skip an undefined value; a function is skipped by JSON.stringify but refused by Python.
+    if (item !== undefined && !isNativeSpelledValue(item, depth + 1)) return false;
+  }
+  return true;
+}
+
+/** A number `JSON.stringify` spells as Python's repr of our model's value: a safe int (not -0), a float in [1e-4, 1e16). */
+function isNativeSpelledNumber(x: number): boolean {
+  if (Number.isInteger(x)) return x === 0 ? 1 / x > 0 : Number.isSafeInteger(x);
+  const magnitude = x < 0 ? -x : x;
+  return magnitude >= 1e-4 && magnitude < 1e16;
+}
+
+/** The recursive writer behind {@link dumpsPy}: every value it accepts, in Python's spelling (tests compare the two). */
+export function dumpsPyWriter(value: unknown, options: PyDumpsOptions): string {
   const itemSep = options.compact ? "," : ", ";
   const keySep = options.compact ? ":" : ": ";
   // Keys repeat across records (`token`, `logprob`, ...): each is spelled once per call.
@@ -473,7 +535,7 @@ export function dumpsPy(value: unknown, options: PyDumpsOptions): string {
         throw new PyJsonWriteError(`Object of type ${typeof node} is not JSON serializable`);
     }
     if (node === null) return "null";
-    if (depth > 1000) throw new PyJsonWriteError("maximum recursion depth exceeded while encoding a JSON object");
+    if (depth > MAX_WRITE_DEPTH) throw new PyJsonWriteError("maximum recursion depth exceeded while encoding a JSON object");
     if (Array.isArray(node)) {
       if (node.length === 0) return "[]";
       if (isNativeSpelledNumberArray(node)) return options.compact ? JSON.stringify(node) : `[${node.join(", ")}]`;
