@@ -405,12 +405,6 @@ function asciiEscape(char: string): string {
   return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
 }
 
-/** A JSON string literal as `json.dumps` spells it. */
-function dumpsPyString(value: string, ensureAscii: boolean): string {
-  const text = JSON.stringify(value);
-  return ensureAscii ? text.replace(NON_ASCII, asciiEscape) : text;
-}
-
 /** A JS number as Python sees it in our model: an int when integral (and not -0), else a float. */
 function dumpsNumber(value: number, options: PyDumpsOptions): string {
   // Fractional floats in [1e-4, 1e16): JS and Python both print the shortest round-trip digits, without exponent.
@@ -514,7 +508,7 @@ export function dumpsPyWriter(value: unknown, options: PyDumpsOptions): string {
   const spellKey = (key: string): string => {
     let spelled = spelledKeys.get(key);
     if (spelled === undefined) {
-      spelled = dumpsPyString(key, options.ensureAscii) + keySep;
+      spelled = JSON.stringify(key) + keySep;
       spelledKeys.set(key, spelled);
     }
     return spelled;
@@ -522,7 +516,7 @@ export function dumpsPyWriter(value: unknown, options: PyDumpsOptions): string {
   const write = (node: unknown, depth: number): string => {
     switch (typeof node) {
       case "string":
-        return dumpsPyString(node, options.ensureAscii);
+        return JSON.stringify(node);
       case "number":
         return dumpsNumber(node, options);
       case "boolean":
@@ -563,5 +557,7 @@ export function dumpsPyWriter(value: unknown, options: PyDumpsOptions): string {
     }
     return `${text}}`;
   };
-  return write(value, 0);
+  const text = write(value, 0);
+  // Strings and keys are spelled by JSON.stringify, and only they can hold non-ASCII characters: one pass escapes all.
+  return options.ensureAscii ? text.replace(NON_ASCII, asciiEscape) : text;
 }
