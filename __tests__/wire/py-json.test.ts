@@ -16,6 +16,7 @@ import {
   PyFloat,
   PyJsonError,
   PyJsonWriteError,
+  SpelledPyJson,
   pyFloatValue,
   pyIntValue,
   pyObjectFromEntries,
@@ -396,5 +397,18 @@ describe("the compact writer's native shortcut (JSON.stringify where it spells a
       }),
       { numRuns: 3000, seed: 2929 },
     );
+  });
+});
+
+describe("SpelledPyJson: a value written once and copied after", () => {
+  test("the text is copied under the settings it was written with; any other settings spell the value", () => {
+    const value = parsePyJson('{"2": -0.0, "1": [1.0, "\u00e9"]}');
+    const text = dumpsPy(value, PY_RESPONSE_JSON);
+    expect(text).toBe('{"2":-0.0,"1":[1.0,"\u00e9"]}');
+    const spelled = new SpelledPyJson(value, "<copied>", PY_RESPONSE_JSON);
+    expect(dumpsPy({ a: spelled, b: [spelled] }, PY_RESPONSE_JSON)).toBe('{"a":<copied>,"b":[<copied>]}');
+    expect(dumpsPy({ a: spelled }, { ...PY_RESPONSE_JSON })).toBe('{"a":<copied>}');
+    expect(dumpsPy({ a: spelled }, PY_SAMPLES_META_JSON)).toBe(`{"a":${text}}`);
+    expect(dumpsPy({ a: spelled }, PY_DEFAULT_JSON)).toBe('{"a": {"2": -0.0, "1": [1.0, "\\u00e9"]}}');
   });
 });

@@ -394,6 +394,26 @@ export const PY_SAMPLES_META_JSON: PyDumpsOptions = Object.freeze({ ensureAscii:
 /** transformers' `tojson` filter with no arguments: `json.dumps(x, ensure_ascii=False)`. */
 export const PY_TOJSON: PyDumpsOptions = Object.freeze({ ensureAscii: false, compact: false, allowNan: true });
 
+/**
+ * A value with the text {@link dumpsPy} already wrote for it under `options`: written again with those options, the
+ * text is copied instead of spelled anew (with any other options the value is spelled). The value must not change
+ * after it was written, and must nest shallowly enough for the depth limit wherever it is placed.
+ */
+export class SpelledPyJson {
+  constructor(
+    /** The value the text spells. */
+    readonly value: unknown,
+    /** `dumpsPy(value, options)`. */
+    readonly text: string,
+    /** The settings the text was written with. */
+    readonly options: PyDumpsOptions,
+  ) {}
+}
+
+function sameDumpsOptions(a: PyDumpsOptions, b: PyDumpsOptions): boolean {
+  return a === b || (a.ensureAscii === b.ensureAscii && a.compact === b.compact && a.allowNan === b.allowNan);
+}
+
 /** Thrown by {@link dumpsPy} where Python's `json.dumps` raises (NaN with allow_nan=False, a non-JSON value). */
 export class PyJsonWriteError extends Error {
   override readonly name = "PyJsonWriteError";
@@ -541,6 +561,7 @@ export function dumpsPyWriter(value: unknown, options: PyDumpsOptions): string {
       }
       return `${text}]`;
     }
+    if (node instanceof SpelledPyJson) return sameDumpsOptions(node.options, options) ? node.text : write(node.value, depth);
     if (node instanceof PyFloat) return node.value === 0 || Number.isFinite(node.value) ? pythonFloatRepr(node.value) : dumpsNumber(node.value, options);
     if (node instanceof PyBigInt) return node.value.toString();
     const record = node as Record<string | typeof PY_KEY_ORDER, unknown>;
