@@ -368,6 +368,36 @@ describe("the compact writer's native shortcut (JSON.stringify where it spells a
     expect(dumpsPy({ "\u00e9": "\ud83d\ude00" }, COMPACT_ASCII)).toBe('{"\\u00e9":"\\ud83d\\ude00"}');
   });
 
+  test("each -0 is written -0.0 through the native writer and is left in place; the mark never leaks", () => {
+    const pairs = [
+      [-0, 9707],
+      [-0.5, 1],
+    ];
+    const entries = [{ token: "a", logprob: -0, bytes: [97] }, { token: "b", logprob: -0.25 }, { logprob: -0 }];
+    const value = { content: entries, output_token_logprobs: pairs, top: -0, nested: [[[-0]]] };
+    const expected =
+      '{"content":[{"token":"a","logprob":-0.0,"bytes":[97]},{"token":"b","logprob":-0.25},{"logprob":-0.0}],' +
+      '"output_token_logprobs":[[-0.0,9707],[-0.5,1]],"top":-0.0,"nested":[[[-0.0]]]}';
+    expect(dumpsPy(value, PY_RESPONSE_JSON)).toBe(expected);
+    expect(dumpsPyWriter(value, PY_RESPONSE_JSON)).toBe(expected);
+    expect([pairs[0][0], entries[0].logprob, entries[2].logprob, value.top, value.nested[0][0][0]].every((x) => Object.is(x, -0))).toBe(true);
+    // the writer's way wherever the stand-in cannot be used or could be confused with the data
+    const mark = -1.2345678901234567e-301;
+    const hard: unknown[] = [
+      [-0, mark],
+      [-0, String(mark)],
+      { [String(mark)]: -0 },
+      Object.freeze([-0, 1]),
+      Object.defineProperty({ a: 1 }, "z", { value: -0, writable: false, enumerable: true }),
+      Object.defineProperty({ a: 1 }, "z", { get: () => -0, enumerable: true }),
+      Object.assign(Object.create(null) as Record<string, unknown>, { z: -0, __proto__: -0 }),
+      -0,
+    ];
+    for (const item of hard) expectSameAsWriter(item);
+    expect(dumpsPy([-0, mark], PY_RESPONSE_JSON)).toBe("[-0.0,-1.2345678901234567e-301]");
+    expect(dumpsPy([-0, String(mark)], PY_RESPONSE_JSON)).toBe('[-0.0,"-1.2345678901234567e-301"]');
+  });
+
   test("random values: the shortcut and the recursive writer give the same bytes", () => {
     const leaf = fc.oneof(
       fc.string({ unit: "binary", maxLength: 6 }),

@@ -460,10 +460,13 @@ export function isNativeSpelledNumberArray(array: readonly unknown[]): boolean {
  */
 export function dumpsPy(value: unknown, options: PyDumpsOptions): string {
   // Python's default separators cannot come out of JSON.stringify for less than the recursive writer costs.
-  if (options.compact && isNativeSpelledValue(value, 0)) {
-    const text = JSON.stringify(value);
-    // Non-ASCII characters only occur inside strings and keys, so escaping the whole text escapes exactly those.
-    return options.ensureAscii ? text.replace(NON_ASCII, asciiEscape) : text;
+  if (options.compact) {
+    const zeros: unknown[] = [];
+    if (isNativeSpelledValue(value, 0, zeros)) {
+      const text = zeros.length === 0 ? JSON.stringify(value) : stringifyMarkingNegativeZeros(value, zeros);
+      // Non-ASCII characters only occur inside strings and keys, so escaping the whole text escapes exactly those.
+      if (text !== undefined) return options.ensureAscii ? text.replace(NON_ASCII, asciiEscape) : text;
+    }
   }
   return dumpsPyWriter(value, options);
 }
@@ -472,13 +475,43 @@ export function dumpsPy(value: unknown, options: PyDumpsOptions): string {
 const MAX_WRITE_DEPTH = 1000;
 
 /**
- * True when `JSON.stringify` writes `node` exactly as {@link dumpsPyWriter} does with compact separators: only
- * strings, booleans, null, numbers {@link isNativeSpelledNumber}, arrays and plain objects (prototype
- * `Object.prototype` or null, no remembered key order, no `toJSON`), nested at most {@link MAX_WRITE_DEPTH} deep.
- * Builds no text and stops at the first value it cannot vouch for (a marker, a bigint, -0, a function, a class
- * instance), which the writer then spells or refuses.
+ * Stands in for each `-0` (a log-prob of certainty, which JSON.stringify would write `0`) during a native write: a
+ * double, so the container keeps its storage kind, whose text is then replaced by `-0.0`. The scan refuses values
+ * that already hold it, and a text holding it anywhere else (inside a string) takes the writer.
  */
-function isNativeSpelledValue(node: unknown, depth: number): boolean {
+const NEGATIVE_ZERO_MARK = -1.2345678901234567e-301;
+const NEGATIVE_ZERO_MARK_TEXT = String(NEGATIVE_ZERO_MARK);
+
+/**
+ * `JSON.stringify(value)` with each `-0` at `zeros` (container, key pairs) written `-0.0`: the slots hold the mark
+ * during the call and get `-0` back before it returns. Undefined when a slot is not a plain writable data property
+ * or the mark's text turns up elsewhere; the writer then runs.
+ */
+function stringifyMarkingNegativeZeros(value: unknown, zeros: unknown[]): string | undefined {
+  for (let i = 0; i < zeros.length; i += 2) {
+    const descriptor = Object.getOwnPropertyDescriptor(zeros[i], zeros[i + 1] as PropertyKey);
+    if (descriptor === undefined || descriptor.writable !== true || Object.isFrozen(zeros[i])) return undefined;
+  }
+  let text: string;
+  try {
+    for (let i = 0; i < zeros.length; i += 2) (zeros[i] as Record<PropertyKey, number>)[zeros[i + 1] as PropertyKey] = NEGATIVE_ZERO_MARK;
+    text = JSON.stringify(value);
+  } finally {
+    for (let i = 0; i < zeros.length; i += 2) (zeros[i] as Record<PropertyKey, number>)[zeros[i + 1] as PropertyKey] = -0;
+  }
+  const parts = text.split(NEGATIVE_ZERO_MARK_TEXT);
+  return parts.length - 1 === zeros.length / 2 ? parts.join("-0.0") : undefined;
+}
+
+/**
+ * True when `JSON.stringify` writes `node` exactly as {@link dumpsPyWriter} does with compact separators, once each
+ * `-0` it holds is spelled `-0.0` (their container and key are pushed onto `zeros`): only strings, booleans, null,
+ * numbers {@link isNativeSpelledNumber}, arrays and plain objects (prototype `Object.prototype` or null, no
+ * remembered key order, no `toJSON`), nested at most {@link MAX_WRITE_DEPTH} deep. Builds no text and stops at the
+ * first value it cannot vouch for (a marker, a bigint, a function, a class instance), which the writer then spells
+ * or refuses.
+ */
+function isNativeSpelledValue(node: unknown, depth: number, zeros: unknown[]): boolean {
   switch (typeof node) {
     case "string":
     case "boolean":
@@ -495,8 +528,13 @@ function isNativeSpelledValue(node: unknown, depth: number): boolean {
   if (Array.isArray(node)) {
     for (let i = 0; i < node.length; i++) {
       const item: unknown = node[i];
-      // Both writers spell a hole or an undefined item as null.
-      if (item !== undefined && !isNativeSpelledValue(item, depth + 1)) return false;
+      if (typeof item === "number") {
+        if (isNativeSpelledNumber(item)) continue;
+        if (item !== 0) return false;
+        zeros.push(node, i);
+      } else if (item !== undefined && !isNativeSpelledValue(item, depth + 1, zeros)) {
+        return false; // a hole or an undefined item is null in both writers
+      }
     }
     return true;
   }
@@ -506,8 +544,13 @@ function isNativeSpelledValue(node: unknown, depth: number): boolean {
   if (record[PY_KEY_ORDER] !== undefined) return false;
   for (const key in record) {
     const item = record[key];
-    // Both writers skip an undefined value; a function is skipped by JSON.stringify but refused by Python.
-    if (item !== undefined && !isNativeSpelledValue(item, depth + 1)) return false;
+    if (typeof item === "number") {
+      if (isNativeSpelledNumber(item)) continue;
+      if (item !== 0) return false;
+      zeros.push(node, key);
+    } else if (item !== undefined && !isNativeSpelledValue(item, depth + 1, zeros)) {
+      return false; // both writers skip an undefined value; a function is skipped by JSON.stringify but refused by Python
+    }
   }
   return true;
 }
