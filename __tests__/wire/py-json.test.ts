@@ -5,6 +5,7 @@ import { describe, expect, test } from "@jest/globals";
 import fc from "fast-check";
 import {
   dumpsPy,
+  dumpsPyWriter,
   isPyFloat,
   parsePyJson,
   PY_DEFAULT_JSON,
@@ -14,6 +15,8 @@ import {
   PyBigInt,
   PyFloat,
   PyJsonError,
+  PyJsonWriteError,
+  SpelledPyJson,
   pyFloatValue,
   pyIntValue,
   pyObjectFromEntries,
@@ -308,5 +311,178 @@ describe("the JS form of Python values", () => {
     ]) {
       expect([lossy, isLossyForNativeParse(lossy)]).toEqual([lossy, true]);
     }
+  });
+});
+
+describe("the compact writer's native shortcut (JSON.stringify where it spells as Python does)", () => {
+  const nested = (depth: number): string => `${"[".repeat(depth)}1${"]".repeat(depth)}`;
+  // Values at the shortcut's edges: each either passes it or must fall to the recursive writer.
+  const EDGES = [
+    "[-0.0]",
+    '{"x": [1, -0.0], "y": "ok"}',
+    "[1e-05, 0.0001, -0.0001, 0.00009999999999999999]",
+    "[1e16, 9999999999999998, 4503599627370495.5]",
+    "[9007199254740991, -9007199254740991, 9007199254740992, 12345678901234567890]",
+    "[1.0, 0.0, 2.5]",
+    '{"b": 1, "1": 2, "a": {"20": 3, "3": 4}}',
+    '{"\u00e9": "\u00e9\\ud83d\\ude00 \\u2028 \u007f", "k\\u0000": "\\u001f"}',
+    '[[], {}, [[]], {"a": {}}, [{}]]',
+    '{"__proto__": {"a": 1}, "constructor": 2}',
+    "[NaN]",
+    "[Infinity, -Infinity]",
+    nested(400), // python3's json.loads itself stops near its recursion limit; deeper values are checked below
+  ];
+
+  testWithPython("values at its edges are written as Python's json module writes them", () => {
+    const reference = JSON.parse(runPythonScript("py_json_reference.py", JSON.stringify(EDGES))) as Reference[];
+    EDGES.forEach((text, i) => {
+      const expected = reference[i];
+      if ("error" in expected) throw new Error(`${text}: ${expected.error}`);
+      const value = parsePyJson(text);
+      expect([text, dumpsPy(value, PY_SAMPLES_META_JSON)]).toEqual([text, expected.meta]);
+      if (expected.response !== undefined) expect([text, dumpsPy(value, PY_RESPONSE_JSON)]).toEqual([text, expected.response]);
+      else expect(() => dumpsPy(value, PY_RESPONSE_JSON)).toThrow(expected.response_error!);
+    });
+  });
+
+  const COMPACT_ASCII = { ensureAscii: true, compact: true, allowNan: true } as const;
+  const ALL_OPTIONS = [PY_RESPONSE_JSON, PY_SAMPLES_META_JSON, PY_DEFAULT_JSON, PY_TOJSON, COMPACT_ASCII];
+
+  /** dumpsPy's text or error message, beside the recursive writer's, for every option set. */
+  const bothWriters = (value: unknown): Array<[string, string]> =>
+    ALL_OPTIONS.map((options) => {
+      const spell = (write: typeof dumpsPy): string => {
+        try {
+          return write(value, options);
+        } catch (error) {
+          return `${(error as Error).name}: ${(error as Error).message}`;
+        }
+      };
+      return [spell(dumpsPy), spell(dumpsPyWriter)];
+    });
+  const expectSameAsWriter = (value: unknown): void => {
+    for (const [ours, writer] of bothWriters(value)) expect(ours).toBe(writer);
+  };
+
+  test("JS values outside Python's model take the recursive writer's spelling or error", () => {
+    class Point {
+      x = 1;
+    }
+    const cyclic: unknown[] = [1];
+    cyclic.push(cyclic);
+    const withToJson = { a: 1, toJSON: () => "replaced" };
+    const hiddenToJson = Object.defineProperty({ a: 1 }, "toJSON", { value: () => "replaced", enumerable: false });
+    const arrayToJson = Object.assign([1, 2], { toJSON: () => "replaced" });
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { b: 1, a: [true, null] });
+    const cases: unknown[] = [
+      [1, undefined, 2],
+      // eslint-disable-next-line no-sparse-arrays -- a hole is the case under test
+      [1, , 3],
+      { a: undefined, b: 1 },
+      { a: undefined },
+      undefined,
+      [new Point()],
+      new Point(),
+      bare,
+      withToJson,
+      hiddenToJson,
+      arrayToJson,
+      new Map([["a", 1]]),
+      new Date(0),
+      [new PyFloat(2), new PyBigInt(2n ** 70n)],
+      { n: 3n },
+      { f: () => 1 },
+      [() => 1],
+      [Symbol("s")],
+      { s: Symbol("s") },
+      cyclic,
+      JSON.parse(nested(1000)),
+      JSON.parse(nested(1001)),
+      [new String("boxed"), new Number(1), new Boolean(false)],
+      new Uint8Array([1, 2]),
+      // a lone surrogate: both writers escape it as JSON.stringify does (Python writes it raw, which no UTF-8 text holds)
+      { "\u00e9": ["\u00e9\ud83d\ude00", "\ud800 lone \udfff"] },
+    ];
+    for (const value of cases) expectSameAsWriter(value);
+    // a function value is refused as Python refuses it, not skipped (JSON.stringify's way) nor replaced by toJSON
+    expect(() => dumpsPy(withToJson, PY_RESPONSE_JSON)).toThrow("Object of type function is not JSON serializable");
+    expect(dumpsPy(hiddenToJson, PY_RESPONSE_JSON)).toBe('{"a":1}');
+    expect(dumpsPy(JSON.parse(nested(1000)), PY_RESPONSE_JSON)).toBe(nested(1000));
+    expect(() => dumpsPy(cyclic, PY_RESPONSE_JSON)).toThrow(PyJsonWriteError);
+    expect(dumpsPy({ "\u00e9": "\ud83d\ude00" }, COMPACT_ASCII)).toBe('{"\\u00e9":"\\ud83d\\ude00"}');
+  });
+
+  test("each -0 is written -0.0 through the native writer and is left in place; the mark never leaks", () => {
+    const pairs = [
+      [-0, 9707],
+      [-0.5, 1],
+    ];
+    const entries = [{ token: "a", logprob: -0, bytes: [97] }, { token: "b", logprob: -0.25 }, { logprob: -0 }];
+    const value = { content: entries, output_token_logprobs: pairs, top: -0, nested: [[[-0]]] };
+    const expected =
+      '{"content":[{"token":"a","logprob":-0.0,"bytes":[97]},{"token":"b","logprob":-0.25},{"logprob":-0.0}],' +
+      '"output_token_logprobs":[[-0.0,9707],[-0.5,1]],"top":-0.0,"nested":[[[-0.0]]]}';
+    expect(dumpsPy(value, PY_RESPONSE_JSON)).toBe(expected);
+    expect(dumpsPyWriter(value, PY_RESPONSE_JSON)).toBe(expected);
+    expect([pairs[0][0], entries[0].logprob, entries[2].logprob, value.top, value.nested[0][0][0]].every((x) => Object.is(x, -0))).toBe(true);
+    // the writer's way wherever the stand-in cannot be used or could be confused with the data
+    const mark = -1.2345678901234567e-301;
+    const hard: unknown[] = [
+      [-0, mark],
+      [-0, String(mark)],
+      { [String(mark)]: -0 },
+      Object.freeze([-0, 1]),
+      Object.defineProperty({ a: 1 }, "z", { value: -0, writable: false, enumerable: true }),
+      Object.defineProperty({ a: 1 }, "z", { get: () => -0, enumerable: true }),
+      Object.assign(Object.create(null) as Record<string, unknown>, { z: -0, __proto__: -0 }),
+      -0,
+    ];
+    for (const item of hard) expectSameAsWriter(item);
+    expect(dumpsPy([-0, mark], PY_RESPONSE_JSON)).toBe("[-0.0,-1.2345678901234567e-301]");
+    expect(dumpsPy([-0, String(mark)], PY_RESPONSE_JSON)).toBe('[-0.0,"-1.2345678901234567e-301"]');
+  });
+
+  test("random values: the shortcut and the recursive writer give the same bytes", () => {
+    const leaf = fc.oneof(
+      fc.string({ unit: "binary", maxLength: 6 }),
+      fc.boolean(),
+      fc.constant(null),
+      fc.integer(),
+      fc.double(),
+      fc.constantFrom(-0, 1e-5, 1e-4, 1e16, 2 ** 53, -(2 ** 53) + 1, 0.1, 1e21, undefined),
+      fc.double({ noNaN: true }).map((d) => new PyFloat(Math.trunc(d))),
+      fc.bigInt().map((b) => new PyBigInt(b)),
+    );
+    const value = fc.letrec<{ node: unknown }>((tie) => ({
+      node: fc.oneof(
+        { depthSize: "small" },
+        leaf,
+        fc.array(tie("node"), { maxLength: 4 }),
+        fc.dictionary(fc.oneof(fc.string({ maxLength: 3 }), fc.nat({ max: 20 }).map(String)), tie("node"), { maxKeys: 4 }),
+        fc
+          .array(fc.tuple(fc.constantFrom("b", "1", "a", "0"), tie("node")), { maxLength: 4 })
+          .map((entries) => pyObjectFromEntries(entries.map(([k, v]) => [k, v as never]))),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(value, (v) => {
+        for (const [ours, writer] of bothWriters(v)) if (ours !== writer) return false;
+        return true;
+      }),
+      { numRuns: 3000, seed: 2929 },
+    );
+  });
+});
+
+describe("SpelledPyJson: a value written once and copied after", () => {
+  test("the text is copied under the settings it was written with; any other settings spell the value", () => {
+    const value = parsePyJson('{"2": -0.0, "1": [1.0, "\u00e9"]}');
+    const text = dumpsPy(value, PY_RESPONSE_JSON);
+    expect(text).toBe('{"2":-0.0,"1":[1.0,"\u00e9"]}');
+    const spelled = new SpelledPyJson(value, "<copied>", PY_RESPONSE_JSON);
+    expect(dumpsPy({ a: spelled, b: [spelled] }, PY_RESPONSE_JSON)).toBe('{"a":<copied>,"b":[<copied>]}');
+    expect(dumpsPy({ a: spelled }, { ...PY_RESPONSE_JSON })).toBe('{"a":<copied>}');
+    expect(dumpsPy({ a: spelled }, PY_SAMPLES_META_JSON)).toBe(`{"a":${text}}`);
+    expect(dumpsPy({ a: spelled }, PY_DEFAULT_JSON)).toBe('{"a": {"2": -0.0, "1": [1.0, "\\u00e9"]}}');
   });
 });

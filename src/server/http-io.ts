@@ -33,15 +33,21 @@ export function sendChunks(res: ServerResponse, status: number, chunks: readonly
  * spelling). A value Python refuses to write (NaN, Infinity) is a plain-text 500, as an exception there is.
  */
 export function sendJson(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
+  sendJsonText(res, status, payload, headers);
+}
+
+/** {@link sendJson}, returning the JSON text written (undefined when the answer was the 500). */
+export function sendJsonText(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): string | undefined {
   let text: string;
   try {
     text = dumpsPy(payload, PY_RESPONSE_JSON);
   } catch (error) {
     if (!(error instanceof PyJsonWriteError)) throw error;
     sendText(res, 500, "Internal Server Error");
-    return;
+    return undefined;
   }
   sendBytes(res, status, text, { ...headers, "content-type": "application/json" });
+  return text;
 }
 
 /**

@@ -16,15 +16,31 @@ const TYPED_ARRAY_HEADER = 20 * SLOT;
 
 const roundUp = (bytes: number): number => Math.ceil(bytes / SLOT) * SLOT;
 
+// eslint-disable-next-line no-control-regex -- the Latin-1 range is exactly what is being tested
+const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;
+/** Up to this many characters a string is checked by a loop (cheaper than a regex call for a short string). */
+const SHORT_STRING = 32;
+
 function stringBytes(text: string): number {
   // One byte per character when every code unit fits Latin-1, else two (V8's one- and two-byte strings).
-  // eslint-disable-next-line no-control-regex -- the Latin-1 range is exactly what is being tested
-  const oneByte = !/[^\u0000-\u00ff]/.test(text);
-  return STRING_HEADER + roundUp(text.length * (oneByte ? 1 : 2));
+  const length = text.length;
+  let oneByte = true;
+  if (length <= SHORT_STRING) {
+    for (let i = 0; i < length; i++) {
+      if (text.charCodeAt(i) > 0xff) {
+        oneByte = false;
+        break;
+      }
+    }
+  } else {
+    oneByte = !BEYOND_LATIN1.test(text);
+  }
+  return STRING_HEADER + roundUp(length * (oneByte ? 1 : 2));
 }
 
+/** True for a number V8 keeps unboxed (a Smi: a 32-bit integer, not -0). */
 function isSmallInteger(value: number): boolean {
-  return Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31 && !Object.is(value, -0);
+  return (value | 0) === value && (value !== 0 || 1 / value > 0);
 }
 
 /**
@@ -43,7 +59,7 @@ export function retainedBytes(roots: readonly unknown[], seen: Set<object> = new
       continue;
     }
     if (typeof value === "bigint") {
-      total += STRING_HEADER + roundUp(Math.ceil(value.toString(16).length / 2));
+      total += bigintBytes(value);
       continue;
     }
     if (value === null || typeof value !== "object") continue;
@@ -55,24 +71,38 @@ export function retainedBytes(roots: readonly unknown[], seen: Set<object> = new
     }
     if (Array.isArray(value)) {
       const items = value as unknown[];
-      total += ARRAY_HEADER + SLOT * items.length;
+      const length = items.length;
+      total += ARRAY_HEADER + SLOT * length;
       // An array of numbers only is a packed double (or small-integer) array: its numbers sit in the slots.
-      const numeric = items.every((item) => typeof item === "number");
-      for (const item of items) {
+      let numeric = true;
+      let boxed = 0;
+      for (let i = 0; i < length; i++) {
+        const item = items[i];
         if (typeof item === "number") {
-          if (!numeric && !isSmallInteger(item)) total += HEAP_NUMBER;
-        } else stack.push(item);
+          if (!isSmallInteger(item)) boxed += 1;
+        } else {
+          numeric = false;
+          if (typeof item === "string") total += stringBytes(item);
+          else if (typeof item === "object" || typeof item === "bigint") stack.push(item);
+        }
       }
+      if (!numeric) total += HEAP_NUMBER * boxed;
       continue;
     }
-    const keys = Object.keys(value);
-    total += OBJECT_HEADER + SLOT * keys.length;
-    for (const key of keys) {
-      const field = (value as Record<string, unknown>)[key];
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const field = record[key];
+      total += SLOT;
       if (typeof field === "number") {
         if (!isSmallInteger(field)) total += HEAP_NUMBER;
-      } else stack.push(field);
+      } else if (typeof field === "string") total += stringBytes(field);
+      else if (typeof field === "object" || typeof field === "bigint") stack.push(field);
     }
+    total += OBJECT_HEADER;
   }
   return total;
+}
+
+function bigintBytes(value: bigint): number {
+  return STRING_HEADER + roundUp(Math.ceil(value.toString(16).length / 2));
 }

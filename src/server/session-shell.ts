@@ -1,13 +1,13 @@
 // Request handling of the reference session server (SPEC §6): routes, the TITO chat proxy flow and the raw proxy.
 // Version-specific behaviour lives behind the TrajectoryPolicy seam; this module only does transport and order.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { dumpsPy, PY_DEFAULT_JSON } from "../wire/py-json";
+import { dumpsPy, PY_DEFAULT_JSON, PY_RESPONSE_JSON, SpelledPyJson } from "../wire/py-json";
 import { encodeSamplesChunks } from "../wire/samples-codec";
 import { normalizeChatRequest, parseJsonBody, parseSamplesBody } from "./chat-request";
 import { readSplitTurns } from "./split-turns";
 import { extractCompletion, renderFakeStream, stripReplayPayloads } from "./chat-reply";
 import { BodyTooLargeError, readBoundedBody } from "./bounded-body";
-import { passThroughHeaders, sendBytes, sendChunks, sendEmpty, sendError, sendErrorText, sendJson, sendUpstreamReply } from "./http-io";
+import { passThroughHeaders, sendBytes, sendChunks, sendEmpty, sendError, sendErrorText, sendJson, sendJsonText, sendUpstreamReply } from "./http-io";
 import type { AnyTrajectoryPolicy, PolicyContext, PolicyLogger } from "./policy";
 import { packageVersion } from "./package-version";
 import { SampleAssemblyError } from "./samples/assembly-error";
@@ -62,6 +62,19 @@ const recordCharges = new WeakMap<SessionRecord, number>();
 
 function sessionNotFound(id: string): SessionHttpError {
   return new SessionHttpError(404, `session not found: session_id=${id}`);
+}
+
+/**
+ * The compact text each stored upstream reply was sent to the client as (records never change once committed), so
+ * `GET /sessions/{id}` copies it instead of spelling the reply's log-probs again. Weak: it goes with the record.
+ */
+const spelledResponses = new WeakMap<object, string>();
+
+/** A record as `GET /sessions/{id}` writes it: its response as the text already sent, when there is one. */
+function withSpelledResponse(record: SessionRecord): SessionRecord {
+  const text = record.response === undefined ? undefined : spelledResponses.get(record.response);
+  if (text === undefined) return record;
+  return { ...record, response: new SpelledPyJson(record.response, text, PY_RESPONSE_JSON) as unknown as SessionRecord["response"] };
 }
 
 /** Routes requests and runs the chat proxy around the policy. One per server; owns the session table. */
@@ -177,7 +190,7 @@ export class SessionShell {
   private getSession(res: ServerResponse, id: string): void {
     const entry = this.live(id);
     const view = this.policy.view(entry.state, this.ctx);
-    sendJson(res, 200, { session_id: id, records: view.records, metadata: view.metadata });
+    sendJson(res, 200, { session_id: id, records: view.records.map(withSpelledResponse), metadata: view.metadata });
   }
 
   private async deleteSession(res: ServerResponse, id: string): Promise<void> {
@@ -306,7 +319,9 @@ export class SessionShell {
     }
     const headersOut = passThroughHeaders(result.headers);
     delete headersOut["content-type"];
-    sendJson(res, 200, stripReplayPayloads(completion.response), headersOut);
+    const reply = stripReplayPayloads(completion.response);
+    const text = sendJsonText(res, 200, reply, headersOut);
+    if (text !== undefined && reply === completion.response) spelledResponses.set(reply, text);
   }
 
   private async proxy(req: IncomingMessage, res: ServerResponse, id: string, path: string, method: string, query: string, body: Buffer): Promise<void> {

@@ -413,6 +413,26 @@ export const PY_SAMPLES_META_JSON: PyDumpsOptions = Object.freeze({ ensureAscii:
 /** transformers' `tojson` filter with no arguments: `json.dumps(x, ensure_ascii=False)`. */
 export const PY_TOJSON: PyDumpsOptions = Object.freeze({ ensureAscii: false, compact: false, allowNan: true });
 
+/**
+ * A value with the text {@link dumpsPy} already wrote for it under `options`: written again with those options, the
+ * text is copied instead of spelled anew (with any other options the value is spelled). The value must not change
+ * after it was written, and must nest shallowly enough for the depth limit wherever it is placed.
+ */
+export class SpelledPyJson {
+  constructor(
+    /** The value the text spells. */
+    readonly value: unknown,
+    /** `dumpsPy(value, options)`. */
+    readonly text: string,
+    /** The settings the text was written with. */
+    readonly options: PyDumpsOptions,
+  ) {}
+}
+
+function sameDumpsOptions(a: PyDumpsOptions, b: PyDumpsOptions): boolean {
+  return a === b || (a.ensureAscii === b.ensureAscii && a.compact === b.compact && a.allowNan === b.allowNan);
+}
+
 /** Thrown by {@link dumpsPy} where Python's `json.dumps` raises (NaN with allow_nan=False, a non-JSON value). */
 export class PyJsonWriteError extends Error {
   override readonly name = "PyJsonWriteError";
@@ -422,12 +442,6 @@ const NON_ASCII = /[\u007f-\uffff]/g;
 
 function asciiEscape(char: string): string {
   return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
-}
-
-/** A JSON string literal as `json.dumps` spells it. */
-function dumpsPyString(value: string, ensureAscii: boolean): string {
-  const text = JSON.stringify(value);
-  return ensureAscii ? text.replace(NON_ASCII, asciiEscape) : text;
 }
 
 /** A JS number as Python sees it in our model: an int when integral (and not -0), else a float. */
@@ -464,6 +478,111 @@ export function isNativeSpelledNumberArray(array: readonly unknown[]): boolean {
  * @throws PyJsonWriteError for NaN/Infinity when `allowNan` is false, and for values JSON cannot hold
  */
 export function dumpsPy(value: unknown, options: PyDumpsOptions): string {
+  // Python's default separators cannot come out of JSON.stringify for less than the recursive writer costs.
+  if (options.compact) {
+    const zeros: unknown[] = [];
+    if (isNativeSpelledValue(value, 0, zeros)) {
+      const text = zeros.length === 0 ? JSON.stringify(value) : stringifyMarkingNegativeZeros(value, zeros);
+      // Non-ASCII characters only occur inside strings and keys, so escaping the whole text escapes exactly those.
+      if (text !== undefined) return options.ensureAscii ? text.replace(NON_ASCII, asciiEscape) : text;
+    }
+  }
+  return dumpsPyWriter(value, options);
+}
+
+/** Deepest container nesting the writer accepts (Python raises RecursionError well before JS's stack runs out). */
+const MAX_WRITE_DEPTH = 1000;
+
+/**
+ * Stands in for each `-0` (a log-prob of certainty, which JSON.stringify would write `0`) during a native write: a
+ * double, so the container keeps its storage kind, whose text is then replaced by `-0.0`. The scan refuses values
+ * that already hold it, and a text holding it anywhere else (inside a string) takes the writer.
+ */
+const NEGATIVE_ZERO_MARK = -1.2345678901234567e-301;
+const NEGATIVE_ZERO_MARK_TEXT = String(NEGATIVE_ZERO_MARK);
+
+/**
+ * `JSON.stringify(value)` with each `-0` at `zeros` (container, key pairs) written `-0.0`: the slots hold the mark
+ * during the call and get `-0` back before it returns. Undefined when a slot is not a plain writable data property
+ * or the mark's text turns up elsewhere; the writer then runs.
+ */
+function stringifyMarkingNegativeZeros(value: unknown, zeros: unknown[]): string | undefined {
+  for (let i = 0; i < zeros.length; i += 2) {
+    const descriptor = Object.getOwnPropertyDescriptor(zeros[i], zeros[i + 1] as PropertyKey);
+    if (descriptor === undefined || descriptor.writable !== true || Object.isFrozen(zeros[i])) return undefined;
+  }
+  let text: string;
+  try {
+    for (let i = 0; i < zeros.length; i += 2) (zeros[i] as Record<PropertyKey, number>)[zeros[i + 1] as PropertyKey] = NEGATIVE_ZERO_MARK;
+    text = JSON.stringify(value);
+  } finally {
+    for (let i = 0; i < zeros.length; i += 2) (zeros[i] as Record<PropertyKey, number>)[zeros[i + 1] as PropertyKey] = -0;
+  }
+  const parts = text.split(NEGATIVE_ZERO_MARK_TEXT);
+  return parts.length - 1 === zeros.length / 2 ? parts.join("-0.0") : undefined;
+}
+
+/**
+ * True when `JSON.stringify` writes `node` exactly as {@link dumpsPyWriter} does with compact separators, once each
+ * `-0` it holds is spelled `-0.0` (their container and key are pushed onto `zeros`): only strings, booleans, null,
+ * numbers {@link isNativeSpelledNumber}, arrays and plain objects (prototype `Object.prototype` or null, no
+ * remembered key order, no `toJSON`), nested at most {@link MAX_WRITE_DEPTH} deep. Builds no text and stops at the
+ * first value it cannot vouch for (a marker, a bigint, a function, a class instance), which the writer then spells
+ * or refuses.
+ */
+function isNativeSpelledValue(node: unknown, depth: number, zeros: unknown[]): boolean {
+  switch (typeof node) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return isNativeSpelledNumber(node);
+    case "object":
+      break;
+    default:
+      return false;
+  }
+  if (node === null) return true;
+  if (depth > MAX_WRITE_DEPTH || (node as { toJSON?: unknown }).toJSON !== undefined) return false;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const item: unknown = node[i];
+      if (typeof item === "number") {
+        if (isNativeSpelledNumber(item)) continue;
+        if (item !== 0) return false;
+        zeros.push(node, i);
+      } else if (item !== undefined && !isNativeSpelledValue(item, depth + 1, zeros)) {
+        return false; // a hole or an undefined item is null in both writers
+      }
+    }
+    return true;
+  }
+  const prototype: unknown = Object.getPrototypeOf(node);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  const record = node as Record<string | typeof PY_KEY_ORDER, unknown>;
+  if (record[PY_KEY_ORDER] !== undefined) return false;
+  for (const key in record) {
+    const item = record[key];
+    if (typeof item === "number") {
+      if (isNativeSpelledNumber(item)) continue;
+      if (item !== 0) return false;
+      zeros.push(node, key);
+    } else if (item !== undefined && !isNativeSpelledValue(item, depth + 1, zeros)) {
+      return false; // both writers skip an undefined value; a function is skipped by JSON.stringify but refused by Python
+    }
+  }
+  return true;
+}
+
+/** A number `JSON.stringify` spells as Python's repr of our model's value: a safe int (not -0), a float in [1e-4, 1e16). */
+function isNativeSpelledNumber(x: number): boolean {
+  if (Number.isInteger(x)) return x === 0 ? 1 / x > 0 : Number.isSafeInteger(x);
+  const magnitude = x < 0 ? -x : x;
+  return magnitude >= 1e-4 && magnitude < 1e16;
+}
+
+/** The recursive writer behind {@link dumpsPy}: every value it accepts, in Python's spelling (tests compare the two). */
+export function dumpsPyWriter(value: unknown, options: PyDumpsOptions): string {
   const itemSep = options.compact ? "," : ", ";
   const keySep = options.compact ? ":" : ": ";
   // Keys repeat across records (`token`, `logprob`, ...): each is spelled once per call.
@@ -471,7 +590,7 @@ export function dumpsPy(value: unknown, options: PyDumpsOptions): string {
   const spellKey = (key: string): string => {
     let spelled = spelledKeys.get(key);
     if (spelled === undefined) {
-      spelled = dumpsPyString(key, options.ensureAscii) + keySep;
+      spelled = JSON.stringify(key) + keySep;
       spelledKeys.set(key, spelled);
     }
     return spelled;
@@ -479,7 +598,7 @@ export function dumpsPy(value: unknown, options: PyDumpsOptions): string {
   const write = (node: unknown, depth: number): string => {
     switch (typeof node) {
       case "string":
-        return dumpsPyString(node, options.ensureAscii);
+        return JSON.stringify(node);
       case "number":
         return dumpsNumber(node, options);
       case "boolean":
@@ -492,7 +611,7 @@ export function dumpsPy(value: unknown, options: PyDumpsOptions): string {
         throw new PyJsonWriteError(`Object of type ${typeof node} is not JSON serializable`);
     }
     if (node === null) return "null";
-    if (depth > 1000) throw new PyJsonWriteError("maximum recursion depth exceeded while encoding a JSON object");
+    if (depth > MAX_WRITE_DEPTH) throw new PyJsonWriteError("maximum recursion depth exceeded while encoding a JSON object");
     if (Array.isArray(node)) {
       if (node.length === 0) return "[]";
       if (isNativeSpelledNumberArray(node)) return options.compact ? JSON.stringify(node) : `[${node.join(", ")}]`;
@@ -504,6 +623,7 @@ export function dumpsPy(value: unknown, options: PyDumpsOptions): string {
       }
       return `${text}]`;
     }
+    if (node instanceof SpelledPyJson) return sameDumpsOptions(node.options, options) ? node.text : write(node.value, depth);
     if (node instanceof PyFloat) return node.value === 0 || Number.isFinite(node.value) ? pythonFloatRepr(node.value) : dumpsNumber(node.value, options);
     if (node instanceof PyBigInt) return node.value.toString();
     const record = node as Record<string | typeof PY_KEY_ORDER, unknown>;
@@ -520,5 +640,7 @@ export function dumpsPy(value: unknown, options: PyDumpsOptions): string {
     }
     return `${text}}`;
   };
-  return write(value, 0);
+  const text = write(value, 0);
+  // Strings and keys are spelled by JSON.stringify, and only they can hold non-ASCII characters: one pass escapes all.
+  return options.ensureAscii ? text.replace(NON_ASCII, asciiEscape) : text;
 }
