@@ -6,10 +6,15 @@ import { loadTokenizer } from "../../src/tokenizer/load";
 
 test("the stats recorder keeps the newest maxLogEntries requests and counts the dropped ones until reset", () => {
   const stats = new BackendStatsRecorder({ maxLogEntries: 3 });
-  for (let i = 0; i < 5; i += 1) stats.record("POST", "/generate", { i });
+  for (let i = 0; i < 5; i += 1) stats.record("POST", "/generate", JSON.stringify({ i }));
   expect(stats.requestLog).toEqual([{ i: 2 }, { i: 3 }, { i: 4 }]);
   expect(stats.requests.map((entry) => entry.body)).toEqual([{ i: 2 }, { i: 3 }, { i: 4 }]);
-  expect(stats.droppedRequests).toBe(2);
+  // each body is parsed once, on first read, and is the same object in both views from then on
+  expect(stats.requests[0].body).toBe(stats.requestLog[0]);
+  stats.record("POST", "/generate", "[1]");
+  stats.record("POST", "/generate", "{not json");
+  expect(stats.requestLog.slice(-2)).toEqual([{ invalid_body: "[1]" }, { invalid_body: "{not json" }]);
+  expect(stats.droppedRequests).toBe(4);
   stats.reset();
   expect([stats.requestLog.length, stats.droppedRequests]).toEqual([0, 0]);
   expect(() => new BackendStatsRecorder({ maxLogEntries: -1 })).toThrow("maxLogEntries must be a non-negative integer, got -1");

@@ -109,23 +109,21 @@ export function buildBackendHandlers(options: LazyBackendOptions): { handlers: R
 /** Logs a request to a path the backend does not serve and answers 404 (shared with the bridge). */
 export async function unknownPathResponse(stats: BackendStatsRecorder, request: Request): Promise<Response> {
   const path = new URL(request.url).pathname;
-  const entry = stats.record(request.method, path, bodyForLog(await request.text()).logged);
+  const entry = stats.record(request.method, path, await request.text());
   entry.status = 404;
   return errorResponse(404, notFoundMessage(request.method, path));
 }
 
-function bodyForLog(text: string): { logged: Record<string, unknown>; parsed?: Record<string, unknown>; problem?: string } {
+/** The request body the handler answers (the log keeps the text and parses its own copy when read). */
+function parseRequestBody(text: string): { parsed?: Record<string, unknown>; problem?: string } {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { logged: { invalid_body: text }, problem: `request body is not valid JSON (${(error as Error).message})` };
+    return { problem: `request body is not valid JSON (${(error as Error).message})` };
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    return { logged: { invalid_body: text }, problem: "request body must be a JSON object" };
-  }
-  const parsed = value as Record<string, unknown>;
-  return { logged: parsed, parsed };
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return { problem: "request body must be a JSON object" };
+  return { parsed: value as Record<string, unknown> };
 }
 
 const ID_POOL_BYTES = 4096;
@@ -172,8 +170,8 @@ class MockEngine {
 
   /** The reply to a generation request, whichever transport brought it (msw's Request or the bridge's socket). */
   async answerGeneration(path: GenerationPath, method: string, bodyText: string, headers: Headers): Promise<MockReply> {
-    const { logged, parsed, problem } = bodyForLog(bodyText);
-    const entry = this.stats.record(method, path, logged);
+    const { parsed, problem } = parseRequestBody(bodyText);
+    const entry = this.stats.record(method, path, bodyText);
     const reply = await this.reply(path, parsed, problem, headers);
     entry.status = reply.status;
     return reply;

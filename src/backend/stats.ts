@@ -28,9 +28,40 @@ export interface BackendRequestEntry {
   method: string;
   path: string;
   /** The same object as the matching `requestLog` entry. */
-  body: Record<string, unknown>;
+  readonly body: Record<string, unknown>;
   /** Reply status, or undefined while the request is in flight. */
   status?: number;
+}
+
+/**
+ * A logged request body kept as its text and parsed on first read: a run of thousands of calls then keeps one flat
+ * string per request instead of a tree of objects that every garbage collection has to trace and copy.
+ */
+class LoggedRequest implements BackendRequestEntry {
+  status?: number;
+  private parsed: Record<string, unknown> | undefined;
+
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    private readonly text: string,
+  ) {}
+
+  get body(): Record<string, unknown> {
+    this.parsed ??= loggedBody(this.text);
+    return this.parsed;
+  }
+}
+
+/** A body as the log shows it: a JSON object as parsed, anything else as `{invalid_body: <raw text>}`. */
+function loggedBody(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { invalid_body: text };
+  }
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : { invalid_body: text };
 }
 
 /** Requests the mock keeps in its log by default; older entries are dropped (and counted) beyond it. */
@@ -44,8 +75,7 @@ export interface BackendStatsOptions {
 
 /** The writable side of {@link BackendStats}; pass one to several handler sets to pool their stats. */
 export class BackendStatsRecorder implements BackendStats {
-  readonly requestLog: Record<string, unknown>[] = [];
-  readonly requests: BackendRequestEntry[] = [];
+  private readonly entries: LoggedRequest[] = [];
   private inFlight = 0;
   private peak = 0;
   private dropped = 0;
@@ -55,6 +85,16 @@ export class BackendStatsRecorder implements BackendStats {
     const limit = options.maxLogEntries ?? DEFAULT_MAX_LOG_ENTRIES;
     if (!Number.isSafeInteger(limit) || limit < 0) throw new Error(`maxLogEntries must be a non-negative integer, got ${String(limit)}`);
     this.maxLogEntries = limit;
+  }
+
+  /** Logged bodies in arrival order (each parsed on first read, then the same object every time). */
+  get requestLog(): Record<string, unknown>[] {
+    return this.entries.map((entry) => entry.body);
+  }
+
+  /** Logged requests in arrival order. */
+  get requests(): readonly BackendRequestEntry[] {
+    return this.entries;
   }
 
   /** Entries dropped from the log since the last reset. */
@@ -74,21 +114,18 @@ export class BackendStatsRecorder implements BackendStats {
 
   /** Clears logs; in-flight requests keep counting. */
   reset(): void {
-    this.requestLog.length = 0;
-    this.requests.length = 0;
+    this.entries.length = 0;
     this.dropped = 0;
     this.peak = this.inFlight;
   }
 
-  /** Logs a request and returns its entry so the caller can set the status later. */
-  record(method: string, path: string, body: Record<string, unknown>): BackendRequestEntry {
-    const entry: BackendRequestEntry = { method, path, body };
-    this.requestLog.push(body);
-    this.requests.push(entry);
-    if (this.requests.length > this.maxLogEntries) {
-      const excess = this.requests.length - this.maxLogEntries;
-      this.requestLog.splice(0, excess);
-      this.requests.splice(0, excess);
+  /** Logs a request by its body text and returns its entry so the caller can set the status later. */
+  record(method: string, path: string, bodyText: string): BackendRequestEntry {
+    const entry = new LoggedRequest(method, path, bodyText);
+    this.entries.push(entry);
+    if (this.entries.length > this.maxLogEntries) {
+      const excess = this.entries.length - this.maxLogEntries;
+      this.entries.splice(0, excess);
       this.dropped += excess;
     }
     return entry;
