@@ -17,6 +17,8 @@ const LONE_SURROGATE = /\p{Cs}/u;
  * cycles and nesting beyond {@link MAX_WIRE_JSON_DEPTH}. `fail` must throw.
  */
 export function stringifyExactJson(value: unknown, path: string, fail: (path: string, problem: string) => never): string {
+  // Data JSON.stringify spells exactly as the writer below does takes it; anything else (and every refusal) the writer.
+  if (isNativeExactValue(value, 0)) return JSON.stringify(value);
   const ancestors = new Set<object>();
   /** Keys and indices from `value` down to the node being written; turned into a path string only on failure. */
   const trail: (string | number)[] = [];
@@ -90,6 +92,43 @@ export function isPlainObject(value: object): boolean {
   if (Object.getPrototypeOf(proto) !== null || Object.prototype.toString.call(value) !== "[object Object]") return false;
   const ctor = (proto as { constructor?: unknown }).constructor;
   return typeof ctor === "function" && ctor.name === "Object";
+}
+
+/**
+ * True when `JSON.stringify(value)` is the text {@link stringifyExactJson}'s writer produces and the writer would refuse
+ * nothing: strings and keys without lone surrogates, booleans, null, safe ints other than -0, finite non-integral
+ * numbers with 1e-4 <= |x| < 1e16 (JS and Python print the same shortest digits there), hole-free arrays and plain
+ * objects without a remembered key order or an undefined value, nested less than {@link MAX_WIRE_JSON_DEPTH} deep
+ * (so a cycle is left to the writer, which names it).
+ */
+function isNativeExactValue(node: unknown, depth: number): boolean {
+  switch (typeof node) {
+    case "string":
+      return !LONE_SURROGATE.test(node);
+    case "boolean":
+      return true;
+    case "number": {
+      if (Number.isInteger(node)) return node === 0 ? 1 / node > 0 : Number.isSafeInteger(node);
+      const magnitude = node < 0 ? -node : node;
+      return magnitude >= 1e-4 && magnitude < 1e16;
+    }
+    case "object":
+      break;
+    default:
+      return false;
+  }
+  if (node === null) return true;
+  if (depth >= MAX_WIRE_JSON_DEPTH - 1 || node instanceof PyFloat || node instanceof PyBigInt) return false;
+  if (Array.isArray(node)) {
+    if ((node as { toJSON?: unknown }).toJSON !== undefined) return false;
+    for (let i = 0; i < node.length; i++) if (!(i in node) || !isNativeExactValue(node[i], depth + 1)) return false;
+    return true;
+  }
+  if (!isPlainObject(node) || (node as { [PY_KEY_ORDER]?: unknown })[PY_KEY_ORDER] !== undefined) return false;
+  for (const key of Object.keys(node)) {
+    if (LONE_SURROGATE.test(key) || !isNativeExactValue((node as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
 }
 
 /** True for a non-null, non-array object that is not a kinded number ({@link PyFloat}, {@link PyBigInt}): what JSON calls an object. */
