@@ -14,8 +14,11 @@ export function cloneJson<T>(value: T): T {
   if (value === null || typeof value !== "object" || value instanceof PyFloat || value instanceof PyBigInt) return value;
   if (Array.isArray(value)) return value.map((item: unknown) => cloneJson(item)) as T;
   const copy: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    Object.defineProperty(copy, key, { value: cloneJson(item), writable: true, enumerable: true, configurable: true });
+  for (const key of Object.keys(value)) {
+    const item = cloneJson((value as Record<string, unknown>)[key]);
+    // plain assignment keeps the copy a fast object; only `__proto__` needs a definition to stay a data key
+    if (key === "__proto__") Object.defineProperty(copy, key, { value: item, writable: true, enumerable: true, configurable: true });
+    else copy[key] = item;
   }
   const order = (value as { [PY_KEY_ORDER]?: readonly string[] })[PY_KEY_ORDER];
   if (order !== undefined)
