@@ -482,7 +482,7 @@ export function dumpsPy(value: unknown, options: PyDumpsOptions): string {
   if (options.compact) {
     const zeros: unknown[] = [];
     if (isNativeSpelledValue(value, 0, zeros)) {
-      const text = zeros.length === 0 ? JSON.stringify(value) : stringifyMarkingNegativeZeros(value, zeros);
+      const text = zeros.length === 0 ? nativeStringify(value) : stringifyMarkingNegativeZeros(value, zeros);
       // Non-ASCII characters only occur inside strings and keys, so escaping the whole text escapes exactly those.
       if (text !== undefined) return options.ensureAscii ? text.replace(NON_ASCII, asciiEscape) : text;
     }
@@ -511,15 +511,25 @@ function stringifyMarkingNegativeZeros(value: unknown, zeros: unknown[]): string
     const descriptor = Object.getOwnPropertyDescriptor(zeros[i], zeros[i + 1] as PropertyKey);
     if (descriptor === undefined || descriptor.writable !== true || Object.isFrozen(zeros[i])) return undefined;
   }
-  let text: string;
+  let text: string | undefined;
   try {
     for (let i = 0; i < zeros.length; i += 2) (zeros[i] as Record<PropertyKey, number>)[zeros[i + 1] as PropertyKey] = NEGATIVE_ZERO_MARK;
-    text = JSON.stringify(value);
+    text = nativeStringify(value);
   } finally {
     for (let i = 0; i < zeros.length; i += 2) (zeros[i] as Record<PropertyKey, number>)[zeros[i + 1] as PropertyKey] = -0;
   }
+  if (text === undefined) return undefined;
   const parts = text.split(NEGATIVE_ZERO_MARK_TEXT);
   return parts.length - 1 === zeros.length / 2 ? parts.join("-0.0") : undefined;
+}
+
+/** `JSON.stringify(value)` for a value the scan passed, or undefined should the native writer give up (its stack). */
+function nativeStringify(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined; // the recursive writer answers instead, with Python's error where there is one
+  }
 }
 
 /**
