@@ -519,8 +519,10 @@ function stringifyMarkingNegativeZeros(value: unknown, zeros: unknown[]): string
     for (let i = 0; i < zeros.length; i += 2) (zeros[i] as Record<PropertyKey, number>)[zeros[i + 1] as PropertyKey] = -0;
   }
   if (text === undefined) return undefined;
-  const parts = text.split(NEGATIVE_ZERO_MARK_TEXT);
-  return parts.length - 1 === zeros.length / 2 ? parts.join("-0.0") : undefined;
+  // the mark must occur exactly once per -0 (counted without splitting the text): then every one of them is a -0
+  let marks = 0;
+  for (let at = text.indexOf(NEGATIVE_ZERO_MARK_TEXT); at !== -1; at = text.indexOf(NEGATIVE_ZERO_MARK_TEXT, at + NEGATIVE_ZERO_MARK_TEXT.length)) marks += 1;
+  return marks === zeros.length / 2 ? text.replaceAll(NEGATIVE_ZERO_MARK_TEXT, "-0.0") : undefined;
 }
 
 /** `JSON.stringify(value)` for a value the scan passed, or undefined should the native writer give up (its stack). */
