@@ -14,7 +14,9 @@ const STOP_GRACE_MS = 5_000;
 /**
  * The parties. `mock <latencyMs>` and `servers <backendUrl>` are this package's; `bare-backend <latencyMs>` answers
  * every request, after the latency, with a fixed body of the byte length its `x-reply-bytes` header names, and
- * `bare-proxy <backendUrl>` forwards each request unchanged over an undici Pool and pipes the reply back.
+ * `bare-proxy <backendUrl>` forwards each request unchanged over an undici Pool and pipes the reply back, except one
+ * marked `x-bare-local` (a session route: create, view, collect, delete), which it answers itself with a fixed body
+ * of the named length, as a session server answers those without the backend.
  */
 export type PartyRole = "mock" | "servers" | "bare-backend" | "bare-proxy";
 
@@ -56,6 +58,7 @@ function closeServer(server: http.Server): Promise<void> {
 /** Fixed reply bodies by size, built once: the bare backend does no per-request work beyond reading the request. */
 const fixedBodies = new Map<number, Buffer>();
 function fixedBody(bytes: number): Buffer {
+  if (bytes <= 0) return Buffer.alloc(0);
   let body = fixedBodies.get(bytes);
   if (body === undefined) {
     const padding = Math.max(0, bytes - '{"text":""}'.length);
@@ -85,6 +88,11 @@ async function startBareProxy(backendUrl: string): Promise<RunningParty> {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.once("end", () => {
+      if (request.headers["x-bare-local"] !== undefined) {
+        const body = fixedBody(Number(request.headers["x-reply-bytes"] ?? "0"));
+        response.writeHead(200, { "content-type": "application/json", "content-length": body.length }).end(body);
+        return;
+      }
       upstream
         .request({ path: request.url ?? "/", method: request.method as "POST", headers: request.headers, body: Buffer.concat(chunks) })
         .then(async (reply) => {

@@ -1,5 +1,6 @@
 // Benchmark of the end-to-end parity run against its floor: N concurrent weather trajectories per version, wall time
-// over the latency floor (9 sequential calls x 50 ms) and CPU per chat call per party, beside a bare node:http chain.
+// over the latency floor (9 sequential calls x 50 ms) and CPU per chat call per party, beside a bare node:http chain
+// replaying the same requests.
 import { channel } from "node:diagnostics_channel";
 import { PerformanceObserver } from "node:perf_hooks";
 import { request } from "undici";
@@ -53,10 +54,17 @@ for (const name of ONLY_LAYOUTS) {
 }
 const LAYOUTS = ALL_LAYOUTS.filter((name) => name === "three processes" || ONLY_LAYOUTS.length === 0 || ONLY_LAYOUTS.includes(name));
 
-/** One chat call of a recorded trajectory: the agent's request body and the byte length of our server's reply. */
+/**
+ * One request of a recorded trajectory: what the fixture sent and the byte length of our server's reply. `local` marks
+ * a session route (create, view, collect, delete), which a session server answers without the backend.
+ */
 interface RecordedCall {
-  body: Buffer;
+  method: "POST" | "GET" | "DELETE";
+  /** Path on the bare proxy: `/v1/chat/completions` for a chat call, the session route otherwise. */
+  path: string;
+  body: Buffer | undefined;
   replyBytes: number;
+  local: boolean;
 }
 
 /** The parties' CPU (ms) and peak RSS (MB) over one timed run; `client` is this process. */
@@ -133,15 +141,18 @@ async function startBareChain(): Promise<BareChain> {
 }
 
 /**
- * Runs one trajectory through our fixture and records what its agent sent (undici's request-create channel), then
- * replays those bodies in a fresh session with the same client library to learn each reply's size.
+ * Runs one trajectory through our fixture and records every request it sent (undici's request-create channel): the
+ * session's create, the agent's chat calls, the view, the collect and the delete. Then replays them in a fresh
+ * session with the same client library to learn each reply's size.
  */
 async function recordTrajectory(serverUrl: string, version: Version): Promise<RecordedCall[]> {
-  const bodies: Buffer[] = [];
+  const sent: { method: string; path: string; body: Buffer | undefined }[] = [];
   const created = channel("undici:request:create");
+  const serverOrigin = new URL(serverUrl).origin;
   const onCreate = (message: unknown): void => {
-    const { request: created } = message as { request: { path: string; method: string; body: unknown } };
-    if (created.method === "POST" && created.path.endsWith("/v1/chat/completions") && Buffer.isBuffer(created.body)) bodies.push(created.body);
+    const { request: created } = message as { request: { origin: string; path: string; method: string; body: unknown } };
+    if (String(created.origin) !== serverOrigin) return;
+    sent.push({ method: created.method, path: created.path, body: Buffer.isBuffer(created.body) ? created.body : undefined });
   };
   created.subscribe(onCreate);
   try {
@@ -149,31 +160,44 @@ async function recordTrajectory(serverUrl: string, version: Version): Promise<Re
   } finally {
     created.unsubscribe(onCreate);
   }
-  if (bodies.length !== CALLS) throw new Error(`recorded ${bodies.length} chat calls, expected ${CALLS}`);
-  const session = (await (
-    await request(`${serverUrl}/sessions`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } })
-  ).body.json()) as { session_id: string };
+  const chats = sent.filter((call) => call.path.endsWith("/v1/chat/completions"));
+  if (chats.length !== CALLS) throw new Error(`recorded ${chats.length} chat calls, expected ${CALLS}`);
+  const routes = sent.map((call) => `${call.method} ${call.path.replace(/\/sessions\/[^/]+/, "/sessions/{id}")}`).join(", ");
+  const expected = [
+    "POST /sessions",
+    ...chats.map(() => "POST /sessions/{id}/v1/chat/completions"),
+    "GET /sessions/{id}",
+    "POST /sessions/{id}/samples",
+    "DELETE /sessions/{id}",
+  ];
+  if (routes !== expected.join(", ")) throw new Error(`recorded requests ${routes}, expected ${expected.join(", ")}`);
+
   const calls: RecordedCall[] = [];
-  for (const body of bodies) {
-    const reply = await request(`${serverUrl}/sessions/${session.session_id}/v1/chat/completions`, {
-      method: "POST",
-      body,
-      headers: { "content-type": "application/json" },
-    });
-    calls.push({ body, replyBytes: (await reply.body.arrayBuffer()).byteLength });
-  }
-  await (await request(`${serverUrl}/sessions/${session.session_id}`, { method: "DELETE" })).body.dump();
+  const replay = async (method: RecordedCall["method"], path: string, body: Buffer | undefined, local: boolean, barePath: string): Promise<string> => {
+    const reply = await request(`${serverUrl}${path}`, { method, body, headers: body === undefined ? {} : { "content-type": "application/json" } });
+    const bytes = Buffer.from(await reply.body.arrayBuffer());
+    calls.push({ method, path: barePath, body, replyBytes: bytes.length, local });
+    return bytes.toString("utf8");
+  };
+  const sessionId = (JSON.parse(await replay("POST", "/sessions", sent[0].body, true, "/sessions")) as { session_id: string }).session_id;
+  const bareSession = "/sessions/bare";
+  for (const chat of chats) await replay("POST", `/sessions/${sessionId}/v1/chat/completions`, chat.body, false, "/v1/chat/completions");
+  await replay("GET", `/sessions/${sessionId}`, undefined, true, bareSession);
+  await replay("POST", `/sessions/${sessionId}/samples`, sent[sent.length - 2].body, true, `${bareSession}/samples`);
+  await replay("DELETE", `/sessions/${sessionId}`, undefined, true, bareSession);
   return calls;
 }
 
-/** The bare chain's trajectory: the recorded bodies, one after another, each reply read whole. */
+/**
+ * The bare chain's trajectory: the recorded requests, one after another, each reply read whole. A chat call goes
+ * through the proxy to the latency backend; a session route is answered by the proxy itself.
+ */
 async function bareTrajectory(url: string, calls: readonly RecordedCall[]): Promise<void> {
   for (const call of calls) {
-    const reply = await request(`${url}/v1/chat/completions`, {
-      method: "POST",
-      body: call.body,
-      headers: { "content-type": "application/json", "x-reply-bytes": String(call.replyBytes) },
-    });
+    const headers: Record<string, string> = { "x-reply-bytes": String(call.replyBytes) };
+    if (call.body !== undefined) headers["content-type"] = "application/json";
+    if (call.local) headers["x-bare-local"] = "1";
+    const reply = await request(`${url}${call.path}`, { method: call.method, body: call.body, headers });
     if (reply.statusCode !== 200) throw new Error(`bare chain answered ${reply.statusCode}`);
     await reply.body.text();
   }
@@ -273,7 +297,7 @@ function summarize(timed: Timed[]): Figures {
   };
 }
 
-type Key = `${number} ${Version | "bare"}`;
+type Key = `${number} ${Version | "bare" | "bare-chat"}`;
 
 async function measureLayout(name: Layout): Promise<Map<Key, Figures>> {
   const layout = await startLayout(name);
@@ -281,18 +305,22 @@ async function measureLayout(name: Layout): Promise<Map<Key, Figures>> {
   const results = new Map<Key, Figures>();
   try {
     const recorded = bare ? await recordTrajectory(layout.urls.v1, "v1") : [];
+    // The chain of the nine chat calls alone, the reference earlier versions of this bench compared against.
+    const recordedChats = recorded.filter((call) => !call.local);
     // Warm-up, excluded from every figure: tokenizer caches, JIT (the first rounds run ~15% slower), pools.
     for (let round = 0; round < WARMUP_ROUNDS; round++) {
       for (const version of VERSIONS) await timedRun(layout, version, WARMUP_TRAJECTORIES);
       if (bare) await timedBareRun(bare, recorded, WARMUP_TRAJECTORIES);
+      if (bare) await timedBareRun(bare, recordedChats, WARMUP_TRAJECTORIES);
     }
     // One untimed run at the largest size, so that every keep-alive pool (ours and the bare client's) holds as many
     // connections as a timed run uses: the first timed run would otherwise pay for opening them.
     const largest = Math.max(...SIZES.map(({ n }) => n));
     for (const version of VERSIONS) await timedRun(layout, version, largest);
     if (bare) await timedBareRun(bare, recorded, largest);
+    if (bare) await timedBareRun(bare, recordedChats, largest);
     for (const { n, repeats } of SIZES) {
-      const timed: Record<Version | "bare", Timed[]> = { v1: [], v2: [], bare: [] };
+      const timed: Record<Version | "bare" | "bare-chat", Timed[]> = { v1: [], v2: [], bare: [], "bare-chat": [] };
       // Interleaved, so a drift of the machine touches ours and the floor alike.
       for (let r = 0; r < repeats; r++) {
         for (const version of VERSIONS) {
@@ -302,9 +330,11 @@ async function measureLayout(name: Layout): Promise<Map<Key, Figures>> {
           timed[version].push(await timedRun(layout, version, n));
         }
         if (bare) timed.bare.push(await timedBareRun(bare, recorded, n));
+        if (bare) timed["bare-chat"].push(await timedBareRun(bare, recordedChats, n));
       }
       for (const version of VERSIONS) results.set(`${n} ${version}`, summarize(timed[version]));
       if (bare) results.set(`${n} bare`, summarize(timed.bare));
+      if (bare) results.set(`${n} bare-chat`, summarize(timed["bare-chat"]));
       const v1Runs = timed.v1[timed.v1.length - 1].runs;
       const v2Runs = timed.v2[timed.v2.length - 1].runs;
       const broken = v1Runs.filter((run, i) => !checkTrainingPayloadParity(run, v2Runs[i]).pass).length;
@@ -327,11 +357,14 @@ function report(results: Map<Layout, Map<Key, Figures>>): void {
   for (const { n, repeats, goal } of SIZES) {
     const calls = n * CALLS;
     const bare = three.get(`${n} bare`) as Figures;
+    const bareChat = three.get(`${n} bare-chat`) as Figures;
     const bareTotal = bare.client + bare.server + bare.backend;
     console.log(
-      `\n${n} trajectories (median of ${repeats}), floor ${FLOOR_MS} ms. Bare chain: wall ${fmt(bare.ms / FLOOR_MS, 3)} x floor, CPU ` +
+      `\n${n} trajectories (median of ${repeats}), floor ${FLOOR_MS} ms. Bare chain (the trajectory's ${CALLS + 4} requests: ` +
+        `session create, ${CALLS} chat calls, view, collect, delete): wall ${fmt(bare.ms / FLOOR_MS, 3)} x floor, CPU ` +
         `${fmt(bareTotal / calls, 3)} ms per chat call = client ${fmt(bare.client / calls, 3)} + proxy ${fmt(bare.server / calls, 3)} + ` +
-        `backend ${fmt(bare.backend / calls, 3)}; peak RSS ${fmt(bare.rssMb, 0)} MB`,
+        `backend ${fmt(bare.backend / calls, 3)}; peak RSS ${fmt(bare.rssMb, 0)} MB. Its ${CALLS} chat calls alone: wall ` +
+        `${fmt(bareChat.ms / FLOOR_MS, 3)} x floor, client ${fmt(bareChat.client / calls, 3)} ms per chat call`,
     );
     for (const version of VERSIONS) {
       const f = three.get(`${n} ${version}`) as Figures;
@@ -369,6 +402,10 @@ function report(results: Map<Layout, Map<Key, Figures>>): void {
         `  ${version} best ${measuredLayouts.length < ALL_LAYOUTS.length ? "measured " : ""}layout wall ${fmt(best, 3)} x floor [goal <= ${goal}: ${best <= goal ? "ok" : "MISSED"}] = ${fmt(overBare, 3)} x the bare chain's ` +
           `[goal <= ${BARE_WALL_GOAL}: ${overBare <= BARE_WALL_GOAL ? "ok" : "MISSED"}]; fixture CPU ${fmt(f.client / bare.client)} x the bare client's ` +
           `[goal <= ${CLIENT_CPU_GOAL}: ${f.client / bare.client <= CLIENT_CPU_GOAL ? "ok" : "MISSED"}]${rss}`,
+      );
+      console.log(
+        `  ${version} against the chat calls alone: best layout wall ${fmt(best / (bareChat.ms / FLOOR_MS), 3)} x theirs, fixture CPU ` +
+          `${fmt(f.client / bareChat.client)} x their client's`,
       );
     }
   }
