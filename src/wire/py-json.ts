@@ -461,12 +461,7 @@ function dumpsNumber(value: number, options: PyDumpsOptions): string {
 export function isNativeSpelledNumberArray(array: readonly unknown[]): boolean {
   for (let i = 0; i < array.length; i++) {
     const x = array[i];
-    if (typeof x !== "number") return false;
-    if (Number.isInteger(x)) {
-      if (x === 0 ? 1 / x < 0 : !Number.isSafeInteger(x)) return false;
-    } else if (!(Math.abs(x) >= 1e-4) || !Number.isFinite(x)) {
-      return false;
-    }
+    if (typeof x !== "number" || !isNativeSpelledNumber(x)) return false;
   }
   return true;
 }
@@ -587,7 +582,7 @@ function isNativeSpelledValue(node: unknown, depth: number, zeros: unknown[]): b
 }
 
 /** A number `JSON.stringify` spells as Python's repr of our model's value: a safe int (not -0), a float in [1e-4, 1e16). */
-function isNativeSpelledNumber(x: number): boolean {
+export function isNativeSpelledNumber(x: number): boolean {
   if (Number.isInteger(x)) return x === 0 ? 1 / x > 0 : Number.isSafeInteger(x);
   const magnitude = x < 0 ? -x : x;
   return magnitude >= 1e-4 && magnitude < 1e16;

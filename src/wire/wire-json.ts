@@ -1,7 +1,7 @@
 // Exact JSON for the samples metadata, spelled as miles' codec writes it (json.dumps, compact, non-ASCII kept).
 // JSON.stringify silently drops undefined, turns NaN into null and -0 into 0; the wire must not change values.
 import { PY_KEY_ORDER, PyBigInt, PyFloat, pyObjectKeys } from "./py-json-values";
-import { isNativeSpelledNumberArray, pythonFloatRepr } from "./py-json";
+import { isNativeSpelledNumber, isNativeSpelledNumberArray, pythonFloatRepr } from "./py-json";
 
 /** Objects nested deeper than this are refused (guards the recursive writer's stack). */
 export const MAX_WIRE_JSON_DEPTH = 512;
@@ -107,11 +107,8 @@ function isNativeExactValue(node: unknown, depth: number): boolean {
       return !LONE_SURROGATE.test(node);
     case "boolean":
       return true;
-    case "number": {
-      if (Number.isInteger(node)) return node === 0 ? 1 / node > 0 : Number.isSafeInteger(node);
-      const magnitude = node < 0 ? -node : node;
-      return magnitude >= 1e-4 && magnitude < 1e16;
-    }
+    case "number":
+      return isNativeSpelledNumber(node);
     case "object":
       break;
     default:
