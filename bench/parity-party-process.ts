@@ -5,14 +5,14 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Pool } from "undici";
 import { startMockBackend, weatherScript } from "../src/backend";
-import { startParityEnvironment } from "../src/fixture";
+import { startParityEnvironmentInWorker } from "../src/fixture/environment-thread";
 import { peakRssTracker } from "./peak-rss";
 
 /** Longest a stop may take before the process exits anyway (it must never be left behind). */
 const STOP_GRACE_MS = 5_000;
 
 /**
- * The parties. `mock <latencyMs>` and `servers <backendUrl>` are this package's; `bare-backend <latencyMs>` answers
+ * The parties. `mock <latencyMs>` and `servers <backendUrl>` (on a worker thread) are this package's; `bare-backend <latencyMs>` answers
  * every request, after the latency, with a fixed body of the byte length its `x-reply-bytes` header names, and
  * `bare-proxy <backendUrl>` forwards each request unchanged over an undici Pool and pipes the reply back, except one
  * marked `x-bare-local` (a session route: create, view, collect, delete), which it answers itself with a fixed body
@@ -121,7 +121,8 @@ async function startOurs(role: "mock" | "servers", argument: string): Promise<Ru
     const backend = await startMockBackend({ process: weatherScript, latencyMs: Number(argument), statsRoutes: true });
     return { urls: { url: backend.url }, reset: () => backend.reset(), stop: () => backend.close() };
   }
-  const environment = await startParityEnvironment({ env: {}, backendUrl: argument, logger: { warn: () => {} } });
+  // On a worker thread, as `session-parity run` runs them (with the young generation that thread is given).
+  const environment = await startParityEnvironmentInWorker({ env: {}, backendUrl: argument, logger: { warn: () => {} } });
   return { urls: { v1Url: environment.v1Url, v2Url: environment.v2Url }, reset: () => {}, stop: () => environment.stop() };
 }
 

@@ -3,6 +3,8 @@
 
 /** Bytes of one V8 heap slot (a pointer or an unboxed double). */
 const SLOT = 8;
+/** {@link SLOT}, for callers that add one field's slot to a size measured before the field existed. */
+export const RETAINED_SLOT_BYTES = SLOT;
 /** A plain object's header (map, properties, elements). */
 const OBJECT_HEADER = 3 * SLOT;
 /** A JSArray's header (map, properties, elements, length) plus its backing store's header (map, length). */

@@ -13,7 +13,7 @@ import { packageVersion } from "./package-version";
 import { SampleAssemblyError } from "./samples/assembly-error";
 import { addAdditionR3Offset, type ReplayRequestOptions } from "./replay-request";
 import { formatMiB, SESSION_OVERHEAD_BYTES, SessionBudgetError, SessionEntry, SessionStore, type SessionBudget } from "./session-store";
-import { retainedBytes } from "./retained-size";
+import { recordBytes, sizeUpstreamBody, type SizedBody } from "./record-charge";
 import type { TitoKit } from "./tito-kit";
 import { CompletedTurn, NormalizedChatRequest, SessionHttpError, SessionRecord } from "./types";
 import { forwardHeaders, UpstreamClient } from "./upstream";
@@ -230,10 +230,11 @@ export class SessionShell {
     const upstreamBody = request.upstreamBody;
     // Room for what a commit will store, reserved before anything changes (a 503 here loses nothing): the request
     // body as the record keeps it, plus its prompt ids twice (record and checkpoint). The commit charges the real size.
-    const release = this.store.reserve(retainedBytes([upstreamBody]) + BYTES_PER_TOKEN * Math.ceil(body.length * TOKENS_PER_BODY_BYTE), "this chat turn");
+    const sizedBody = sizeUpstreamBody(upstreamBody);
+    const release = this.store.reserve(sizedBody.bytes + BYTES_PER_TOKEN * Math.ceil(body.length * TOKENS_PER_BODY_BYTE), "this chat turn");
     entry.busy += 1;
     try {
-      await this.chatTurn(req, res, entry, request, requestTimestamp);
+      await this.chatTurn(req, res, entry, request, requestTimestamp, sizedBody);
     } finally {
       entry.busy -= 1;
       release();
@@ -241,10 +242,10 @@ export class SessionShell {
   }
 
   /** Sets a session's charge from the records its state holds (a rollback frees what it discards). */
-  private recharge(entry: SessionEntry<unknown>, committed?: CompletedTurn): void {
+  private recharge(entry: SessionEntry<unknown>, committed?: CompletedTurn, sizedBody?: SizedBody): void {
     if (committed !== undefined) {
       const tokens = committed.promptIds.length + committed.completionIds.length;
-      recordCharges.set(committed.record, retainedBytes([committed.record, committed.assistantMessage]) + 8 * tokens);
+      recordCharges.set(committed.record, recordBytes(committed, sizedBody) + 8 * tokens);
     }
     const records = this.policy.storedRecords?.(entry.state);
     if (records === undefined) {
@@ -263,6 +264,7 @@ export class SessionShell {
     entry: SessionEntry<unknown>,
     request: NormalizedChatRequest,
     requestTimestamp: number,
+    sizedBody: SizedBody,
   ): Promise<void> {
     const id = entry.id;
     const upstreamBody = request.upstreamBody;
@@ -307,7 +309,7 @@ export class SessionShell {
         responseId: completion.responseId,
         record,
       };
-      if (this.policy.commit(entry.state, prepared.plan, request, turn, this.ctx)) this.recharge(entry, turn);
+      if (this.policy.commit(entry.state, prepared.plan, request, turn, this.ctx)) this.recharge(entry, turn, sizedBody);
     });
 
     if (request.clientStream) {

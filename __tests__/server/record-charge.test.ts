@@ -1,0 +1,85 @@
+// The chat turn's budget charge computed from the body sized at reservation equals the full walk of the record
+// (retainedBytes), and any change to the body besides the added prompt ids falls back to that walk.
+import fc from "fast-check";
+import { recordBytes, sizeUpstreamBody } from "../../src/server/record-charge";
+import { retainedBytes } from "../../src/server/retained-size";
+import type { CompletedTurn, SessionRecord } from "../../src/server/types";
+
+const json = fc.letrec((tie) => ({
+  value: fc.oneof({ depthSize: "small" }, fc.string(), fc.integer(), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null), tie("array"), tie("object")),
+  array: fc.array(tie("value"), { maxLength: 5 }),
+  object: fc.dictionary(fc.string({ maxLength: 6 }), tie("value"), { maxKeys: 5 }),
+})).value;
+
+const bodyArb = fc.record({
+  messages: fc.array(fc.record({ role: fc.constantFrom("system", "user", "assistant", "tool"), content: fc.string({ unit: "grapheme", maxLength: 40 }) }), {
+    maxLength: 8,
+  }),
+  tools: fc.option(json, { nil: undefined }),
+  temperature: fc.double({ min: 0, max: 2, noNaN: true }),
+  extra: json,
+});
+
+function turnFor(body: Record<string, unknown>, ids: number[], response: Record<string, unknown>): CompletedTurn {
+  const message = (response.choices as Array<{ message: Record<string, unknown> }>)[0].message;
+  const record: SessionRecord = {
+    timestamp: 1_796_000_000.123,
+    request_timestamp: 1_796_000_000.1,
+    method: "POST",
+    path: "/v1/chat/completions",
+    request: body,
+    response,
+    status_code: 200,
+  };
+  return { promptIds: ids, completionIds: [9707, 151645], assistantMessage: { ...message }, finishReason: "stop", responseId: "r", record };
+}
+
+const reply = (content: string): Record<string, unknown> => ({
+  id: "chatcmpl-1",
+  choices: [{ index: 0, message: { role: "assistant", content }, logprobs: { content: [{ token: "Hi", logprob: -0.5, bytes: [72, 105] }] } }],
+});
+
+describe("recordBytes", () => {
+  test("equals the full walk of the record when positioning only added input_ids", () => {
+    fc.assert(
+      fc.property(bodyArb, fc.array(fc.integer({ min: 0, max: 151_935 }), { maxLength: 600 }), fc.string(), (body, ids, content) => {
+        const upstream: Record<string, unknown> = { ...body };
+        const sized = sizeUpstreamBody(upstream);
+        upstream.input_ids = ids.slice();
+        const turn = turnFor(upstream, ids, reply(content));
+        expect(recordBytes(turn, sized)).toBe(retainedBytes([turn.record, turn.assistantMessage]));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test("walks the body again when anything else changed: an added offset, ids already there, another body", () => {
+    const base = { messages: [{ role: "user", content: "weather in Paris?" }], return_routed_experts: true };
+    const withOffset: Record<string, unknown> = { ...base };
+    const sizedOffset = sizeUpstreamBody(withOffset);
+    withOffset.input_ids = [1, 2, 3];
+    withOffset.routed_experts_start_len = 2;
+    const offsetTurn = turnFor(withOffset, [1, 2, 3], reply("ok"));
+    expect(recordBytes(offsetTurn, sizedOffset)).toBe(retainedBytes([offsetTurn.record, offsetTurn.assistantMessage]));
+
+    // A body that grew after it was sized (a longer message) is charged by its size now, not the reserved one.
+    const grown: Record<string, unknown> = { messages: [{ role: "user", content: "x" }] };
+    const sizedGrown = sizeUpstreamBody(grown);
+    grown.input_ids = [1];
+    grown.extra = "y".repeat(1000);
+    const grownTurn = turnFor(grown, [1], reply("ok"));
+    expect(recordBytes(grownTurn, sizedGrown)).toBe(retainedBytes([grownTurn.record, grownTurn.assistantMessage]));
+    expect(recordBytes(grownTurn, sizedGrown)).toBeGreaterThan(1000);
+
+    const hadIds: Record<string, unknown> = { messages: [], input_ids: [7] };
+    const sizedHadIds = sizeUpstreamBody(hadIds);
+    hadIds.input_ids = new Array(500).fill(7);
+    const hadIdsTurn = turnFor(hadIds, [7], reply("ok"));
+    expect(recordBytes(hadIdsTurn, sizedHadIds)).toBe(retainedBytes([hadIdsTurn.record, hadIdsTurn.assistantMessage]));
+
+    const other = sizeUpstreamBody({ messages: [] });
+    const otherTurn = turnFor({ messages: [{ role: "user", content: "z".repeat(300) }], input_ids: [1] }, [1], reply("ok"));
+    expect(recordBytes(otherTurn, other)).toBe(retainedBytes([otherTurn.record, otherTurn.assistantMessage]));
+    expect(recordBytes(otherTurn, undefined)).toBe(retainedBytes([otherTurn.record, otherTurn.assistantMessage]));
+  });
+});
