@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { recordBytes, sizeUpstreamBody } from "../../src/server/record-charge";
 import { retainedBytes } from "../../src/server/retained-size";
 import type { CompletedTurn, SessionRecord } from "../../src/server/types";
+import type { ChatMessage } from "../../src/tokenizer/types";
 
 const json = fc.letrec((tie) => ({
   value: fc.oneof({ depthSize: "small" }, fc.string(), fc.integer(), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null), tie("array"), tie("object")),
@@ -20,8 +21,9 @@ const bodyArb = fc.record({
   extra: json,
 });
 
-function turnFor(body: Record<string, unknown>, ids: number[], response: Record<string, unknown>): CompletedTurn {
-  const message = (response.choices as Array<{ message: Record<string, unknown> }>)[0].message;
+/** `own`: the assistant message is the reply's own choices[0].message (as extractCompletion gives it), else a copy. */
+function turnFor(body: Record<string, unknown>, ids: number[], response: Record<string, unknown>, own = false): CompletedTurn {
+  const message = (response.choices as Array<{ message: ChatMessage }>)[0].message;
   const record: SessionRecord = {
     timestamp: 1_796_000_000.123,
     request_timestamp: 1_796_000_000.1,
@@ -31,7 +33,7 @@ function turnFor(body: Record<string, unknown>, ids: number[], response: Record<
     response,
     status_code: 200,
   };
-  return { promptIds: ids, completionIds: [9707, 151645], assistantMessage: { ...message }, finishReason: "stop", responseId: "r", record };
+  return { promptIds: ids, completionIds: [9707, 151645], assistantMessage: own ? message : { ...message }, finishReason: "stop", responseId: "r", record };
 }
 
 const reply = (content: string): Record<string, unknown> => ({
@@ -40,15 +42,24 @@ const reply = (content: string): Record<string, unknown> => ({
 });
 
 describe("recordBytes", () => {
-  test("equals the full walk of the record when positioning only added input_ids", () => {
+  test("equals the full walk of the record when positioning only added input_ids (own reply message or a copy)", () => {
     fc.assert(
-      fc.property(bodyArb, fc.array(fc.integer({ min: 0, max: 151_935 }), { maxLength: 600 }), fc.string(), (body, ids, content) => {
-        const upstream: Record<string, unknown> = { ...body };
-        const sized = sizeUpstreamBody(upstream);
-        upstream.input_ids = ids.slice();
-        const turn = turnFor(upstream, ids, reply(content));
-        expect(recordBytes(turn, sized)).toBe(retainedBytes([turn.record, turn.assistantMessage]));
-      }),
+      fc.property(
+        bodyArb,
+        fc.array(fc.integer({ min: 0, max: 151_935 }), { maxLength: 600 }),
+        fc.string(),
+        json,
+        fc.boolean(),
+        (body, ids, content, meta, own) => {
+          const upstream: Record<string, unknown> = { ...body };
+          const sized = sizeUpstreamBody(upstream);
+          upstream.input_ids = ids.slice();
+          // A reply as extractCompletion holds it: parsed from text, so a tree.
+          const parsed = JSON.parse(JSON.stringify({ ...reply(content), meta_info: meta })) as Record<string, unknown>;
+          const turn = turnFor(upstream, ids, parsed, own);
+          expect(recordBytes(turn, sized)).toBe(retainedBytes([turn.record, turn.assistantMessage]));
+        },
+      ),
       { numRuns: 300 },
     );
   });

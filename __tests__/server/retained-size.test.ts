@@ -1,7 +1,7 @@
 // The heap estimate behind the session budget, figure by figure: V8's one- and two-byte strings, Smis against boxed
 // numbers, packed number arrays, shared objects counted once (session-budget-heap.test.ts checks it against the heap).
 import { describe, expect, test } from "@jest/globals";
-import { retainedBytes } from "../../src/server/retained-size";
+import { retainedBytes, retainedTreeBytes } from "../../src/server/retained-size";
 
 // The layout the estimate assumes (64-bit slots): string header 16, object header 24, array headers 48, boxed number 16.
 const string = (bytes: number): number => 16 + Math.ceil(bytes / 8) * 8;
@@ -42,5 +42,23 @@ describe("retainedBytes", () => {
     const cyclic: unknown[] = ["a"];
     cyclic.push(cyclic);
     expect(retainedBytes([cyclic])).toBe(ARRAY + 2 * 8 + string(1));
+  });
+});
+
+describe("retainedTreeBytes", () => {
+  test("counts a parsed JSON tree as retainedBytes does, without a set of visited objects", () => {
+    const text = JSON.stringify({
+      id: "chatcmpl-1",
+      choices: [
+        { message: { role: "assistant", content: "Zürich ☀" }, logprobs: { content: [{ token: "Z", logprob: -0.25, bytes: [90], top_logprobs: [] }] } },
+      ],
+      usage: { prompt_tokens: 12, completion_tokens: 1, ratio: 1.5 },
+    });
+    expect(retainedTreeBytes([JSON.parse(text)])).toBe(retainedBytes([JSON.parse(text)]));
+  });
+
+  test("counts a shared object once per path to it (the reason it takes trees only)", () => {
+    const shared = { a: "x" };
+    expect(retainedTreeBytes([[shared, shared]])).toBe(retainedBytes([[shared, shared]]) + (OBJECT + 8 + string(1)));
   });
 });

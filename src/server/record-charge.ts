@@ -1,6 +1,6 @@
 // The session budget's charge for one chat turn: the upstream body sized once when the turn is reserved, and the
-// committed record charged from that size instead of walking the conversation a second time.
-import { RETAINED_SLOT_BYTES, retainedBytes } from "./retained-size";
+// committed record charged from that size (and its freshly parsed reply walked as a tree) instead of walking again.
+import { RETAINED_SLOT_BYTES, retainedBytes, retainedTreeBytes } from "./retained-size";
 import type { CompletedTurn } from "./types";
 
 /** The retained size of a chat turn's upstream body when it was reserved, before positioning added its prompt ids. */
@@ -34,5 +34,31 @@ export function recordBytes(committed: CompletedTurn, sizedBody: SizedBody | und
     !("routed_experts_start_len" in body);
   if (!onlyIdsAdded) return retainedBytes([record, committed.assistantMessage]);
   // The body's own slot for the new key, then the ids; the body itself is charged as reserved (seen: not walked).
-  return sizedBody.bytes + RETAINED_SLOT_BYTES + retainedBytes([body.input_ids]) + retainedBytes([record, committed.assistantMessage], new Set<object>([body]));
+  const bodyBytes = sizedBody.bytes + RETAINED_SLOT_BYTES + retainedBytes([body.input_ids]);
+  return (
+    bodyBytes +
+    (isOwnReplyMessage(committed)
+      ? recordShellBytes(record) + retainedTreeBytes([record.response])
+      : retainedBytes([record, committed.assistantMessage], new Set<object>([body])))
+  );
+}
+
+/** True when the assistant message is the reply's own `choices[0].message` (extractCompletion's), not a copy. */
+function isOwnReplyMessage(committed: CompletedTurn): boolean {
+  const choices = committed.record.response.choices;
+  return (
+    Array.isArray(choices) &&
+    typeof choices[0] === "object" &&
+    choices[0] !== null &&
+    (choices[0] as { message?: unknown }).message === committed.assistantMessage
+  );
+}
+
+/** The record object's own fields: everything but its request and response, which are sized apart. */
+function recordShellBytes(record: CompletedTurn["record"]): number {
+  const { request, response, ...fields } = record;
+  void request;
+  void response;
+  // The record's two tree slots still cost a slot each; the spread copy only lends its other fields.
+  return retainedBytes([fields]) + 2 * RETAINED_SLOT_BYTES;
 }

@@ -52,6 +52,19 @@ function isSmallInteger(value: number): boolean {
  * Iterative, so a deep value cannot overflow the stack.
  */
 export function retainedBytes(roots: readonly unknown[], seen: Set<object> = new Set()): number {
+  return walkRetained(roots, seen);
+}
+
+/**
+ * {@link retainedBytes} for a tree: a value in which no object is reachable twice (what `JSON.parse` returns), so
+ * no set of visited objects is kept. A shared object would be counted once per path to it; a cycle would never end,
+ * so pass only freshly parsed JSON or values built from it.
+ */
+export function retainedTreeBytes(roots: readonly unknown[]): number {
+  return walkRetained(roots, null);
+}
+
+function walkRetained(roots: readonly unknown[], seen: Set<object> | null): number {
   let total = 0;
   const stack: unknown[] = [...roots];
   while (stack.length > 0) {
@@ -65,8 +78,10 @@ export function retainedBytes(roots: readonly unknown[], seen: Set<object> = new
       continue;
     }
     if (value === null || typeof value !== "object") continue;
-    if (seen.has(value)) continue;
-    seen.add(value);
+    if (seen !== null) {
+      if (seen.has(value)) continue;
+      seen.add(value);
+    }
     if (ArrayBuffer.isView(value)) {
       total += TYPED_ARRAY_HEADER + value.byteLength;
       continue;
