@@ -1,0 +1,210 @@
+// The cheaper ways dumpsPy and parsePyJson take (the text writer, int32 arrays spelled as bytes, the depth-and-lossy
+// scans) against the reference writer and reader on random and adversarial trees: every output byte for byte the same.
+// mirrors miles/rollout/session/core.py::chat_completions (json.dumps(request_body), default separators, upstream)
+// and core.py::_render_json (compact, ensure_ascii=False); the reference writer is what the Python cross-checks in
+// py-json.test.ts hold to Python's json module.
+import { describe, expect, test } from "@jest/globals";
+import fc from "fast-check";
+import {
+  dumpsPy,
+  dumpsPyWriter,
+  PY_DEFAULT_JSON,
+  PY_RESPONSE_JSON,
+  PY_SAMPLES_META_JSON,
+  PY_TOJSON,
+  PyBigInt,
+  PyFloat,
+  SpelledPyJson,
+  pyObjectFromEntries,
+  type PyDumpsOptions,
+} from "../../src/wire/py-json";
+
+const COMPACT_ASCII: PyDumpsOptions = { ensureAscii: true, compact: true, allowNan: true };
+const ALL_OPTIONS = [PY_DEFAULT_JSON, PY_TOJSON, PY_RESPONSE_JSON, PY_SAMPLES_META_JSON, COMPACT_ASCII];
+
+/** dumpsPy's text (or error) beside the reference writer's, for every option set. */
+function bothWriters(value: unknown): Array<[string, string]> {
+  return ALL_OPTIONS.map((options) => {
+    const spell = (write: typeof dumpsPy): string => {
+      try {
+        return write(value, options);
+      } catch (error) {
+        return `${(error as Error).name}: ${(error as Error).message}`;
+      }
+    };
+    return [spell(dumpsPy), spell(dumpsPyWriter)];
+  });
+}
+
+function expectSameAsReference(value: unknown): void {
+  for (const [ours, reference] of bothWriters(value)) expect(ours).toBe(reference);
+}
+
+/** Characters each rule turns on: separators and quotes inside strings, escapes, DEL, non-ASCII, lone surrogates. */
+const TRICKY_CHARS = [
+  ",",
+  ":",
+  ", ",
+  ": ",
+  '"',
+  "\\",
+  "\n",
+  "\u0000",
+  "\u001f",
+  " ",
+  "~",
+  "\u007f",
+  "\u0080",
+  "\u00e9",
+  "\u2028",
+  "\ud83d\ude00",
+  "\ud800",
+  "\udfff",
+  "a",
+];
+const trickyString = fc.array(fc.constantFrom(...TRICKY_CHARS), { maxLength: 6 }).map((parts) => parts.join(""));
+
+/** Numbers at the edges of each spelling: int32 bounds, safe-int bounds, -0, repr's exponent thresholds. */
+const EDGE_NUMBERS = [
+  0,
+  -0,
+  1,
+  -1,
+  2 ** 31 - 1,
+  -(2 ** 31),
+  2 ** 31,
+  -(2 ** 31) - 1,
+  2 ** 32,
+  2 ** 53 - 1,
+  2 ** 53,
+  1e16,
+  1e21,
+  1e-5,
+  1e-4,
+  0.5,
+  -0.0078125,
+  1.5e300,
+];
+const edgeNumber = fc.oneof(fc.constantFrom(...EDGE_NUMBERS), fc.integer(), fc.integer({ min: 0, max: 151_935 }), fc.double());
+
+const leaf = fc.oneof(
+  trickyString,
+  fc.string({ unit: "binary", maxLength: 6 }),
+  fc.boolean(),
+  fc.constant(null),
+  edgeNumber,
+  fc.constantFrom(undefined, Number.NaN, Number.POSITIVE_INFINITY),
+  fc.double({ noNaN: true }).map((d) => new PyFloat(Math.trunc(d))),
+  fc.constantFrom(new PyFloat(0), new PyFloat(-0), new PyFloat(1e16), new PyFloat(2)),
+  fc.bigInt().map((b) => new PyBigInt(b)),
+);
+
+/** Token-id-like arrays long enough for the int32 path, now and then with one item that must send them elsewhere. */
+const longNumberArray = fc
+  .tuple(
+    fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { minLength: 16, maxLength: 40 }),
+    fc.option(fc.tuple(fc.nat(), fc.oneof(edgeNumber, leaf)), { freq: 2 }),
+  )
+  .map(([ids, odd]) => {
+    if (odd !== null) ids[odd[0] % ids.length] = odd[1] as number;
+    return ids;
+  });
+
+const tree = fc.letrec<{ node: unknown }>((tie) => ({
+  node: fc.oneof(
+    { depthSize: "small" },
+    leaf,
+    longNumberArray,
+    fc.array(tie("node"), { maxLength: 4 }),
+    fc.dictionary(fc.oneof(trickyString, fc.nat({ max: 20 }).map(String)), tie("node"), { maxKeys: 4 }),
+    fc
+      .array(fc.tuple(fc.constantFrom("b", "1", "a", "0", "k,", "k:", "\u00e9"), tie("node")), { maxLength: 4 })
+      .map((entries) => pyObjectFromEntries(entries.map(([k, v]) => [k, v as never]))),
+  ),
+})).node;
+
+describe("dumpsPy's text writer and int32 arrays", () => {
+  test("random trees: every option set gives the reference writer's bytes", () => {
+    fc.assert(
+      fc.property(tree, (value) => bothWriters(value).every(([ours, reference]) => ours === reference)),
+      { numRuns: 3000, seed: 2930 },
+    );
+  });
+
+  test("a copied text is spelled under other settings and passes through ensure_ascii as the reference does", () => {
+    fc.assert(
+      fc.property(tree, fc.constantFrom(...ALL_OPTIONS), (value, options) => {
+        let text: string;
+        try {
+          text = dumpsPy(value, options);
+        } catch {
+          return true; // nothing to copy: the writers' errors are compared above
+        }
+        const copied = { a: new SpelledPyJson(value, text, options), b: [new SpelledPyJson(value, `${text}\u00e9`, options)] };
+        return bothWriters(copied).every(([ours, reference]) => ours === reference);
+      }),
+      { numRuns: 500, seed: 2931 },
+    );
+  });
+
+  test("the upstream body's shape: separators inside strings stay, ids get `, `, non-ASCII is escaped", () => {
+    const ids = Array.from({ length: 40 }, (_, i) => (i * 7919) % 151_936);
+    const body = {
+      messages: [
+        { role: "system", content: "Be brief, please: one sentence." },
+        { role: "assistant", content: "", tool_calls: [{ function: { name: "get_weather", arguments: '{"location": "Zürich, CH"}' } }] },
+      ],
+      temperature: 1.0,
+      seed: 7,
+      input_ids: ids,
+    };
+    expect(dumpsPy(body, PY_DEFAULT_JSON)).toBe(
+      '{"messages": [{"role": "system", "content": "Be brief, please: one sentence."}, ' +
+        '{"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "get_weather", "arguments": "{\\"location\\": \\"Z\\u00fcrich, CH\\"}"}}]}], ' +
+        `"temperature": 1, "seed": 7, "input_ids": [${ids.join(", ")}]}`,
+    );
+    expectSameAsReference(body);
+  });
+
+  test("each int32 rule is needed: -0, past 2^31, a float, a hole, a non-number send the array elsewhere", () => {
+    const base = Array.from({ length: 20 }, (_, i) => i * 1000 - 9000);
+    const cases: Array<[unknown, string]> = [
+      [-0, "-0.0"],
+      [2 ** 31, "2147483648"],
+      [-(2 ** 31), "-2147483648"],
+      [-(2 ** 31) - 1, "-2147483649"],
+      [2 ** 53, "9007199254740992"],
+      [0.5, "0.5"],
+      [1e-7, "1e-07"],
+      [new PyFloat(3), "3.0"],
+      [new PyBigInt(2n ** 70n), "1180591620717411303424"],
+      ["7", '"7"'],
+      [null, "null"],
+      [undefined, "null"],
+    ];
+    for (const [odd, spelled] of cases) {
+      const array: unknown[] = [...base];
+      array[11] = odd;
+      const expected = [...base.slice(0, 11).map(String), spelled, ...base.slice(12).map(String)];
+      expect([odd, dumpsPy(array, PY_DEFAULT_JSON)]).toEqual([odd, `[${expected.join(", ")}]`]);
+      expect([odd, dumpsPy({ x: array, s: "\u00e9" }, PY_RESPONSE_JSON)]).toEqual([odd, `{"x":[${expected.join(",")}],"s":"\u00e9"}`]);
+      expectSameAsReference(array);
+    }
+    // eslint-disable-next-line no-sparse-arrays -- a hole is the case under test
+    const holey = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, , 17];
+    expect(dumpsPy(holey, PY_DEFAULT_JSON)).toBe("[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, null, 17]");
+    expectSameAsReference(holey);
+  });
+
+  test("a string is quoted as it is only when JSON.stringify and ensure_ascii would leave it alone", () => {
+    const strings = ['a"b', "a\\b", "tab\t", "\u0000", "\u001f", "\u007f", "\u0080", "\u00e9", "\ud83d\ude00", "\ud800", "\udfff x", "plain, : text ~"];
+    for (const s of strings) {
+      expect([s, dumpsPy([s], PY_DEFAULT_JSON)]).toEqual([
+        s,
+        `[${JSON.stringify(s).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}]`,
+      ]);
+      expect([s, dumpsPy({ [s]: s }, PY_TOJSON)]).toEqual([s, `{${JSON.stringify(s)}: ${JSON.stringify(s)}}`]);
+      expectSameAsReference({ [s]: [s, { k: s }] });
+    }
+  });
+});
