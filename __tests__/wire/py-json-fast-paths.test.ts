@@ -5,9 +5,12 @@
 // py-json.test.ts hold to Python's json module.
 import { describe, expect, test } from "@jest/globals";
 import fc from "fast-check";
+import { findJsonDepthExcess } from "../../src/wire/json-depth";
 import {
   dumpsPy,
   dumpsPyWriter,
+  parsePyJson,
+  parsePyJsonBytes,
   PY_DEFAULT_JSON,
   PY_RESPONSE_JSON,
   PY_SAMPLES_META_JSON,
@@ -208,5 +211,122 @@ describe("dumpsPy's text writer and int32 arrays", () => {
       expect([s, dumpsPy({ [s]: s }, PY_TOJSON)]).toEqual([s, `{${JSON.stringify(s)}: ${JSON.stringify(s)}}`]);
       expectSameAsReference({ [s]: [s, { k: s }] });
     }
+  });
+});
+
+/** The two calls parsePyJsonBytes stands for, as the servers made them: the byte scan, then parsePyJson of the text. */
+function referenceRead(bytes: Buffer, maxDepth: number): string {
+  const excess = findJsonDepthExcess(bytes, maxDepth);
+  if (excess !== null) return `excess ${JSON.stringify(excess)}`;
+  try {
+    return `value ${dumpsPy(parsePyJson(bytes.toString("utf8")), PY_SAMPLES_META_JSON)}`;
+  } catch (error) {
+    return `${(error as Error).name}: ${(error as Error).message}`;
+  }
+}
+
+function combinedRead(bytes: Buffer, maxDepth: number): string {
+  try {
+    const read = parsePyJsonBytes(bytes, maxDepth);
+    return read.excess !== null ? `excess ${JSON.stringify(read.excess)}` : `value ${dumpsPy(read.value, PY_SAMPLES_META_JSON)}`;
+  } catch (error) {
+    return `${(error as Error).name}: ${(error as Error).message}`;
+  }
+}
+
+/** Spellings each reading rule turns on: integral floats, 16+ digit ints, `-0`, exponents, Python's literals. */
+const NUMBER_TOKENS = [
+  "1.0",
+  "-0",
+  "-0.0",
+  "0",
+  "7",
+  "-12",
+  "1e5",
+  "1E+2",
+  "2.5e-3",
+  "0.99999999999999999",
+  "0.1",
+  "-0.0078125",
+  "123456789012345",
+  "1234567890123456",
+  "9007199254740993",
+  "-9999999999999999",
+  "12345678901234567890",
+  "1796075262.0039878",
+  "1796075262.000000",
+  "NaN",
+  "-Infinity",
+];
+/** String bodies that a scan must skip whole: brackets, quotes, escapes, a backslash before the closing quote. */
+const STRING_BODIES = ["", "a", "[", "]{", '\\"', "\\\\", "\\\\\\\\", "1.0", "-0", "\u00e9[", "\ud83d\ude00{", "\\u005b", "a,b: c"];
+const KEYS = ['"a"', '"b"', '"1"', '"0"', '"20"', '"01"', '"-1"', '"\\u0031"', '"k["'];
+
+const jsonText: fc.Arbitrary<string> = fc.letrec<{ node: string }>((tie) => ({
+  node: fc.oneof(
+    { depthSize: "small" },
+    fc.constantFrom(...NUMBER_TOKENS),
+    fc.constantFrom(...STRING_BODIES).map((body) => `"${body}"`),
+    fc.constantFrom("true", "null", '"x"'),
+    fc.tuple(fc.array(tie("node"), { maxLength: 4 }), fc.constantFrom(",", ", ", " ,\n ")).map(([items, sep]) => `[${items.join(sep)}]`),
+    fc
+      .tuple(fc.array(fc.tuple(fc.constantFrom(...KEYS), tie("node")), { maxLength: 4 }), fc.constantFrom(",", ", "))
+      .map(([entries, sep]) => `{${entries.map(([k, v]) => `${k}: ${v}`).join(sep)}}`),
+  ),
+})).node;
+
+/** A valid text, or one broken by a cut or an inserted byte (a bracket, a quote, a backslash, a stray UTF-8 byte). */
+const bodyBytes = fc
+  .tuple(jsonText, fc.option(fc.tuple(fc.nat(), fc.constantFrom(0x5b, 0x7b, 0x5d, 0x22, 0x5c, 0x80, 0xc3, 0xe2, 0xff, 0x2c, -1)), { freq: 3 }))
+  .map(([text, damage]) => {
+    const bytes = Buffer.from(text, "utf8");
+    if (damage === null) return bytes;
+    const at = damage[0] % (bytes.length + 1);
+    if (damage[1] === -1) return bytes.subarray(0, at);
+    return Buffer.concat([bytes.subarray(0, at), Buffer.from([damage[1]]), bytes.subarray(at)]);
+  });
+
+describe("parsePyJsonBytes: the depth cap and the native-parser check in one scan", () => {
+  test("random texts, valid and damaged, under small caps: the byte scan's excess or parsePyJson's value or error", () => {
+    fc.assert(
+      fc.property(bodyBytes, fc.integer({ min: 0, max: 5 }), (bytes, maxDepth) => combinedRead(bytes, maxDepth) === referenceRead(bytes, maxDepth)),
+      { numRuns: 5000, seed: 2932, endOnFailure: true },
+    );
+  });
+
+  test("each reading rule shows in the value: integral floats, long ints, -0, integer-like keys, even after a lossy token", () => {
+    const texts = [
+      "[1.0]",
+      "[1e5, 2]",
+      "[12345678901234567890]",
+      "[1234567890123456]",
+      "[9007199254740993, 1]",
+      "[-0]",
+      '{"b": 1, "1": 2}',
+      '[1.0, {"b": 1, "1": 2}]',
+      '["\\\\", 1.0]',
+      '["a\\"b", -0]',
+      '[{"1": 0}, 12345678901234567890, 1.0]',
+      "[[[[1]]]], [[1.0]]",
+      '["\u00e9", 1.0, [[[[]]]]]',
+    ];
+    for (const text of texts) {
+      for (const maxDepth of [2, 3, 128]) {
+        expect([text, maxDepth, combinedRead(Buffer.from(text), maxDepth)]).toEqual([text, maxDepth, referenceRead(Buffer.from(text), maxDepth)]);
+      }
+    }
+    expect(parsePyJsonBytes(Buffer.from("[1.0, [2.0]]")).value).toEqual([new PyFloat(1), [new PyFloat(2)]]);
+  });
+
+  test("the excess is the byte scan's: its offset counts bytes, past non-ASCII text and after a lossy token", () => {
+    const text = '["\u00e9\u00e9", 1.0, [[[1]]]]';
+    expect(parsePyJsonBytes(Buffer.from(text), 3)).toEqual({
+      value: undefined,
+      excess: { offset: Buffer.byteLength('["\u00e9\u00e9", 1.0, [['), maxDepth: 3 },
+    });
+    expect(parsePyJsonBytes(Buffer.from('["[[[[", "\\\\"]'), 1)).toEqual({ value: ["[[[[", "\\"], excess: null });
+    // a bracket inside a string does not count, and deep nesting is reported before an error after it
+    expect(parsePyJsonBytes(Buffer.from("[[[[ oops"), 3).excess).toEqual({ offset: 3, maxDepth: 3 });
+    expect(() => parsePyJsonBytes(Buffer.from("[[[ oops"), 3)).toThrow("Expecting value: line 1 column 5 (char 4)");
   });
 });

@@ -2,6 +2,7 @@
 // write as json.dumps does (repr floats, separators, ensure_ascii), so the servers' bytes match the Python servers'.
 import { PY_KEY_ORDER, PyBigInt, PyFloat, isArrayIndexKey, pyObjectKeys, rememberKeyOrder, type PyJson } from "./py-json-values";
 import { pythonFloatRepr } from "./py-repr";
+import { findJsonDepthExcess, MAX_JSON_DEPTH, type JsonDepthExcess } from "./json-depth";
 
 export * from "./py-json-values";
 export * from "./py-repr";
@@ -156,7 +157,12 @@ export function parsePyJson(text: string, options: PyJsonParseOptions = {}): PyJ
     if (reader.position !== text.length) throw new PyJsonError("Extra data", reader.position, text);
     return value;
   }
-  if (!isLossyForNativeParse(text)) {
+  return readPyJson(text, isLossyForNativeParse(text));
+}
+
+/** The native parser when `lossy` is false and it accepts the text, else the exact reader. */
+function readPyJson(text: string, lossy: boolean): PyJson {
+  if (!lossy) {
     try {
       return JSON.parse(text) as PyJson;
     } catch {
@@ -169,6 +175,88 @@ export function parsePyJson(text: string, options: PyJsonParseOptions = {}): PyJ
   reader.skipWhitespace();
   if (reader.position !== text.length) throw new PyJsonError("Extra data", reader.position, text);
   return value;
+}
+
+/** What {@link parsePyJsonBytes} read: the value, or where nesting first went past the cap (nothing parsed then). */
+export type PyJsonBytesRead = { readonly value: PyJson; readonly excess: null } | { readonly value: undefined; readonly excess: JsonDepthExcess };
+
+/**
+ * `findJsonDepthExcess(bytes, maxDepth)`, then (within the cap) `parsePyJson` of the bytes as UTF-8, in one pass
+ * over the text where those take two: the scan that decides the native parser also counts the nesting. The excess
+ * reported is the byte scan's own (its offset counts bytes), which runs only when the text scan finds one: decoding
+ * keeps every ASCII byte (brackets, quotes, backslashes) in order and makes none of the others, so both scans agree.
+ * @throws PyJsonError with Python's message for text Python rejects (only within the cap, as the two calls would)
+ */
+export function parsePyJsonBytes(bytes: Buffer, maxDepth: number = MAX_JSON_DEPTH): PyJsonBytesRead {
+  const text = bytes.toString("utf8");
+  const scan = scanForNativeParse(text, maxDepth);
+  if (scan === NESTED_TOO_DEEP) {
+    const excess = findJsonDepthExcess(bytes, maxDepth);
+    if (excess !== null) return { value: undefined, excess };
+  }
+  return { value: readPyJson(text, scan !== NATIVE_EXACT), excess: null };
+}
+
+/** {@link scanForNativeParse}'s answers. */
+const NATIVE_EXACT = 0;
+const NATIVE_LOSSY = 1;
+const NESTED_TOO_DEEP = 2;
+
+/**
+ * {@link isLossyForNativeParse} and {@link findJsonDepthExcess} of a string in one pass: NESTED_TOO_DEEP when an array
+ * or object opens past `maxDepth` (outside strings, as the depth scan counts), else NATIVE_LOSSY or NATIVE_EXACT as the
+ * lossy check answers. Number tokens are walked by hand rather than by the lossy check's int-run regex, so short
+ * runs (a log-prob pair, a token's bytes) cost no regex call. Tests hold both answers to the two functions'.
+ */
+function scanForNativeParse(text: string, maxDepth: number): number {
+  const length = text.length;
+  let depth = 0;
+  let lossy = false;
+  let i = 0;
+  while (i < length) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      const start = i + 1;
+      let end = text.indexOf('"', start);
+      while (end !== -1 && text.charCodeAt(end - 1) === 92 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
+      if (end === -1) return NATIVE_LOSSY; // unterminated: no bracket counts after it, and the exact reader reports it
+      i = end + 1;
+      if (!lossy && end - start <= 10 && isIntegerLikeKey(text, start, end) && nextNonSpace(text, i) === 58) lossy = true;
+    } else if ((c >= 48 && c <= 57) || c === 45) {
+      i = lossy ? numberEnd(text, i) : scanNumber(text, i);
+      if (i < 0) {
+        lossy = true;
+        i = -i;
+      }
+    } else if (c === 91 || c === 123) {
+      if (++depth > maxDepth) return NESTED_TOO_DEEP;
+      i += 1;
+    } else {
+      if ((c === 93 || c === 125) && depth > 0) depth -= 1;
+      i += 1;
+    }
+  }
+  return lossy ? NATIVE_LOSSY : NATIVE_EXACT;
+}
+
+/**
+ * The end of the number token at `start` (a `-` or a digit), negated when the native parser would read it otherwise
+ * than Python: an int of 16+ digits or `-0`, a float whose double is integral ({@link isLossyNumber}).
+ */
+function scanNumber(text: string, start: number): number {
+  const negative = text.charCodeAt(start) === 45;
+  const intStart = negative ? start + 1 : start;
+  let j = intStart;
+  let d = text.charCodeAt(j);
+  while (d >= 48 && d <= 57) d = text.charCodeAt(++j);
+  const intDigits = j - intStart;
+  if (d !== 46 && d !== 101 && d !== 69) {
+    if (intDigits === 0) return start + 1; // a lone `-`: no number, which the parser refuses
+    const lossy = intDigits >= 16 || (negative && intDigits === 1 && text.charCodeAt(intStart) === 48);
+    return lossy ? -j : j;
+  }
+  const end = numberEnd(text, j);
+  return isLossyNumber(text, start, end) ? -end : end;
 }
 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
@@ -655,10 +743,11 @@ function stringifyMarkingNegativeZeros(value: unknown, zeros: unknown[]): string
     for (let i = 0; i < zeros.length; i += 2) (zeros[i] as Record<PropertyKey, number>)[zeros[i + 1] as PropertyKey] = -0;
   }
   if (text === undefined) return undefined;
-  // the mark must occur exactly once per -0 (counted without splitting the text): then every one of them is a -0
-  let marks = 0;
-  for (let at = text.indexOf(NEGATIVE_ZERO_MARK_TEXT); at !== -1; at = text.indexOf(NEGATIVE_ZERO_MARK_TEXT, at + NEGATIVE_ZERO_MARK_TEXT.length)) marks += 1;
-  return marks === zeros.length / 2 ? text.replaceAll(NEGATIVE_ZERO_MARK_TEXT, "-0.0") : undefined;
+  // the mark must occur exactly once per -0: then every one of them is a -0. Each replacement shortens the text by
+  // the same count of characters, so the length tells how many there were, without a second pass.
+  const replaced = text.replaceAll(NEGATIVE_ZERO_MARK_TEXT, "-0.0");
+  const marks = (text.length - replaced.length) / (NEGATIVE_ZERO_MARK_TEXT.length - "-0.0".length);
+  return marks === zeros.length / 2 ? replaced : undefined;
 }
 
 /** `JSON.stringify(value)` for a value the scan passed, or undefined should the native writer give up (its stack). */
@@ -724,6 +813,7 @@ function isNativeSpelledValue(node: unknown, depth: number, zeros: unknown[]): b
 
 /** A number `JSON.stringify` spells as Python's repr of our model's value: a safe int (not -0), a float in [1e-4, 1e16). */
 export function isNativeSpelledNumber(x: number): boolean {
+  if ((x | 0) === x) return x !== 0 || 1 / x > 0; // an int32 (token ids, counts): only -0 is not
   if (Number.isInteger(x)) return x === 0 ? 1 / x > 0 : Number.isSafeInteger(x);
   const magnitude = x < 0 ? -x : x;
   return magnitude >= 1e-4 && magnitude < 1e16;
