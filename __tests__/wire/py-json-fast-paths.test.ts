@@ -201,6 +201,24 @@ describe("dumpsPy's text writer and int32 arrays", () => {
     expectSameAsReference(holey);
   });
 
+  test("an array past the reused buffer's size, and one written again from inside its own write, come out whole", () => {
+    const long = Array.from({ length: 100_000 }, (_, i) => (i * 7919) % 151_936);
+    expect(dumpsPy(long, PY_DEFAULT_JSON)).toBe(`[${long.join(", ")}]`);
+    const inner = Array.from({ length: 30 }, (_, i) => (i === 0 ? 7 : -i * 1_000_003));
+    const outer = Array.from({ length: 30 }, (_, i) => i);
+    let innerText = "";
+    Object.defineProperty(outer, 5, {
+      get: () => {
+        innerText = dumpsPy(inner, PY_DEFAULT_JSON);
+        return 5;
+      },
+      enumerable: true,
+    });
+    expect(dumpsPy(outer, PY_DEFAULT_JSON)).toBe(`[${outer.map((_, i) => i).join(", ")}]`);
+    expect(innerText).toBe(`[${inner.join(", ")}]`);
+    expect(dumpsPy(long, PY_DEFAULT_JSON)).toBe(`[${long.join(", ")}]`);
+  });
+
   test("a string is quoted as it is only when JSON.stringify and ensure_ascii would leave it alone", () => {
     const strings = ['a"b', "a\\b", "tab\t", "\u0000", "\u001f", "\u007f", "\u0080", "\u00e9", "\ud83d\ude00", "\ud800", "\udfff x", "plain, : text ~"];
     for (const s of strings) {

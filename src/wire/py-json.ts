@@ -584,7 +584,11 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\u007f-\uffff]/;
 const INT32_ARRAY_MIN_LENGTH = 16;
 /** Bytes one int32 and a separator can take (`-2147483648, `). */
 const INT32_SPELLED_MAX = 13;
+/** The reused buffer grows to this size at most (80,000 ids); a longer array gets a buffer of its own. */
+const INT32_SCRATCH_MAX_BYTES = 1 << 20;
 let int32Scratch = Buffer.allocUnsafeSlow(4096);
+/** The scratch buffer is being written (an index getter that writes JSON itself gets a buffer of its own). */
+let int32ScratchBusy = false;
 
 /**
  * `[a, b, ...]` with `separator` when every item is an int32 other than -0 (Python's repr of an int is its decimal
@@ -593,8 +597,17 @@ let int32Scratch = Buffer.allocUnsafeSlow(4096);
  */
 function spellInt32Array(array: readonly unknown[], separator: string): string | undefined {
   const need = 2 + array.length * INT32_SPELLED_MAX;
-  if (int32Scratch.length < need) int32Scratch = Buffer.allocUnsafeSlow(Math.max(need, int32Scratch.length * 2));
-  const out = int32Scratch;
+  if (int32ScratchBusy || need > INT32_SCRATCH_MAX_BYTES) return writeInt32Array(array, separator, Buffer.allocUnsafe(need));
+  if (int32Scratch.length < need) int32Scratch = Buffer.allocUnsafeSlow(Math.min(Math.max(need, int32Scratch.length * 2), INT32_SCRATCH_MAX_BYTES));
+  int32ScratchBusy = true;
+  try {
+    return writeInt32Array(array, separator, int32Scratch);
+  } finally {
+    int32ScratchBusy = false;
+  }
+}
+
+function writeInt32Array(array: readonly unknown[], separator: string, out: Buffer): string | undefined {
   const spaced = separator.length === 2;
   let at = 0;
   out[at++] = 0x5b;
@@ -632,8 +645,9 @@ function decimalDigits(n: number): number {
 /**
  * {@link dumpsPyWriter}'s rules with cheaper mechanics, for what the native path does not take (every value under
  * Python's default separators): a string that needs no escape is quoted as it is (tested by one regex, instead of a
- * JSON.stringify call), keys are spelled without a cache, and the `ensure_ascii` pass runs only when some string
- * was escaped, since only such a string can hold a character it replaces. Tests compare it with the reference.
+ * JSON.stringify call), keys are spelled without a cache, `ensure_ascii` escapes only the strings JSON.stringify
+ * spelled (the others are printable ASCII) instead of a pass over the whole text, and token-id arrays are spelled
+ * by {@link spellInt32Array}. Tests compare it with the reference.
  */
 class PyJsonTextWriter {
   private readonly itemSep: string;
