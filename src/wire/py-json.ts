@@ -587,8 +587,8 @@ const INT32_SPELLED_MAX = 13;
 /** The reused buffer grows to this size at most (80,000 ids); a longer array gets a buffer of its own. */
 const INT32_SCRATCH_MAX_BYTES = 1 << 20;
 let int32Scratch = Buffer.allocUnsafeSlow(4096);
-/** The scratch buffer is being written (an index getter that writes JSON itself gets a buffer of its own). */
-let int32ScratchBusy = false;
+/** Counts the writes into the scratch buffer, so a write that another one (an index getter's) interrupted can tell. */
+let int32ScratchWrites = 0;
 
 /**
  * `[a, b, ...]` with `separator` when every item is an int32 other than -0 (Python's repr of an int is its decimal
@@ -597,14 +597,12 @@ let int32ScratchBusy = false;
  */
 function spellInt32Array(array: readonly unknown[], separator: string): string | undefined {
   const need = 2 + array.length * INT32_SPELLED_MAX;
-  if (int32ScratchBusy || need > INT32_SCRATCH_MAX_BYTES) return writeInt32Array(array, separator, Buffer.allocUnsafe(need));
+  if (need > INT32_SCRATCH_MAX_BYTES) return writeInt32Array(array, separator, Buffer.allocUnsafe(need));
   if (int32Scratch.length < need) int32Scratch = Buffer.allocUnsafeSlow(Math.min(Math.max(need, int32Scratch.length * 2), INT32_SCRATCH_MAX_BYTES));
-  int32ScratchBusy = true;
-  try {
-    return writeInt32Array(array, separator, int32Scratch);
-  } finally {
-    int32ScratchBusy = false;
-  }
+  const write = ++int32ScratchWrites;
+  const text = writeInt32Array(array, separator, int32Scratch);
+  // another write went into the buffer meanwhile (from an index getter): this one's bytes may be gone, so again
+  return write === int32ScratchWrites ? text : writeInt32Array(array, separator, Buffer.allocUnsafe(need));
 }
 
 function writeInt32Array(array: readonly unknown[], separator: string, out: Buffer): string | undefined {
