@@ -1,8 +1,8 @@
 // Reads and re-emits the backend's chat reply: validation of the TITO fields, replay-payload stripping,
 // and the single-chunk fake SSE stream (the backend call itself never streams).
 import type { ChatMessage } from "../tokenizer/types";
-import { dumpsPy, parsePyJson, PY_RESPONSE_JSON, pyNumberValue, pyRepr } from "../wire/py-json";
-import { describeJsonDepthExcess, findJsonDepthExcess } from "../wire/json-depth";
+import { dumpsPy, parsePyJsonBytes, PY_RESPONSE_JSON, pyNumberValue, pyRepr, type PyJsonBytesRead } from "../wire/py-json";
+import { describeJsonDepthExcess } from "../wire/json-depth";
 import { SessionHttpError } from "./types";
 
 /** The validated parts of an upstream chat completion. */
@@ -40,14 +40,14 @@ function firstChoice(response: Record<string, unknown>): Record<string, unknown>
  * vocabulary would be stored in the trajectory and break every later turn of the session at the backend.
  */
 export function extractCompletion(body: Buffer, vocabSize?: number): ExtractedCompletion {
-  const excess = findJsonDepthExcess(body);
-  if (excess !== null) throw new SessionHttpError(502, `backend reply refused: ${describeJsonDepthExcess(excess)}`);
-  let response: unknown;
+  let read: PyJsonBytesRead;
   try {
-    response = parsePyJson(body.toString("utf8"));
+    read = parsePyJsonBytes(body); // the depth cap first, as a scan before any parsing
   } catch (error) {
     throw new SessionHttpError(502, `backend returned invalid JSON: ${(error as Error).message}`);
   }
+  if (read.excess !== null) throw new SessionHttpError(502, `backend reply refused: ${describeJsonDepthExcess(read.excess)}`);
+  const response: unknown = read.value;
   if (!isObject(response)) throw new SessionHttpError(502, "backend reply is not a JSON object");
   const choice = firstChoice(response);
   const meta = choice.meta_info;

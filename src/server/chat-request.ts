@@ -2,10 +2,10 @@
 // Session-independent: the same rules serve v1 and v2; every malformed input is a 400 naming the problem.
 import type { ChatMessage, ChatTemplateKwargs } from "../tokenizer/types";
 // eslint-disable-next-line @typescript-eslint/no-unused-vars -- MAX_JSON_DEPTH is named by a TSDoc {@link} below
-import { describeJsonDepthExcess, findJsonDepthExcess, type MAX_JSON_DEPTH } from "../wire/json-depth";
+import { describeJsonDepthExcess, type MAX_JSON_DEPTH } from "../wire/json-depth";
 import type { JsonObject } from "../wire/sample";
 import { addReplayFlags, type ReplayRequestOptions } from "./replay-request";
-import { parsePyJson, PyFloat, PyBigInt } from "../wire/py-json";
+import { parsePyJsonBytes, PyFloat, PyBigInt, type PyJsonBytesRead } from "../wire/py-json";
 import { NormalizedChatRequest, SamplesRequestBody, SessionHttpError } from "./types";
 
 /** Merges request chat-template kwargs over the server defaults; throws (→ 400) on a forbidden override. */
@@ -89,15 +89,16 @@ function describeKind(value: unknown): string {
  * than {@link MAX_JSON_DEPTH} (checked by a scan before the parser runs).
  */
 export function parseJsonBody(body: Buffer): unknown {
-  const excess = findJsonDepthExcess(body);
-  if (excess !== null) throw new SessionHttpError(400, `request body refused: ${describeJsonDepthExcess(excess)}`);
   // miles: `json.loads(body) if body else {}` — only a body of zero bytes is `{}`; whitespace is invalid JSON.
   if (body.length === 0) return {};
+  let read: PyJsonBytesRead;
   try {
-    return parsePyJson(body.toString("utf8"));
+    read = parsePyJsonBytes(body); // the depth cap first, as a scan before any parsing
   } catch (error) {
     throw new SessionHttpError(400, `invalid JSON body: ${(error as Error).message}`);
   }
+  if (read.excess !== null) throw new SessionHttpError(400, `request body refused: ${describeJsonDepthExcess(read.excess)}`);
+  return read.value;
 }
 
 /**

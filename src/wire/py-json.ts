@@ -2,6 +2,7 @@
 // write as json.dumps does (repr floats, separators, ensure_ascii), so the servers' bytes match the Python servers'.
 import { PY_KEY_ORDER, PyBigInt, PyFloat, isArrayIndexKey, pyObjectKeys, rememberKeyOrder, type PyJson } from "./py-json-values";
 import { pythonFloatRepr } from "./py-repr";
+import { findJsonDepthExcess, MAX_JSON_DEPTH, type JsonDepthExcess } from "./json-depth";
 
 export * from "./py-json-values";
 export * from "./py-repr";
@@ -156,7 +157,12 @@ export function parsePyJson(text: string, options: PyJsonParseOptions = {}): PyJ
     if (reader.position !== text.length) throw new PyJsonError("Extra data", reader.position, text);
     return value;
   }
-  if (!isLossyForNativeParse(text)) {
+  return readPyJson(text, isLossyForNativeParse(text));
+}
+
+/** The native parser when `lossy` is false and it accepts the text, else the exact reader. */
+function readPyJson(text: string, lossy: boolean): PyJson {
+  if (!lossy) {
     try {
       return JSON.parse(text) as PyJson;
     } catch {
@@ -169,6 +175,88 @@ export function parsePyJson(text: string, options: PyJsonParseOptions = {}): PyJ
   reader.skipWhitespace();
   if (reader.position !== text.length) throw new PyJsonError("Extra data", reader.position, text);
   return value;
+}
+
+/** What {@link parsePyJsonBytes} read: the value, or where nesting first went past the cap (nothing parsed then). */
+export type PyJsonBytesRead = { readonly value: PyJson; readonly excess: null } | { readonly value: undefined; readonly excess: JsonDepthExcess };
+
+/**
+ * `findJsonDepthExcess(bytes, maxDepth)`, then (within the cap) `parsePyJson` of the bytes as UTF-8, in one pass
+ * over the text where those take two: the scan that decides the native parser also counts the nesting. The excess
+ * reported is the byte scan's own (its offset counts bytes), which runs only when the text scan finds one: decoding
+ * keeps every ASCII byte (brackets, quotes, backslashes) in order and makes none of the others, so both scans agree.
+ * @throws PyJsonError with Python's message for text Python rejects (only within the cap, as the two calls would)
+ */
+export function parsePyJsonBytes(bytes: Buffer, maxDepth: number = MAX_JSON_DEPTH): PyJsonBytesRead {
+  const text = bytes.toString("utf8");
+  const scan = scanForNativeParse(text, maxDepth);
+  if (scan === NESTED_TOO_DEEP) {
+    const excess = findJsonDepthExcess(bytes, maxDepth);
+    if (excess !== null) return { value: undefined, excess };
+  }
+  return { value: readPyJson(text, scan !== NATIVE_EXACT), excess: null };
+}
+
+/** {@link scanForNativeParse}'s answers. */
+const NATIVE_EXACT = 0;
+const NATIVE_LOSSY = 1;
+const NESTED_TOO_DEEP = 2;
+
+/**
+ * {@link isLossyForNativeParse} and {@link findJsonDepthExcess} of a string in one pass: NESTED_TOO_DEEP when an array
+ * or object opens past `maxDepth` (outside strings, as the depth scan counts), else NATIVE_LOSSY or NATIVE_EXACT as the
+ * lossy check answers. Number tokens are walked by hand rather than by the lossy check's int-run regex, so short
+ * runs (a log-prob pair, a token's bytes) cost no regex call. Tests hold both answers to the two functions'.
+ */
+function scanForNativeParse(text: string, maxDepth: number): number {
+  const length = text.length;
+  let depth = 0;
+  let lossy = false;
+  let i = 0;
+  while (i < length) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      const start = i + 1;
+      let end = text.indexOf('"', start);
+      while (end !== -1 && text.charCodeAt(end - 1) === 92 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
+      if (end === -1) return NATIVE_LOSSY; // unterminated: no bracket counts after it, and the exact reader reports it
+      i = end + 1;
+      if (!lossy && end - start <= 10 && isIntegerLikeKey(text, start, end) && nextNonSpace(text, i) === 58) lossy = true;
+    } else if ((c >= 48 && c <= 57) || c === 45) {
+      i = lossy ? numberEnd(text, i) : scanNumber(text, i);
+      if (i < 0) {
+        lossy = true;
+        i = -i;
+      }
+    } else if (c === 91 || c === 123) {
+      if (++depth > maxDepth) return NESTED_TOO_DEEP;
+      i += 1;
+    } else {
+      if ((c === 93 || c === 125) && depth > 0) depth -= 1;
+      i += 1;
+    }
+  }
+  return lossy ? NATIVE_LOSSY : NATIVE_EXACT;
+}
+
+/**
+ * The end of the number token at `start` (a `-` or a digit), negated when the native parser would read it otherwise
+ * than Python: an int of 16+ digits or `-0`, a float whose double is integral ({@link isLossyNumber}).
+ */
+function scanNumber(text: string, start: number): number {
+  const negative = text.charCodeAt(start) === 45;
+  const intStart = negative ? start + 1 : start;
+  let j = intStart;
+  let d = text.charCodeAt(j);
+  while (d >= 48 && d <= 57) d = text.charCodeAt(++j);
+  const intDigits = j - intStart;
+  if (d !== 46 && d !== 101 && d !== 69) {
+    if (intDigits === 0) return start + 1; // a lone `-`: no number, which the parser refuses
+    const lossy = intDigits >= 16 || (negative && intDigits === 1 && text.charCodeAt(intStart) === 48);
+    return lossy ? -j : j;
+  }
+  const end = numberEnd(text, j);
+  return isLossyNumber(text, start, end) ? -end : end;
 }
 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
@@ -482,7 +570,160 @@ export function dumpsPy(value: unknown, options: PyDumpsOptions): string {
       if (text !== undefined) return options.ensureAscii ? text.replace(NON_ASCII, asciiEscape) : text;
     }
   }
-  return dumpsPyWriter(value, options);
+  return new PyJsonTextWriter(options).spell(value);
+}
+
+/**
+ * A string JSON.stringify writes as its characters between two quotes: printable ASCII without `"` and `\`, so
+ * no escape and no character `ensure_ascii` would replace.
+ */
+// eslint-disable-next-line no-control-regex -- the control characters are exactly the ones JSON.stringify escapes
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\u007f-\uffff]/;
+
+/** From this length on an array is tried as int32s (token ids): below it, `join` costs no more than the check. */
+const INT32_ARRAY_MIN_LENGTH = 16;
+/** Bytes one int32 and a separator can take (`-2147483648, `). */
+const INT32_SPELLED_MAX = 13;
+/** The reused buffer grows to this size at most (80,000 ids); a longer array gets a buffer of its own. */
+const INT32_SCRATCH_MAX_BYTES = 1 << 20;
+let int32Scratch = Buffer.allocUnsafeSlow(4096);
+/** Counts the writes into the scratch buffer, so a write that another one (an index getter's) interrupted can tell. */
+let int32ScratchWrites = 0;
+
+/**
+ * `[a, b, ...]` with `separator` when every item is an int32 other than -0 (Python's repr of an int is its decimal
+ * digits, as `String` gives them), else undefined. The digits go into one reused byte buffer and come out as one
+ * string, where `join` makes a string per number: a prompt's 250-600 token ids cost half as much.
+ */
+function spellInt32Array(array: readonly unknown[], separator: string): string | undefined {
+  const need = 2 + array.length * INT32_SPELLED_MAX;
+  if (need > INT32_SCRATCH_MAX_BYTES) return writeInt32Array(array, separator, Buffer.allocUnsafe(need));
+  if (int32Scratch.length < need) int32Scratch = Buffer.allocUnsafeSlow(Math.min(Math.max(need, int32Scratch.length * 2), INT32_SCRATCH_MAX_BYTES));
+  const write = ++int32ScratchWrites;
+  const text = writeInt32Array(array, separator, int32Scratch);
+  // another write went into the buffer meanwhile (from an index getter): this one's bytes may be gone, so again
+  return write === int32ScratchWrites ? text : writeInt32Array(array, separator, Buffer.allocUnsafe(need));
+}
+
+function writeInt32Array(array: readonly unknown[], separator: string, out: Buffer): string | undefined {
+  const spaced = separator.length === 2;
+  let at = 0;
+  out[at++] = 0x5b;
+  for (let i = 0; i < array.length; i++) {
+    const item = array[i];
+    if (typeof item !== "number" || (item | 0) !== item || (item === 0 && 1 / item < 0)) return undefined;
+    if (i > 0) {
+      out[at++] = 0x2c;
+      if (spaced) out[at++] = 0x20;
+    }
+    let n = item;
+    if (n < 0) {
+      out[at++] = 0x2d;
+      n = -n; // 2^31 for -2^31: still exact, and its digits are the same
+    }
+    const end = at + decimalDigits(n);
+    at = end;
+    for (let j = end - 1; ; j--) {
+      const q = Math.floor(n / 10);
+      out[j] = 0x30 + n - q * 10;
+      if (q === 0) break;
+      n = q;
+    }
+  }
+  out[at++] = 0x5d;
+  return out.toString("latin1", 0, at);
+}
+
+/** How many decimal digits `n` (0 <= n <= 2^31) has. */
+function decimalDigits(n: number): number {
+  if (n < 100000) return n < 10 ? 1 : n < 100 ? 2 : n < 1000 ? 3 : n < 10000 ? 4 : 5;
+  return n < 1000000 ? 6 : n < 10000000 ? 7 : n < 100000000 ? 8 : n < 1000000000 ? 9 : 10;
+}
+
+/**
+ * {@link dumpsPyWriter}'s rules with cheaper mechanics, for what the native path does not take (every value under
+ * Python's default separators): a string that needs no escape is quoted as it is (tested by one regex, instead of a
+ * JSON.stringify call), keys are spelled without a cache, `ensure_ascii` escapes only the strings JSON.stringify
+ * spelled (the others are printable ASCII) instead of a pass over the whole text, and token-id arrays are spelled
+ * by {@link spellInt32Array}. Tests compare it with the reference.
+ */
+class PyJsonTextWriter {
+  private readonly itemSep: string;
+  private readonly keySep: string;
+
+  constructor(private readonly options: PyDumpsOptions) {
+    this.itemSep = options.compact ? "," : ", ";
+    this.keySep = options.compact ? ":" : ": ";
+  }
+
+  spell(value: unknown): string {
+    return this.write(value, 0);
+  }
+
+  /** JSON.stringify's spelling with `ensure_ascii`'s escapes: the reference's one pass over the text, piece by piece. */
+  private string(text: string): string {
+    if (!NEEDS_ESCAPE.test(text)) return `"${text}"`;
+    const spelled = JSON.stringify(text);
+    return this.options.ensureAscii ? spelled.replace(NON_ASCII, asciiEscape) : spelled;
+  }
+
+  private write(node: unknown, depth: number): string {
+    switch (typeof node) {
+      case "string":
+        return this.string(node);
+      case "number":
+        return dumpsNumber(node, this.options);
+      case "boolean":
+        return node ? "true" : "false";
+      case "bigint":
+        return node.toString();
+      case "object":
+        break;
+      default:
+        throw new PyJsonWriteError(`Object of type ${typeof node} is not JSON serializable`);
+    }
+    if (node === null) return "null";
+    if (depth > MAX_WRITE_DEPTH) throw new PyJsonWriteError("maximum recursion depth exceeded while encoding a JSON object");
+    if (Array.isArray(node)) return this.array(node, depth);
+    if (node instanceof SpelledPyJson) {
+      if (!sameDumpsOptions(node.options, this.options)) return this.write(node.value, depth);
+      return this.options.ensureAscii ? node.text.replace(NON_ASCII, asciiEscape) : node.text; // as the reference's pass does
+    }
+    if (node instanceof PyFloat) return node.value === 0 || Number.isFinite(node.value) ? pythonFloatRepr(node.value) : dumpsNumber(node.value, this.options);
+    if (node instanceof PyBigInt) return node.value.toString();
+    return this.object(node as Record<string | typeof PY_KEY_ORDER, unknown>, depth);
+  }
+
+  private array(node: readonly unknown[], depth: number): string {
+    if (node.length === 0) return "[]";
+    if (node.length >= INT32_ARRAY_MIN_LENGTH) {
+      const ints = spellInt32Array(node, this.itemSep);
+      if (ints !== undefined) return ints;
+    }
+    if (isNativeSpelledNumberArray(node)) return this.options.compact ? JSON.stringify(node) : `[${node.join(", ")}]`;
+    let text = "[";
+    for (let i = 0; i < node.length; i++) {
+      if (i > 0) text += this.itemSep;
+      const item: unknown = node[i];
+      text += this.write(item === undefined ? null : item, depth + 1);
+    }
+    return `${text}]`;
+  }
+
+  private object(record: Record<string | typeof PY_KEY_ORDER, unknown>, depth: number): string {
+    const keys = record[PY_KEY_ORDER] === undefined ? Object.keys(record) : pyObjectKeys(record);
+    let text = "{";
+    let first = true;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      const item = record[key];
+      if (item === undefined) continue;
+      if (!first) text += this.itemSep;
+      text += this.string(key) + this.keySep + this.write(item, depth + 1);
+      first = false;
+    }
+    return `${text}}`;
+  }
 }
 
 /** Deepest container nesting the writer accepts (Python raises RecursionError well before JS's stack runs out). */
@@ -514,10 +755,11 @@ function stringifyMarkingNegativeZeros(value: unknown, zeros: unknown[]): string
     for (let i = 0; i < zeros.length; i += 2) (zeros[i] as Record<PropertyKey, number>)[zeros[i + 1] as PropertyKey] = -0;
   }
   if (text === undefined) return undefined;
-  // the mark must occur exactly once per -0 (counted without splitting the text): then every one of them is a -0
-  let marks = 0;
-  for (let at = text.indexOf(NEGATIVE_ZERO_MARK_TEXT); at !== -1; at = text.indexOf(NEGATIVE_ZERO_MARK_TEXT, at + NEGATIVE_ZERO_MARK_TEXT.length)) marks += 1;
-  return marks === zeros.length / 2 ? text.replaceAll(NEGATIVE_ZERO_MARK_TEXT, "-0.0") : undefined;
+  // the mark must occur exactly once per -0: then every one of them is a -0. Each replacement shortens the text by
+  // the same count of characters, so the length tells how many there were, without a second pass.
+  const replaced = text.replaceAll(NEGATIVE_ZERO_MARK_TEXT, "-0.0");
+  const marks = (text.length - replaced.length) / (NEGATIVE_ZERO_MARK_TEXT.length - "-0.0".length);
+  return marks === zeros.length / 2 ? replaced : undefined;
 }
 
 /** `JSON.stringify(value)` for a value the scan passed, or undefined should the native writer give up (its stack). */
@@ -583,6 +825,7 @@ function isNativeSpelledValue(node: unknown, depth: number, zeros: unknown[]): b
 
 /** A number `JSON.stringify` spells as Python's repr of our model's value: a safe int (not -0), a float in [1e-4, 1e16). */
 export function isNativeSpelledNumber(x: number): boolean {
+  if ((x | 0) === x) return x !== 0 || 1 / x > 0; // an int32 (token ids, counts): only -0 is not
   if (Number.isInteger(x)) return x === 0 ? 1 / x > 0 : Number.isSafeInteger(x);
   const magnitude = x < 0 ? -x : x;
   return magnitude >= 1e-4 && magnitude < 1e16;
