@@ -2,6 +2,7 @@
 // JSON.stringify silently drops undefined, turns NaN into null and -0 into 0; the wire must not change values.
 import { PY_KEY_ORDER, PyBigInt, PyFloat, pyObjectKeys } from "./py-json-values";
 import { isNativeSpelledNumber, isNativeSpelledNumberArray, pythonFloatRepr } from "./py-json";
+import { INT_ARRAY_MIN_LENGTH, isSafeIntegerArray, safeIntegerArrayJson } from "./int-array-json";
 
 /** Objects nested deeper than this are refused (guards the recursive writer's stack). */
 export const MAX_WIRE_JSON_DEPTH = 512;
@@ -17,8 +18,12 @@ const LONE_SURROGATE = /\p{Cs}/u;
  * cycles and nesting beyond {@link MAX_WIRE_JSON_DEPTH}. `fail` must throw.
  */
 export function stringifyExactJson(value: unknown, path: string, fail: (path: string, problem: string) => never): string {
-  // Data JSON.stringify spells exactly as the writer below does takes it; anything else (and every refusal) the writer.
-  if (isNativeExactValue(value, 0)) return JSON.stringify(value);
+  // Data JSON.stringify spells exactly as the writer below does takes it (long id lists by hand, same text);
+  // anything else, and every refusal, the writer.
+  const idLists = new Map<object, boolean>();
+  const native = nativeExactKind(value, 0, idLists);
+  if (native === NATIVE) return JSON.stringify(value);
+  if (native === NATIVE_WITH_ID_LISTS) return writeNativeWithIdLists(value, idLists);
   const ancestors = new Set<object>();
   /** Keys and indices from `value` down to the node being written; turned into a path string only on failure. */
   const trail: (string | number)[] = [];
@@ -50,7 +55,8 @@ export function stringifyExactJson(value: unknown, path: string, fail: (path: st
     ancestors.add(node);
     let text: string;
     if (Array.isArray(node) && (node as { toJSON?: unknown }).toJSON === undefined && isNativeSpelledNumberArray(node)) {
-      text = JSON.stringify(node); // token ids, log-probs: the same text the element-wise writer would produce
+      // token ids, log-probs: the same text the element-wise writer would produce
+      text = node.length >= INT_ARRAY_MIN_LENGTH && isSafeIntegerArray(node) ? safeIntegerArrayJson(node) : JSON.stringify(node);
     } else if (Array.isArray(node)) {
       text = "[";
       for (let i = 0; i < node.length; i++) {
@@ -94,38 +100,85 @@ export function isPlainObject(value: object): boolean {
   return typeof ctor === "function" && ctor.name === "Object";
 }
 
+/** {@link nativeExactKind}: the writer must take the value. */
+const NOT_NATIVE = 0;
+/** {@link nativeExactKind}: JSON.stringify writes the value's exact text. */
+const NATIVE = 1;
+/** {@link nativeExactKind}: as NATIVE, and the value is or holds a long safe-integer list (see the marks). */
+const NATIVE_WITH_ID_LISTS = 2;
+type NativeKind = typeof NOT_NATIVE | typeof NATIVE | typeof NATIVE_WITH_ID_LISTS;
+
 /**
- * True when `JSON.stringify(value)` is the text {@link stringifyExactJson}'s writer produces and the writer would refuse
+ * Whether `JSON.stringify(value)` is the text {@link stringifyExactJson}'s writer produces and the writer would refuse
  * nothing: strings and keys without lone surrogates, booleans, null, safe ints other than -0, finite non-integral
  * numbers with 1e-4 <= |x| < 1e16 (JS and Python print the same shortest digits there), hole-free arrays and plain
  * objects without a remembered key order or an undefined value, nested less than {@link MAX_WIRE_JSON_DEPTH} deep
- * (so a cycle is left to the writer, which names it).
+ * (so a cycle is left to the writer, which names it). Arrays of at least {@link INT_ARRAY_MIN_LENGTH} safe integers
+ * are marked `true` in `idLists`, and the containers above them `false` (the kind is then NATIVE_WITH_ID_LISTS).
  */
-function isNativeExactValue(node: unknown, depth: number): boolean {
+function nativeExactKind(node: unknown, depth: number, idLists: Map<object, boolean>): NativeKind {
   switch (typeof node) {
     case "string":
-      return !LONE_SURROGATE.test(node);
+      return LONE_SURROGATE.test(node) ? NOT_NATIVE : NATIVE;
     case "boolean":
-      return true;
+      return NATIVE;
     case "number":
-      return isNativeSpelledNumber(node);
+      return isNativeSpelledNumber(node) ? NATIVE : NOT_NATIVE;
     case "object":
       break;
     default:
-      return false;
+      return NOT_NATIVE;
   }
-  if (node === null) return true;
-  if (depth >= MAX_WIRE_JSON_DEPTH - 1 || node instanceof PyFloat || node instanceof PyBigInt) return false;
+  if (node === null) return NATIVE;
+  if (depth >= MAX_WIRE_JSON_DEPTH - 1 || node instanceof PyFloat || node instanceof PyBigInt) return NOT_NATIVE;
+  let kind: NativeKind = NATIVE;
   if (Array.isArray(node)) {
-    if ((node as { toJSON?: unknown }).toJSON !== undefined) return false;
-    for (let i = 0; i < node.length; i++) if (!(i in node) || !isNativeExactValue(node[i], depth + 1)) return false;
-    return true;
+    if ((node as { toJSON?: unknown }).toJSON !== undefined) return NOT_NATIVE;
+    if (node.length >= INT_ARRAY_MIN_LENGTH && isSafeIntegerArray(node)) {
+      idLists.set(node, true);
+      return NATIVE_WITH_ID_LISTS;
+    }
+    // a number list (log-probs, short id lists) in one loop; a hole reads undefined and fails it
+    if (typeof node[0] === "number" && isNativeSpelledNumberArray(node)) return NATIVE;
+    for (let i = 0; i < node.length; i++) {
+      const item = i in node ? nativeExactKind(node[i], depth + 1, idLists) : NOT_NATIVE;
+      if (item === NOT_NATIVE) return NOT_NATIVE;
+      if (item === NATIVE_WITH_ID_LISTS) kind = item;
+    }
+  } else {
+    if (!isPlainObject(node) || (node as { [PY_KEY_ORDER]?: unknown })[PY_KEY_ORDER] !== undefined) return NOT_NATIVE;
+    for (const key of Object.keys(node)) {
+      if (LONE_SURROGATE.test(key)) return NOT_NATIVE;
+      const item = nativeExactKind((node as Record<string, unknown>)[key], depth + 1, idLists);
+      if (item === NOT_NATIVE) return NOT_NATIVE;
+      if (item === NATIVE_WITH_ID_LISTS) kind = item;
+    }
   }
-  if (!isPlainObject(node) || (node as { [PY_KEY_ORDER]?: unknown })[PY_KEY_ORDER] !== undefined) return false;
-  for (const key of Object.keys(node)) {
-    if (LONE_SURROGATE.test(key) || !isNativeExactValue((node as Record<string, unknown>)[key], depth + 1)) return false;
+  if (kind === NATIVE_WITH_ID_LISTS) idLists.set(node, false);
+  return kind;
+}
+
+/**
+ * `JSON.stringify(value)` for a NATIVE_WITH_ID_LISTS value: the marked id lists by the digit writer, the containers
+ * holding them key by key in JSON.stringify's order (`Object.keys`), everything else by JSON.stringify.
+ */
+function writeNativeWithIdLists(node: unknown, idLists: ReadonlyMap<object, boolean>): string {
+  const mark = node !== null && typeof node === "object" ? idLists.get(node) : undefined;
+  if (mark === undefined) return JSON.stringify(node);
+  if (mark) return safeIntegerArrayJson(node as number[]);
+  let text: string;
+  if (Array.isArray(node)) {
+    text = "[";
+    for (let i = 0; i < node.length; i++) text += (i === 0 ? "" : ",") + writeNativeWithIdLists(node[i], idLists);
+    return `${text}]`;
   }
-  return true;
+  text = "{";
+  let first = true;
+  for (const key of Object.keys(node as object)) {
+    text += `${first ? "" : ","}${JSON.stringify(key)}:${writeNativeWithIdLists((node as Record<string, unknown>)[key], idLists)}`;
+    first = false;
+  }
+  return `${text}}`;
 }
 
 /** True for a non-null, non-array object that is not a kinded number ({@link PyFloat}, {@link PyBigInt}): what JSON calls an object. */
