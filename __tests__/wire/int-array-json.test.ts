@@ -3,7 +3,7 @@
 // lists where they agree.
 import { describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
-import { INT_ARRAY_MIN_LENGTH, isSafeIntegerArray, safeIntegerArrayJson } from "../../src/wire/int-array-json";
+import { IdListTexts, INT_ARRAY_MIN_LENGTH, isSafeIntegerArray, safeIntegerArrayJson } from "../../src/wire/int-array-json";
 import { dumpsPyWriter, PY_SAMPLES_META_JSON } from "../../src/wire/py-json";
 import { pyFloat } from "../../src/wire/py-json-values";
 import { stringifyExactJson } from "../../src/wire/wire-json";
@@ -43,6 +43,10 @@ describe("safeIntegerArrayJson", () => {
   it("writes what JSON.stringify writes, for safe integers of every width", () => {
     expect(safeIntegerArrayJson(BOUNDARIES)).toBe(JSON.stringify(BOUNDARIES));
     expect(safeIntegerArrayJson([])).toBe("[]");
+    // a list longer than the kept scratch memory (1 MiB) is written in memory of its own, then a short one again
+    const long = Array.from({ length: 70_000 }, (_, i) => (i * 7919) % 151_669);
+    expect(safeIntegerArrayJson(long)).toBe(JSON.stringify(long));
+    expect(safeIntegerArrayJson([1, 22, 333])).toBe("[1,22,333]");
     fc.assert(
       fc.property(fc.array(safeInteger, { maxLength: 400 }), (ids) => {
         expect(isSafeIntegerArray(ids)).toBe(true);
@@ -119,5 +123,35 @@ describe("stringifyExactJson with long id lists", () => {
     expect(stringifyExactJson([ids, [ids, { ids }]], "m", fail)).toBe(JSON.stringify([ids, [ids, { ids }]]));
     // next to a value only the writer spells (-0 as -0.0), the list is still the same text
     expect(stringifyExactJson({ ids, zero: -0 }, "m", fail)).toBe(`{"ids":${JSON.stringify(ids)},"zero":-0.0}`);
+  });
+});
+
+describe("IdListTexts", () => {
+  it("reuses the text of an equal list, never of a list that differs in one id or in length", () => {
+    const texts = new IdListTexts();
+    const ids = Array.from({ length: 64 }, (_, i) => i * 3);
+    expect(texts.text(ids)).toBe(JSON.stringify(ids));
+    expect(texts.text([...ids])).toBe(JSON.stringify(ids));
+    const other = [...ids];
+    other[63] += 1;
+    expect(texts.text(other)).toBe(JSON.stringify(other));
+    expect(texts.text(ids.slice(0, 63))).toBe(JSON.stringify(ids.slice(0, 63)));
+    for (let k = 0; k < 20; k++) {
+      const list = ids.map((id) => id + k);
+      expect(texts.text(list)).toBe(JSON.stringify(list));
+    }
+    expect(texts.text(other)).toBe(JSON.stringify(other));
+  });
+
+  it("shared by the payload's metadata texts, gives each the text it has alone", () => {
+    const ids = Array.from({ length: 606 }, (_, i) => (i * 7919) % 151_669);
+    const texts = new IdListTexts();
+    const sample = { lifecycle: { t1: 1.5 }, accumulated_token_ids: [...ids] };
+    const session = { accumulated_token_ids: ids, tree: { leaves: [{ path_node_ids: [0, 1] }] }, zero: -0 };
+    expect(stringifyExactJson(sample, "m", fail, texts)).toBe(JSON.stringify(sample));
+    expect(stringifyExactJson(session, "s", fail, texts)).toBe(stringifyExactJson(session, "s", fail));
+    expect(stringifyExactJson(session, "s", fail)).toBe(
+      `{"accumulated_token_ids":${JSON.stringify(ids)},"tree":{"leaves":[{"path_node_ids":[0,1]}]},"zero":-0.0}`,
+    );
   });
 });

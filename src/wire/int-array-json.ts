@@ -9,6 +9,9 @@ const TWO_POW_31 = 0x8000_0000;
 /** Widest element: `-9007199254740991` (17 characters) and its comma. */
 const MAX_ELEMENT_CHARS = 18;
 
+/** The kept scratch grows to this at most (about 58k ids); a longer list writes into memory of its own. */
+const MAX_KEPT_SCRATCH = 1 << 20;
+
 let scratch = new Uint8Array(1 << 14);
 
 /**
@@ -26,8 +29,8 @@ export function isSafeIntegerArray(values: readonly unknown[]): boolean {
 /** `JSON.stringify(values)` for an array {@link isSafeIntegerArray} accepts (the same text, written by hand). */
 export function safeIntegerArrayJson(values: readonly number[]): string {
   const need = values.length * MAX_ELEMENT_CHARS + 2;
-  if (scratch.length < need) scratch = new Uint8Array(Math.max(need, scratch.length * 2));
-  const out = scratch;
+  if (scratch.length < need && need <= MAX_KEPT_SCRATCH) scratch = new Uint8Array(Math.min(Math.max(need, scratch.length * 2), MAX_KEPT_SCRATCH));
+  const out = scratch.length >= need ? scratch : new Uint8Array(need);
   let at = 0;
   out[at++] = 0x5b; // [
   for (let i = 0; i < values.length; i++) {
@@ -57,4 +60,36 @@ export function safeIntegerArrayJson(values: readonly number[]): string {
   }
   out[at++] = 0x5d; // ]
   return LATIN1.decode(out.subarray(0, at));
+}
+
+/** The most lists an {@link IdListTexts} keeps (a samples payload repeats one or two). */
+const MAX_KEPT_LISTS = 8;
+
+/**
+ * The texts of the id lists written for one payload, so that a list written twice is written once: the v2 samples
+ * payload carries the session's accumulated ids and, in the active leaf's sample, an equal copy of them.
+ */
+export class IdListTexts {
+  private readonly lists: (readonly number[])[] = [];
+  private readonly texts: string[] = [];
+
+  /** {@link safeIntegerArrayJson}`(values)`, reusing the text of an equal list written through this object. */
+  text(values: readonly number[]): string {
+    for (let k = 0; k < this.lists.length; k++) {
+      if (sameIds(this.lists[k], values)) return this.texts[k];
+    }
+    const text = safeIntegerArrayJson(values);
+    if (this.lists.length < MAX_KEPT_LISTS) {
+      this.lists.push(values);
+      this.texts.push(text);
+    }
+    return text;
+  }
+}
+
+function sameIds(a: readonly number[], b: readonly number[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
