@@ -149,7 +149,7 @@ export interface AlignedTurn {
  * `maxTrimTokens` of them and none on the last turn.
  * @throws SampleAssemblyError when the record is malformed or too many output tokens do not match
  */
-export function alignTurn(record: SessionRecord, i: number, isLast: boolean, accumulated: readonly number[] | null, maxTrimTokens: number): AlignedTurn {
+function alignTurn(record: SessionRecord, i: number, isLast: boolean, accumulated: readonly number[] | null, maxTrimTokens: number): AlignedTurn {
   return alignRecordTokens(readRecord(record, i + 1), isLast, accumulated, maxTrimTokens);
 }
 
@@ -181,7 +181,7 @@ export function alignRecordTokens(tokens: RecordTokens, isLast: boolean, accumul
 }
 
 /** The per-turn sample of record `i` once aligned: tokens, response, masks, status, counters and its lifecycle segment. */
-export function alignedTurnSample(
+function alignedTurnSample(
   records: readonly SessionRecord[],
   i: number,
   aligned: AlignedTurn,
