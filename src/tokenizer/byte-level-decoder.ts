@@ -103,12 +103,6 @@ export class ByteLevelTableDecoder {
   private readonly bytes: Uint8Array;
   private readonly verbatim: (string | undefined)[];
   private readonly utf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
-  private readonly strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  /**
-   * Each ordinary token's text when its bytes are whole UTF-8 on their own (null when they are not), filled on first
-   * use: a run of such tokens decodes to the concatenation of their texts, with no byte copy or decoder call.
-   */
-  private readonly pieces: (string | null | undefined)[];
   private scratch = new Uint8Array(1 << 16);
 
   /**
@@ -126,7 +120,6 @@ export class ByteLevelTableDecoder {
     this.skipped = new Uint8Array(size);
     this.offsets = new Int32Array(size + 1);
     this.verbatim = new Array<string | undefined>(size).fill(undefined);
-    this.pieces = new Array<string | null | undefined>(size).fill(undefined);
     const tokens: (string | undefined)[] = new Array<string | undefined>(size);
     let capacity = 0;
     for (let id = 0; id < size; id += 1) {
@@ -158,41 +151,6 @@ export class ByteLevelTableDecoder {
   decode(ids: readonly number[], skipSpecialTokens = false): string {
     const count = ids.length;
     if (count === 0) return this.fallback(ids, skipSpecialTokens);
-    // Tokens whose bytes are whole UTF-8 each: the run's UTF-8 decoding is the concatenation of their decodings.
-    const { kinds, skipped, pieces } = this;
-    let text = "";
-    for (let index = 0; index < count; index += 1) {
-      const id = ids[index];
-      if (typeof id !== "number") return this.fallback(ids, skipSpecialTokens);
-      const kind = kinds[id];
-      if (kind === undefined || kind === KIND_UNKNOWN) return this.fallback(ids, skipSpecialTokens);
-      if (skipSpecialTokens && skipped[id] === 1) continue;
-      if (kind === KIND_BYTES) {
-        const piece = pieces[id] ?? (pieces[id] === null ? null : this.pieceOf(id));
-        if (piece === null) return this.decodeRuns(ids, skipSpecialTokens);
-        text += piece;
-      } else {
-        text += this.verbatim[id]!;
-      }
-    }
-    return text;
-  }
-
-  /** Token `id`'s bytes decoded when they are whole UTF-8 on their own, else null (remembered either way). */
-  private pieceOf(id: number): string | null {
-    let piece: string | null;
-    try {
-      piece = this.strictUtf8.decode(this.bytes.subarray(this.offsets[id], this.offsets[id + 1]));
-    } catch {
-      piece = null;
-    }
-    this.pieces[id] = piece;
-    return piece;
-  }
-
-  /** The general decode: bytes of each run of ordinary tokens copied together and UTF-8 decoded with replacement. */
-  private decodeRuns(ids: readonly number[], skipSpecialTokens: boolean): string {
-    const count = ids.length;
     const { kinds, skipped, offsets, bytes } = this;
     let scratch = this.scratch;
     let length = 0;
