@@ -295,9 +295,19 @@ function parseSampleJson(text: string): Record<string, unknown> {
   return dict;
 }
 
+/** Each declared field list as a set, built on first use (a constructor checks every key it is given). */
+const DECLARED_SETS = new Map<readonly string[], ReadonlySet<string>>();
+
 function assignDeclared(target: object, fields: readonly string[], init: object, className: string): void {
-  for (const [key, value] of Object.entries(init)) {
-    if (!fields.includes(key)) throw new TypeError(`${className}: unknown field ${JSON.stringify(key)}`);
+  const entries = Object.entries(init);
+  if (entries.length === 0) return;
+  let declared = DECLARED_SETS.get(fields);
+  if (declared === undefined) {
+    declared = new Set(fields);
+    DECLARED_SETS.set(fields, declared);
+  }
+  for (const [key, value] of entries) {
+    if (!declared.has(key)) throw new TypeError(`${className}: unknown field ${JSON.stringify(key)}`);
     if (value !== undefined) (target as Record<string, unknown>)[key] = value;
   }
 }

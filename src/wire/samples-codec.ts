@@ -10,6 +10,7 @@ import { Tensor, type Dtype } from "./tensor";
 import { float64FromNumbers, int64FromNumbers, numbersFromInt64, numbersFromTyped, uint8FromNumbers } from "./wire-arrays";
 import { parsePyJson, pyNumberValue } from "./py-json";
 import { assignJsonKeys, isJsonObject, stringifyExactJson } from "./wire-json";
+import { IdListTexts } from "./int-array-json";
 
 /** Why a samples reply holds no sample. */
 export type EmptyReason = "no_records" | "all_truncated";
@@ -135,6 +136,7 @@ export function encodeSamplesChunks(samples: readonly Sample[], sessionMetadata:
 
   const tensors = new Map<string, Tensor>();
   const sampleTexts: string[] = [];
+  const idLists = new IdListTexts(); // v2: the session's accumulated ids and the active leaf's copy are one text
   samples.forEach((sample: Sample, index) => {
     if (sample === null || typeof sample !== "object") throw new SamplesCodecError(`encodeSamples: sample ${index} is not a Sample`);
     const nulls: WireTensorField[] = [];
@@ -147,12 +149,12 @@ export function encodeSamplesChunks(samples: readonly Sample[], sessionMetadata:
       const label = `encodeSamples: ${field} of sample ${index}`;
       const raw = sample[field] as unknown;
       const value = checkJsonField(field, raw instanceof PrefixCacheInfo ? raw.toDict() : raw, label);
-      return `${JSON.stringify(field)}:${stringifyExactJson(value, label, failEncode)}`;
+      return `${JSON.stringify(field)}:${stringifyExactJson(value, label, failEncode, idLists)}`;
     });
     parts.push(`"nulls":${JSON.stringify(nulls)}`);
     sampleTexts.push(`{${parts.join(",")}}`);
   });
-  const sessionText = stringifyExactJson(sessionMetadata, "encodeSamples: session_metadata", failEncode);
+  const sessionText = stringifyExactJson(sessionMetadata, "encodeSamples: session_metadata", failEncode, idLists);
   const metaBytes = UTF8_ENCODER.encode(
     `{"samples":[${sampleTexts.join(",")}],"session_metadata":${sessionText},"empty_reason":${JSON.stringify(emptyReason)}}`,
   );

@@ -1,18 +1,27 @@
-// The whole samples-op assembly for one trajectory (SPEC §7.3): records -> turns -> max_seq_len -> merge.
+// The whole samples-op assembly for one trajectory (SPEC §7.3): records -> turns -> max_seq_len -> merge, in one pass.
 // Shared by v1 (the session's trajectory) and v2 (one call per leaf path); pure, no I/O.
 import type { DecodeFn, JsonObject, Sample } from "../../wire/sample";
-import { deepCopySample } from "../../wire/sample-copy";
 import type { EmptyReason, SessionRecord } from "../types";
 import { asAssemblyError } from "./assembly-error";
-import { cloneJson, foldStopsBefore, mergeSamplePair, mergeTurnSamples } from "./merge";
+import {
+  firstFoldNode,
+  foldStopsBeforeTurn,
+  foldTurn,
+  foldTurns,
+  mergeFoldTurn,
+  sampleFromFold,
+  truncateFoldTurns,
+  type FoldNode,
+  type FoldTurn,
+} from "./fold";
+import { cloneJson } from "./merge";
 import { applyAdditionR3, type ReplayAssemblyOptions } from "./replay";
-import { truncateTurnSamples } from "./truncate";
-import { alignedTurnSample, alignTurn, assertAlignmentComplete, turnSamplesFromRecords } from "./turn-samples";
+import { alignRecordTokens, assertAlignmentComplete, readRecord, type RecordTokens } from "./turn-samples";
 
 /** What one path prefix assembled to: the trailing-token trims of its turns and the fold over them so far. */
 interface PrefixState {
   readonly trims: readonly number[];
-  readonly acc: Sample;
+  readonly acc: FoldNode;
   readonly stopped: boolean;
 }
 
@@ -24,8 +33,8 @@ interface PrefixState {
 export class PathPrefixMemo {
   /** @internal */
   readonly prefixes = new Map<SessionRecord, PrefixState>();
-  /** @internal Accumulators held here, which a trajectory must copy before handing one out as its own sample. */
-  readonly held = new WeakSet<Sample>();
+  /** @internal Records already read (reading is pure: a record that failed has ended the op). */
+  readonly reads = new Map<SessionRecord, RecordTokens>();
 }
 
 /** Options of {@link assembleTrajectorySample}. */
@@ -65,18 +74,15 @@ export function assembleTrajectorySample(
 ): TrajectoryAssembly {
   if (records.length === 0) return { sample: null, emptyReason: "no_records" };
   return asAssemblyError(() => {
+    let sample: Sample;
     if (options.prefixMemo !== undefined && options.maxSeqLen === null) {
-      const sample = assembleThroughMemo(records, accumulatedTokenIds, options, options.prefixMemo);
-      if (options.replay?.additionR3) applyAdditionR3(sample, records, options.replay);
-      if (options.extraMetadata) {
-        for (const [key, value] of Object.entries(options.extraMetadata)) sample.metadata[key] = cloneJson(value);
-      }
-      return { sample, emptyReason: null };
+      sample = sampleFromFold(foldThroughMemo(records, accumulatedTokenIds, options, options.prefixMemo));
+    } else {
+      let turns = foldTurnsFromRecords(records, accumulatedTokenIds, options);
+      if (options.maxSeqLen !== null) turns = truncateFoldTurns(turns, options.maxSeqLen, options.decode);
+      if (turns.length === 0) return { sample: null, emptyReason: "all_truncated" as const };
+      sample = sampleFromFold(foldTurns(turns, options.decode));
     }
-    let turns = turnSamplesFromRecords(records, accumulatedTokenIds, options);
-    if (options.maxSeqLen !== null) turns = truncateTurnSamples(turns, options.maxSeqLen, options.decode);
-    if (turns.length === 0) return { sample: null, emptyReason: "all_truncated" as const };
-    const sample = mergeTurnSamples(turns, options.decode);
     if (options.replay?.additionR3) applyAdditionR3(sample, records, options.replay);
     if (options.extraMetadata) {
       for (const [key, value] of Object.entries(options.extraMetadata)) sample.metadata[key] = cloneJson(value);
@@ -85,56 +91,77 @@ export function assembleTrajectorySample(
   });
 }
 
+/** `turnSamplesFromRecords` as fold turns: every record read, aligned and turned into its turn, in order. */
+function foldTurnsFromRecords(records: readonly SessionRecord[], accumulated: readonly number[] | null, options: TrajectoryAssemblyOptions): FoldTurn[] {
+  const last = records.length - 1;
+  const turns = new Array<FoldTurn>(records.length);
+  let cursor = 0;
+  for (let i = 0; i <= last; i++) {
+    const aligned = alignRecordTokens(readRecord(records[i], i + 1), i === last, accumulated, options.maxTrimTokens);
+    cursor = aligned.cursor;
+    turns[i] = foldTurn(records, i, aligned, options.decode, options.replay);
+  }
+  if (accumulated !== null) assertAlignmentComplete(cursor, accumulated, records.length);
+  return turns;
+}
+
 /**
- * {@link turnSamplesFromRecords} then {@link mergeTurnSamples}, resuming from the deepest prefix of `records` the
- * memo holds with the same trims: every record is still read and aligned (same checks, same order), turns inside
- * that prefix are neither rebuilt nor merged again, and each prefix this walk folds is left in the memo.
+ * {@link foldTurnsFromRecords} then {@link foldTurns}, resuming from the deepest prefix of `records` the memo holds
+ * with the same trims: every record is still aligned (same checks, same order), turns inside that prefix are neither
+ * rebuilt nor merged again, and each prefix this walk folds is left in the memo.
  */
-function assembleThroughMemo(
+function foldThroughMemo(
   records: readonly SessionRecord[],
   accumulated: readonly number[] | null,
   options: TrajectoryAssemblyOptions,
   memo: PathPrefixMemo,
-): Sample {
+): FoldNode {
   const last = records.length - 1;
   const trims: number[] = [];
-  const turns: (Sample | null)[] = [];
+  const turns: (FoldTurn | null)[] = [];
   let resume: PrefixState | null = null;
   let covered = true; // every turn so far lies inside a prefix the memo holds
   let cursor = 0;
   for (let i = 0; i <= last; i++) {
-    const aligned = alignTurn(records[i], i, i === last, accumulated, options.maxTrimTokens);
+    const record = records[i];
+    let read = memo.reads.get(record);
+    if (read === undefined) {
+      read = readRecord(record, i + 1);
+      memo.reads.set(record, read);
+    }
+    const aligned = alignRecordTokens(read, i === last, accumulated, options.maxTrimTokens);
     cursor = aligned.cursor;
     trims.push(aligned.trimCount);
-    const known = covered && i < last ? memo.prefixes.get(records[i]) : undefined;
+    const known = covered && i < last ? memo.prefixes.get(record) : undefined;
     if (known !== undefined && sameNumbers(known.trims, trims)) {
       resume = known;
       turns.push(null);
       continue;
     }
     covered = false;
-    turns.push(alignedTurnSample(records, i, aligned, options.decode, options.replay));
+    turns.push(foldTurn(records, i, aligned, options.decode, options.replay));
   }
   if (accumulated !== null) assertAlignmentComplete(cursor, accumulated, records.length);
 
-  let acc: Sample | null = resume?.acc ?? null;
+  let acc: FoldNode | null = resume?.acc ?? null;
   let stopped = resume?.stopped ?? false;
   for (let i = resume?.trims.length ?? 0; i <= last; i++) {
-    const next = turns[i] as Sample;
-    if (acc === null) acc = next;
+    const next = turns[i] as FoldTurn;
+    if (acc === null) acc = firstFoldNode(next);
     else if (!stopped) {
-      if (foldStopsBefore(acc, next)) stopped = true;
-      else acc = mergeSamplePair(acc, next, options.decode);
+      if (foldStopsBeforeTurn(acc, next)) stopped = true;
+      else acc = mergeFoldTurn(acc, next, options.decode);
     }
     if (i < last) {
       memo.prefixes.set(records[i], { trims: trims.slice(0, i + 1), acc, stopped });
-      memo.held.add(acc);
+      acc.turn.shared = true;
     }
   }
-  const sample = acc as Sample;
-  return memo.held.has(sample) ? deepCopySample(sample) : sample;
+  return acc as FoldNode;
 }
 
 function sameNumbers(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((value, i) => value === b[i]);
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

@@ -176,6 +176,6 @@ export function mergeTurnSamples(samples: readonly Sample[], decode: DecodeFn): 
  * Where {@link mergeTurnSamples} stops folding: before `next` when the accumulator is not completed, or when
  * `next` would drop a replay tensor the accumulator carries.
  */
-export function foldStopsBefore(acc: Sample, next: Sample): boolean {
+function foldStopsBefore(acc: Sample, next: Sample): boolean {
   return acc.status !== "completed" || REPLAY_FIELDS.some((field) => acc[field] !== null && next[field] === null);
 }

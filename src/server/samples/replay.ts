@@ -71,19 +71,25 @@ function requireNumLayers(options: ReplayAssemblyOptions, turn: number): number 
   return options.numLayers;
 }
 
+/** A turn's replay tensors as read from its record, before any trim (null where the record carries none). */
+export interface TurnReplayTensors {
+  routed: Tensor<"I32"> | null;
+  indexer: Tensor<"I32"> | null;
+}
+
 /**
- * Sets a fresh turn sample's replay tensors from its record's `meta_info`, before any trim: the routed experts
- * (full R3 only; additional-R3 patches are assembled after the merge) and the indexer top-k, each over
- * `len(tokens) - 1` rows. Absent payloads leave the fields null.
+ * Reads a turn's replay tensors from its record's `meta_info`, over `rows` = `len(tokens) - 1` rows: the routed
+ * experts (full R3 only; additional-R3 patches are assembled after the merge) and the indexer top-k.
  */
-export function attachTurnReplay(sample: Sample, meta: Record<string, unknown>, turn: number, options: ReplayAssemblyOptions): void {
-  const rows = sample.tokens.length - 1;
-  const routed = meta.routed_experts;
-  if (!options.additionR3 && routed !== undefined && routed !== null) {
-    sample.rollout_routed_experts = decodeTopkBuffer(routed, rows, requireNumLayers(options, turn), "routed_experts");
+export function turnReplayTensors(meta: Record<string, unknown>, rows: number, turn: number, options: ReplayAssemblyOptions): TurnReplayTensors {
+  let routed: Tensor<"I32"> | null = null;
+  let indexer: Tensor<"I32"> | null = null;
+  const routedText = meta.routed_experts;
+  if (!options.additionR3 && routedText !== undefined && routedText !== null) {
+    routed = decodeTopkBuffer(routedText, rows, requireNumLayers(options, turn), "routed_experts");
   }
-  const indexer = meta.indexer_topk;
-  if (indexer !== undefined && indexer !== null) {
+  const indexerText = meta.indexer_topk;
+  if (indexerText !== undefined && indexerText !== null) {
     const layers = meta.indexer_topk_num_layers;
     if (layers === undefined || layers === null) {
       throw new SampleAssemblyError("Server returned indexer_topk without indexer_topk_num_layers; sglang-miles must include the layer count in meta_info.");
@@ -91,8 +97,19 @@ export function attachTurnReplay(sample: Sample, meta: Record<string, unknown>, 
     if (!Number.isSafeInteger(layers) || (layers as number) <= 0) {
       throw new SampleAssemblyError(`record ${turn}: indexer_topk_num_layers must be a positive integer, got ${JSON.stringify(layers)}`);
     }
-    sample.rollout_indexer_topk = decodeTopkBuffer(indexer, rows, layers as number, "indexer_topk");
+    indexer = decodeTopkBuffer(indexerText, rows, layers as number, "indexer_topk");
   }
+  return { routed, indexer };
+}
+
+/**
+ * Sets a fresh turn sample's replay tensors from its record's `meta_info`, before any trim (see
+ * {@link turnReplayTensors}), each over `len(tokens) - 1` rows. Absent payloads leave the fields null.
+ */
+export function attachTurnReplay(sample: Sample, meta: Record<string, unknown>, turn: number, options: ReplayAssemblyOptions): void {
+  const { routed, indexer } = turnReplayTensors(meta, sample.tokens.length - 1, turn, options);
+  if (routed !== null) sample.rollout_routed_experts = routed;
+  if (indexer !== null) sample.rollout_indexer_topk = indexer;
 }
 
 function choiceOf(record: SessionRecord): { meta: Record<string, unknown>; outputCount: number } {

@@ -19,7 +19,7 @@ export interface TurnSampleOptions {
 }
 
 /** Replay reading when the caller gives none: full R3, no layer count (a routed-experts payload is then refused). */
-const NO_REPLAY_CONFIG: ReplayAssemblyOptions = Object.freeze({ numLayers: null, additionR3: false });
+export const NO_REPLAY_CONFIG: ReplayAssemblyOptions = Object.freeze({ numLayers: null, additionR3: false });
 
 const STATUS_BY_FINISH_REASON: Readonly<Record<string, SampleStatus>> = {
   stop: "completed",
@@ -28,30 +28,46 @@ const STATUS_BY_FINISH_REASON: Readonly<Record<string, SampleStatus>> = {
   abort: "aborted",
 };
 
+/**
+ * The status a finish reason sets, or undefined when it sets none (the sample stays `pending`): Python's `match` on
+ * `choice["finish_reason"]` (miles/rollout/session/samples/merge.py, `_compute_sample_from_openai_record`). Only the
+ * table's own keys count, so `"constructor"` or `"__proto__"` set nothing, as in Python.
+ */
+export function statusOfFinishReason(finishReason: unknown): SampleStatus | undefined {
+  return typeof finishReason === "string" && Object.prototype.hasOwnProperty.call(STATUS_BY_FINISH_REASON, finishReason)
+    ? STATUS_BY_FINISH_REASON[finishReason]
+    : undefined;
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /** The parts of one record the assembly reads, checked. */
-interface RecordTokens {
+export interface RecordTokens {
   /** `request.input_ids`. */
-  promptIds: number[];
+  readonly promptIds: number[];
   /** Second elements of `output_token_logprobs`. */
-  outputIds: number[];
+  readonly outputIds: number[];
   /** First elements of `output_token_logprobs`. */
-  outputLogProbs: number[];
+  readonly outputLogProbs: number[];
   /** `choices[0].meta_info`. */
-  meta: Record<string, unknown>;
+  readonly meta: Record<string, unknown>;
   /** `choices[0].finish_reason` as found. */
-  finishReason: unknown;
+  readonly finishReason: unknown;
 }
 
-function readRecord(record: SessionRecord, turn: number): RecordTokens {
+/**
+ * Reads and checks the parts of record number `turn` (1-based, for the messages) the assembly uses. Pure: the same
+ * record always reads the same (a holed array's holes are skipped, as `every`/`forEach` skip them).
+ * @throws SampleAssemblyError when input ids or the output (logprob, id) pairs are missing or malformed
+ */
+export function readRecord(record: SessionRecord, turn: number): RecordTokens {
   const promptIds = record.request?.input_ids;
   if (promptIds === null || promptIds === undefined) {
     throw new SampleAssemblyError("input_ids not found in request \u2014 the session server should populate it"); // Python's text
   }
-  if (!Array.isArray(promptIds) || !promptIds.every((id) => Number.isInteger(id))) {
+  if (!Array.isArray(promptIds) || !allIntegers(promptIds)) {
     throw new SampleAssemblyError(`record ${turn}: request.input_ids missing or not integer ids; the session server should populate it`);
   }
   const choices = record.response?.choices;
@@ -63,23 +79,34 @@ function readRecord(record: SessionRecord, turn: number): RecordTokens {
   }
   const outputIds: number[] = [];
   const outputLogProbs: number[] = [];
-  pairs.forEach((pair, i) => {
+  for (let i = 0; i < pairs.length; i++) {
+    const pair: unknown = pairs[i];
+    if (pair === undefined && !(i in pairs)) continue; // a hole: skipped, as forEach skips it
     const logProb = Array.isArray(pair) ? pyNumberValue(pair[0]) : undefined;
-    if (!Array.isArray(pair) || logProb === undefined || !Number.isInteger(pair[1])) {
+    if (logProb === undefined || !Number.isInteger((pair as unknown[])[1])) {
       throw new SampleAssemblyError(`record ${turn}: output_token_logprobs[${i}] is not a [logprob, token_id] pair`);
     }
     outputLogProbs.push(logProb);
-    outputIds.push(pair[1] as number);
-  });
+    outputIds.push((pair as unknown[])[1] as number);
+  }
   return { promptIds: promptIds as number[], outputIds, outputLogProbs, meta, finishReason: choice.finish_reason };
 }
 
-function numberOr(value: unknown, fallback: number): number {
+/** `ids.every(Number.isInteger)` as a loop (holes pass, as `every` skips them). */
+function allIntegers(ids: readonly unknown[]): boolean {
+  for (let i = 0; i < ids.length; i++) {
+    if (!Number.isInteger(ids[i]) && i in ids) return false;
+  }
+  return true;
+}
+
+/** A meta_info counter as a number (`fallback` when absent or not a number). */
+export function numberOr(value: unknown, fallback: number): number {
   return pyNumberValue(value) ?? fallback;
 }
 
-/** The `lifecycle` metadata segment of one turn: `{t0, t1, turn, req_ts?, prev_t1?}`. */
-function lifecycleSegment(record: SessionRecord, previous: SessionRecord | null, meta: Record<string, unknown>, turn: number): JsonObject {
+/** The `lifecycle` metadata segment of one turn: `{t0, t1, turn, req_ts?, prev_t1?}` (miles' `attach_lifecycle_metadata`). */
+export function lifecycleSegment(record: SessionRecord, previous: SessionRecord | null, meta: Record<string, unknown>, turn: number): JsonObject {
   const latency = meta.e2e_latency;
   const t1 = record.timestamp;
   const segment: JsonObject = { t0: typeof latency === "number" ? t1 - latency : null, t1, turn };
@@ -98,7 +125,7 @@ function turnSample(tokens: RecordTokens, trimCount: number, decode: DecodeFn, t
   });
   attachTurnReplay(sample, tokens.meta, turn, replay);
   if (trimCount > 0) sample.stripLastOutputTokens(trimCount, decode);
-  const status = typeof tokens.finishReason === "string" ? STATUS_BY_FINISH_REASON[tokens.finishReason] : undefined;
+  const status = statusOfFinishReason(tokens.finishReason);
   if (status !== undefined) sample.status = status;
   sample.prefix_cache_info.cached_tokens += numberOr(tokens.meta.cached_tokens, 0);
   sample.prefix_cache_info.total_prompt_tokens += numberOr(tokens.meta.prompt_tokens, 0);
@@ -122,23 +149,30 @@ export interface AlignedTurn {
  * `maxTrimTokens` of them and none on the last turn.
  * @throws SampleAssemblyError when the record is malformed or too many output tokens do not match
  */
-export function alignTurn(record: SessionRecord, i: number, isLast: boolean, accumulated: readonly number[] | null, maxTrimTokens: number): AlignedTurn {
-  const tokens = readRecord(record, i + 1);
+function alignTurn(record: SessionRecord, i: number, isLast: boolean, accumulated: readonly number[] | null, maxTrimTokens: number): AlignedTurn {
+  return alignRecordTokens(readRecord(record, i + 1), isLast, accumulated, maxTrimTokens);
+}
+
+/**
+ * {@link alignTurn} on a record already read with {@link readRecord}.
+ * @throws SampleAssemblyError when too many output tokens do not match
+ */
+export function alignRecordTokens(tokens: RecordTokens, isLast: boolean, accumulated: readonly number[] | null, maxTrimTokens: number): AlignedTurn {
   let trimCount = 0;
   let cursor = 0;
   if (accumulated !== null) {
     cursor = tokens.promptIds.length;
+    const output = tokens.outputIds;
+    const end = Math.min(output.length, accumulated.length - cursor);
     let matched = 0;
-    while (matched < tokens.outputIds.length && cursor + matched < accumulated.length && tokens.outputIds[matched] === accumulated[cursor + matched]) {
-      matched += 1;
-    }
-    trimCount = tokens.outputIds.length - matched;
+    while (matched < end && output[matched] === accumulated[cursor + matched]) matched += 1;
+    trimCount = output.length - matched;
     const allowed = isLast ? 0 : maxTrimTokens;
     if (trimCount > allowed) {
       // Python's assertion text (miles/rollout/session/samples/merge.py, compute_samples_from_openai_records).
       throw new SampleAssemblyError(
         `trim_count ${trimCount} exceeds allowed=${allowed} (is_last=${pyRepr(isLast)}, max_trim_tokens=${maxTrimTokens}); ` +
-          `output_ids[-3:]=${pyRepr(tokens.outputIds.slice(-3))}, accumulated[cursor:cursor+3]=${pyRepr(accumulated.slice(cursor, cursor + 3))}`,
+          `output_ids[-3:]=${pyRepr(output.slice(-3))}, accumulated[cursor:cursor+3]=${pyRepr(accumulated.slice(cursor, cursor + 3))}`,
       );
     }
     cursor += matched;
@@ -147,7 +181,7 @@ export function alignTurn(record: SessionRecord, i: number, isLast: boolean, acc
 }
 
 /** The per-turn sample of record `i` once aligned: tokens, response, masks, status, counters and its lifecycle segment. */
-export function alignedTurnSample(
+function alignedTurnSample(
   records: readonly SessionRecord[],
   i: number,
   aligned: AlignedTurn,
