@@ -10,9 +10,9 @@ import { stopTokenId, type MockFormats } from "./mock-model";
 import { planLookupKeys, type ReplyPlanRegistry } from "./reply-plans";
 import { BackendStatsRecorder } from "./stats";
 import type { DirectRoute } from "./http-bridge";
-import { errorReply, errorResponse, jsonReply, jsonResponse, notFoundMessage, toResponse, type MockReply } from "./errors";
+import { errorReply, errorResponse, jsonResponse, jsonTextReply, notFoundMessage, toResponse, type MockReply } from "./errors";
 import { checkRoutingOptions, readRoutingRequest, type MockRoutingOptions, type RoutingRequest } from "./routing-buffers";
-import { buildChatCompletion, buildGenerateReply, chatCompletionToSse, type PromptView, type ReplyContext } from "./replies";
+import { chatCompletionJson, chatCompletionSseText, generateReplyJson, type PromptView, type ReplyContext } from "./replies";
 
 /** The stop token a Qwen3 engine reports at the end of a finished turn. */
 export const QWEN3_STOP_TOKEN = "<|im_end|>";
@@ -203,12 +203,12 @@ class MockEngine {
       const result = planned ?? (await this.options.process(prompt.text, body, { headers, formats: this.options.formats }));
       checkProcessResult(result);
       const context = this.replyContext(tokenizer, routing);
-      if (path === "/generate") return jsonReply(200, buildGenerateReply(prompt, result, context));
-      const completion = buildChatCompletion(body, prompt, result, context);
+      if (path === "/generate") return jsonTextReply(200, generateReplyJson(prompt, result, context));
       if (body["stream"] === true) {
-        return { status: 200, text: chatCompletionToSse(completion), headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } };
+        const text = chatCompletionSseText(body, prompt, result, context);
+        return { status: 200, text, headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } };
       }
-      return jsonReply(200, completion);
+      return jsonTextReply(200, chatCompletionJson(body, prompt, result, context));
     } catch (error) {
       if (signal?.aborted) return errorReply(503, "mock backend is shutting down");
       return errorReply(500, error instanceof Error ? error.message : String(error));
