@@ -1,6 +1,5 @@
 // The mock backend itself: msw request handlers that answer like SGLang's HTTP server.
 // Both transports (node:http bridge, in-process setupServer) serve these same handlers.
-import { setTimeout as sleep } from "node:timers/promises";
 import { randomBytes } from "node:crypto";
 import { http, type RequestHandler } from "msw";
 import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolSpec } from "../tokenizer/types";
@@ -9,6 +8,7 @@ import type { TokenRef } from "../tokenizer/families/types";
 import { stopTokenId, type MockFormats } from "./mock-model";
 import { planLookupKeys, type ReplyPlanRegistry } from "./reply-plans";
 import { BackendStatsRecorder } from "./stats";
+import { LatencyWaits } from "./latency-waits";
 import type { DirectRoute } from "./http-bridge";
 import { errorReply, errorResponse, jsonResponse, jsonTextReply, notFoundMessage, toResponse, type MockReply } from "./errors";
 import { checkRoutingOptions, readRoutingRequest, type MockRoutingOptions, type RoutingRequest } from "./routing-buffers";
@@ -101,7 +101,7 @@ export function buildBackendHandlers(options: LazyBackendOptions): { handlers: R
       ? undefined
       : (method, path, body, headers) =>
           method === "POST" && (path === "/generate" || path === "/v1/chat/completions")
-            ? engine.answerGeneration(path, method, decoder.decode(body), headers)
+            ? engine.answerGeneration(path, method, decoder.decode(body), headers, body)
             : undefined;
   return { handlers: [handler], stats, directRoute };
 }
@@ -146,6 +146,7 @@ class MockEngine {
   private readonly emitStopToken: boolean;
   private readonly clock: () => number;
   private readonly idSource: () => string;
+  private readonly latencyWaits: LatencyWaits;
 
   constructor(
     private readonly options: LazyBackendOptions,
@@ -156,6 +157,7 @@ class MockEngine {
     this.clock = options.clock ?? (() => Date.now() / 1000);
     this.idSource = options.idSource ?? randomHexId;
     checkRoutingOptions(options);
+    this.latencyWaits = new LatencyWaits(options.signal);
   }
 
   private tokenizer(): Promise<Tokenizer> {
@@ -165,19 +167,28 @@ class MockEngine {
   }
 
   async handleGeneration(path: GenerationPath, request: Request): Promise<Response> {
-    return toResponse(await this.answerGeneration(path, request.method, await request.text(), request.headers));
+    return toResponse(await this.answerGeneration(path, request.method, await request.text(), () => request.headers));
   }
 
-  /** The reply to a generation request, whichever transport brought it (msw's Request or the bridge's socket). */
-  async answerGeneration(path: GenerationPath, method: string, bodyText: string, headers: Headers): Promise<MockReply> {
+  /**
+   * The reply to a generation request, whichever transport brought it (msw's Request or the bridge's socket).
+   * `headers` gives the request's Headers (the same object each call); it is called only when they are read.
+   * `bodyBytes`, when given, are the bytes `bodyText` was decoded from: the log keeps them instead of the text.
+   */
+  async answerGeneration(path: GenerationPath, method: string, bodyText: string, headers: () => Headers, bodyBytes?: Uint8Array): Promise<MockReply> {
     const { parsed, problem } = parseRequestBody(bodyText);
-    const entry = this.stats.record(method, path, bodyText);
+    const entry = this.stats.record(method, path, bodyBytes ?? bodyText);
     const reply = await this.reply(path, parsed, problem, headers);
     entry.status = reply.status;
     return reply;
   }
 
-  private async reply(path: GenerationPath, body: Record<string, unknown> | undefined, problem: string | undefined, headers: Headers): Promise<MockReply> {
+  private async reply(
+    path: GenerationPath,
+    body: Record<string, unknown> | undefined,
+    problem: string | undefined,
+    headers: () => Headers,
+  ): Promise<MockReply> {
     if (body === undefined) return errorReply(400, problem ?? "request body must be a JSON object");
     let tokenizer: Tokenizer;
     let prompt: PromptView;
@@ -196,11 +207,20 @@ class MockEngine {
     const signal = this.options.signal;
     this.stats.enter();
     try {
-      if (this.latencyMs > 0) await sleep(this.latencyMs, undefined, { signal });
+      if (this.latencyMs > 0) await this.latencyWaits.wait(this.latencyMs);
+      // An empty registry answers no key (and counts nothing): the headers need not be read for it.
       const plan = this.options.plans;
-      const keys = plan === undefined ? undefined : planLookupKeys(headers);
+      const keys = plan === undefined || plan.size === 0 ? undefined : planLookupKeys(headers());
       const planned = keys === undefined ? undefined : plan?.answer(keys.routingKey, keys.callIndex);
-      const result = planned ?? (await this.options.process(prompt.text, body, { headers, formats: this.options.formats }));
+      const formats = this.options.formats;
+      const result =
+        planned ??
+        (await this.options.process(prompt.text, body, {
+          get headers() {
+            return headers();
+          },
+          formats,
+        }));
       checkProcessResult(result);
       const context = this.replyContext(tokenizer, routing);
       if (path === "/generate") return jsonTextReply(200, generateReplyJson(prompt, result, context));

@@ -1,6 +1,8 @@
 // Serves msw request handlers on a real loopback port through node:http (msw alone only patches fetch/http clients).
-// Each node request becomes a Fetch Request, goes through msw's getResponse, and the Response is written back; the
-// hot generation routes may skip the Fetch objects through a direct route that asks the same engine for the reply.
+// Each node request becomes a Fetch Request, goes through msw's getResponse, and the Response is written back.
+// Fast path: the hot generation routes (POST of a plain path the direct route claims) skip the Fetch objects and
+// msw's matching and ask the same engine the handler asks; the request's Headers are built only if the engine reads
+// them, and the reply is written with the header lines and body bytes writeResponse would write for its Response.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getResponse, type RequestHandler } from "msw";
@@ -21,8 +23,11 @@ export interface BridgeOptions {
   maxBodyBytes?: number;
 }
 
-/** A route the bridge may take before msw: the reply, or undefined when the request is not one it serves. */
-export type DirectRoute = (method: string, path: string, body: Buffer, headers: Headers) => Promise<MockReply> | undefined;
+/**
+ * A route the bridge may take before msw: the reply, or undefined when the request is not one it serves. `headers`
+ * builds the request's Fetch Headers on first call (the same object on every call).
+ */
+export type DirectRoute = (method: string, path: string, body: Buffer, headers: () => Headers) => Promise<MockReply> | undefined;
 
 /** A running bridge. */
 export interface HandlerBridge {
@@ -100,9 +105,10 @@ async function answer(
       throw error;
     }
     // Only a plain path (no query, nothing URL parsing would normalize) may take the direct route.
+    let headers: Headers | undefined;
     const direct =
       directRoute !== undefined && req.url !== undefined && /^\/[a-z0-9_/]*$/.test(req.url)
-        ? directRoute(req.method ?? "GET", req.url, body, fetchHeaders(req))
+        ? directRoute(req.method ?? "GET", req.url, body, () => (headers ??= fetchHeaders(req)))
         : undefined;
     if (direct !== undefined) {
       writeReply(res, await direct);
@@ -152,18 +158,36 @@ function fetchBody(body: Buffer, headers: Headers): Buffer | string {
   return headers.has("content-type") && isUtf8(body) ? body.toString("utf8") : body;
 }
 
-/** Writes a reply as {@link writeResponse} writes the Response made from it (same status, headers and bytes). */
+/**
+ * Writes a reply as {@link writeResponse} writes the Response made from it: the same status, header lines (Fetch
+ * Headers iterate in sorted lowercase order, then content-length is set from the body) and body bytes. The body
+ * goes to the socket as the text itself (UTF-8, the bytes `Buffer.from(text)` holds) when every header is ASCII, so
+ * node writes header and body in one piece without a Buffer copy; otherwise as a Buffer, as writeResponse does.
+ */
 function writeReply(res: ServerResponse, reply: MockReply): void {
   if (res.destroyed) return;
-  const body = Buffer.from(reply.text, "utf8");
-  // Fetch Headers iterate in sorted lowercase order, then writeResponse sets content-length: the same steps here keep
-  // the header lines on the wire the same.
+  const names = Object.keys(reply.headers);
+  const lines: [name: string, value: string][] = [];
+  let ascii = true;
+  for (const name of names) {
+    const value = reply.headers[name];
+    ascii &&= isAscii(name) && isAscii(value);
+    const line: [string, string] = [name.toLowerCase(), value];
+    let at = lines.length;
+    while (at > 0 && lines[at - 1][0] > line[0]) at--;
+    lines.splice(at, 0, line);
+  }
+  const body: string | Buffer = ascii ? reply.text : Buffer.from(reply.text, "utf8");
   const headers: Record<string, string> = {};
-  const entries = Object.keys(reply.headers).map((name) => [name.toLowerCase(), reply.headers[name]] as const);
-  for (const [name, value] of entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) headers[name] = value;
-  headers["content-length"] = String(body.length);
+  for (const [name, value] of lines) headers[name] = value;
+  headers["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body, "utf8") : body.length);
   res.writeHead(reply.status, headers);
   res.end(body);
+}
+
+/** True when every character is ASCII (only then is a string's UTF-8 byte length its length). */
+function isAscii(text: string): boolean {
+  return Buffer.byteLength(text, "utf8") === text.length;
 }
 
 async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
