@@ -160,34 +160,24 @@ function fetchBody(body: Buffer, headers: Headers): Buffer | string {
 
 /**
  * Writes a reply as {@link writeResponse} writes the Response made from it: the same status, header lines (Fetch
- * Headers iterate in sorted lowercase order, then content-length is set from the body) and body bytes. The body
- * goes to the socket as the text itself (UTF-8, the bytes `Buffer.from(text)` holds) when every header is ASCII, so
- * node writes header and body in one piece without a Buffer copy; otherwise as a Buffer, as writeResponse does.
+ * Headers iterate in sorted lowercase order, then content-length is set from the body) and body bytes.
  */
 function writeReply(res: ServerResponse, reply: MockReply): void {
   if (res.destroyed) return;
-  const names = Object.keys(reply.headers);
+  const body = Buffer.from(reply.text, "utf8");
   const lines: [name: string, value: string][] = [];
-  let ascii = true;
-  for (const name of names) {
-    const value = reply.headers[name];
-    ascii &&= isAscii(name) && isAscii(value);
-    const line: [string, string] = [name.toLowerCase(), value];
+  for (const name of Object.keys(reply.headers)) {
+    // a stable insertion sort of the (few) lowercased names
+    const line: [string, string] = [name.toLowerCase(), reply.headers[name]];
     let at = lines.length;
     while (at > 0 && lines[at - 1][0] > line[0]) at--;
     lines.splice(at, 0, line);
   }
-  const body: string | Buffer = ascii ? reply.text : Buffer.from(reply.text, "utf8");
   const headers: Record<string, string> = {};
   for (const [name, value] of lines) headers[name] = value;
-  headers["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body, "utf8") : body.length);
+  headers["content-length"] = String(body.length);
   res.writeHead(reply.status, headers);
   res.end(body);
-}
-
-/** True when every character is ASCII (only then is a string's UTF-8 byte length its length). */
-function isAscii(text: string): boolean {
-  return Buffer.byteLength(text, "utf8") === text.length;
 }
 
 async function writeResponse(res: ServerResponse, response: Response): Promise<void> {

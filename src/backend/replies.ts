@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { plannedLogprobs } from "./reply-plans";
 import { stringifyReplyJson } from "./reply-json";
-import { contentArrayJson, pairsArrayJson, tokenText, type CompletionLogprobs } from "./reply-token-json";
+import { pushContentArrayJson, pushPairsArrayJson, tokenText, type CompletionLogprobs } from "./reply-token-json";
 import type { Tokenizer, ToolSpec } from "../tokenizer/types";
 import type { FinishReason, ProcessResult } from "./types";
 import { routingMetaInfo, type MockRoutingOptions, type RoutingRequest } from "./routing-buffers";
@@ -47,6 +47,16 @@ interface Completion {
   ids: number[];
   logprobs: CompletionLogprobs;
   finishReason: FinishReason;
+  /** The JSON of the two per-token arrays of these ids with the default ramp, kept with the encoded text. */
+  rampArrays?: Map<number, TokenArraysJson>;
+  /** Key of this completion's ids in `rampArrays`: the stop token id appended to the text's ids, or -1. */
+  rampKey: number;
+}
+
+/** The JSON texts of `logprobs.content` and `meta_info.output_token_logprobs`. */
+interface TokenArraysJson {
+  content: string;
+  pairs: string;
 }
 
 /**
@@ -68,36 +78,63 @@ function logprobPairs(completion: Completion): TokenLogprob[] {
 /** Most completion texts remembered per tokenizer; the memo is emptied when it would grow past this. */
 const COMPLETION_MEMO_LIMIT = 1024;
 
-/** Per tokenizer, the ids of completion texts already encoded (a process function often repeats its texts). */
-const completionIds = new WeakMap<Tokenizer, Map<string, readonly number[]>>();
+/** A completion text's ids, and the array JSON of replies with the default log-probs (by appended stop token). */
+interface EncodedText {
+  ids: readonly number[];
+  rampArrays: Map<number, TokenArraysJson>;
+}
 
-/** `tokenizer.encode(text)` as a fresh array, encoding each distinct text once (encoding is deterministic). */
-function encodeCompletion(tokenizer: Tokenizer, text: string): number[] {
+/** Per tokenizer, completion texts already encoded (a process function often repeats its texts). */
+const completionIds = new WeakMap<Tokenizer, Map<string, EncodedText>>();
+
+/** `tokenizer.encode(text)`, encoding each distinct text once (encoding is deterministic); callers copy the ids. */
+function encodeCompletion(tokenizer: Tokenizer, text: string): EncodedText {
   let memo = completionIds.get(tokenizer);
   if (memo === undefined) {
     memo = new Map();
     completionIds.set(tokenizer, memo);
   }
-  let ids = memo.get(text);
-  if (ids === undefined) {
-    ids = tokenizer.encode(text);
+  let encoded = memo.get(text);
+  if (encoded === undefined) {
+    encoded = { ids: tokenizer.encode(text), rampArrays: new Map() };
     if (memo.size >= COMPLETION_MEMO_LIMIT) memo.clear();
-    memo.set(text, ids);
+    memo.set(text, encoded);
   }
-  return [...ids];
+  return encoded;
 }
 
 function completeTokens(result: ProcessResult, finishReason: FinishReason, context: ReplyContext): Completion {
-  const ids = encodeCompletion(context.tokenizer, result.text);
+  const encoded = encodeCompletion(context.tokenizer, result.text);
+  const ids = [...encoded.ids];
   const endsWithStop = finishReason === "stop" || finishReason === "tool_calls";
-  if (endsWithStop && context.emitStopToken && context.stopTokenId !== undefined) ids.push(context.stopTokenId);
+  let rampKey = -1;
+  if (endsWithStop && context.emitStopToken && context.stopTokenId !== undefined) {
+    ids.push(context.stopTokenId);
+    rampKey = context.stopTokenId;
+  }
   // A fuzz plan's seed decides the log-probs; otherwise miles' mock SGLang rule (mock_sglang_server.py:
   // `-1 / 128 * i`): the first log-prob is -0.0, a negative zero that every parity run then carries from the
   // backend reply to the samples payload.
   const seed = result.output_logprobs_seed;
   const planned = seed === undefined ? null : plannedLogprobs(seed, ids.length);
   const values = planned ?? ids.map((_id, position) => -position / 128);
-  return { ids, logprobs: { values, ramp: planned === null }, finishReason };
+  return { ids, logprobs: { values, ramp: planned === null }, finishReason, rampArrays: planned === null ? encoded.rampArrays : undefined, rampKey };
+}
+
+/**
+ * The JSON of the completion's two per-token arrays; with the default log-probs they depend only on the tokenizer
+ * and the ids, so they are written once per completion text and appended stop token and then reused.
+ */
+function tokenArraysJson(completion: Completion, context: ReplyContext): TokenArraysJson {
+  const kept = completion.rampArrays?.get(completion.rampKey);
+  if (kept !== undefined) return kept;
+  const content: string[] = [];
+  pushContentArrayJson(content, context.tokenizer, completion.ids, completion.logprobs);
+  const pairs: string[] = [];
+  pushPairsArrayJson(pairs, completion.ids, completion.logprobs);
+  const arrays = { content: content.join(""), pairs: pairs.join("") };
+  completion.rampArrays?.set(completion.rampKey, arrays);
+  return arrays;
 }
 
 function metaExtras(result: ProcessResult): Record<string, unknown> {
@@ -206,17 +243,21 @@ function chatCompletion(
 function spliceTokenArrays(text: string, completion: Completion, context: ReplyContext): string {
   const contentAt = text.indexOf(QUOTED_CONTENT_MARK);
   const pairsAt = text.indexOf(QUOTED_PAIRS_MARK);
-  const pieces: [at: number, length: number, json: () => string][] = [];
-  if (contentAt !== -1) pieces.push([contentAt, QUOTED_CONTENT_MARK.length, () => contentArrayJson(context.tokenizer, completion.ids, completion.logprobs)]);
-  if (pairsAt !== -1) pieces.push([pairsAt, QUOTED_PAIRS_MARK.length, () => pairsArrayJson(completion.ids, completion.logprobs)]);
+  if (contentAt === -1 && pairsAt === -1) return text;
+  const arrays = tokenArraysJson(completion, context);
+  const pieces: [at: number, length: number, json: string][] = [];
+  if (contentAt !== -1) pieces.push([contentAt, QUOTED_CONTENT_MARK.length, arrays.content]);
+  if (pairsAt !== -1) pieces.push([pairsAt, QUOTED_PAIRS_MARK.length, arrays.pairs]);
   if (pieces.length === 2 && pieces[0][0] > pieces[1][0]) pieces.reverse();
-  let out = "";
+  // One join writes the whole reply as a flat string (no rope to flatten when it is encoded).
+  const parts: string[] = [];
   let from = 0;
   for (const [at, length, json] of pieces) {
-    out += text.slice(from, at) + json();
+    parts.push(text.slice(from, at), json);
     from = at + length;
   }
-  return from === 0 ? text : out + text.slice(from);
+  parts.push(text.slice(from));
+  return parts.join("");
 }
 
 function tokenLogprobEntry(id: number, logprob: number, context: ReplyContext): Record<string, unknown> {

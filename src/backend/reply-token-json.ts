@@ -68,21 +68,32 @@ function logprobJson(logprobs: CompletionLogprobs, position: number): string {
 }
 
 /**
- * `stringifyReplyJson` of the `logprobs.content` array `[{token, token_id, logprob, bytes, top_logprobs: []}, ...]`
- * of these ids and log-probs.
+ * Appends to `parts` the pieces of `stringifyReplyJson` of the `logprobs.content` array
+ * `[{token, token_id, logprob, bytes, top_logprobs: []}, ...]` of these ids and log-probs.
  */
-export function contentArrayJson(tokenizer: Tokenizer, ids: readonly number[], logprobs: CompletionLogprobs): string {
-  let out = "[";
+export function pushContentArrayJson(parts: string[], tokenizer: Tokenizer, ids: readonly number[], logprobs: CompletionLogprobs): void {
+  parts.push("[");
   for (let p = 0; p < ids.length; p++) {
     const text = tokenText(tokenizer, ids[p]);
-    out += `${p === 0 ? "" : ","}${text.entryHead}${logprobJson(logprobs, p)}${text.entryTail}`;
+    if (p > 0) parts.push(",");
+    parts.push(text.entryHead, logprobJson(logprobs, p), text.entryTail);
   }
-  return `${out}]`;
+  parts.push("]");
 }
 
-/** `stringifyReplyJson` of the `output_token_logprobs` array `[[logprob, token_id], ...]` of these ids and log-probs. */
-export function pairsArrayJson(ids: readonly number[], logprobs: CompletionLogprobs): string {
-  let out = "[";
-  for (let p = 0; p < ids.length; p++) out += `${p === 0 ? "[" : ",["}${logprobJson(logprobs, p)},${numberJson(ids[p])}]`;
-  return `${out}]`;
+/** Appends to `parts` the pieces of `stringifyReplyJson` of the `output_token_logprobs` array `[[logprob, token_id], ...]`. */
+export function pushPairsArrayJson(parts: string[], ids: readonly number[], logprobs: CompletionLogprobs): void {
+  parts.push("[");
+  for (let p = 0; p < ids.length; p++) parts.push(p === 0 ? "[" : ",[", logprobJson(logprobs, p), ",", idJson(ids[p]), "]");
+  parts.push("]");
+}
+
+/** Most token ids whose JSON text is kept. */
+const ID_TEXT_LIMIT = 1 << 20;
+const idTexts: string[] = [];
+
+/** {@link numberJson} of a token id, cached for the non-negative integer ids of a vocabulary. */
+function idJson(id: number): string {
+  if (!(Number.isInteger(id) && id >= 0 && id < ID_TEXT_LIMIT) || Object.is(id, -0)) return numberJson(id);
+  return (idTexts[id] ??= numberJson(id));
 }
