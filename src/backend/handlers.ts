@@ -10,9 +10,9 @@ import { planLookupKeys, type ReplyPlanRegistry } from "./reply-plans";
 import { BackendStatsRecorder } from "./stats";
 import { LatencyWaits } from "./latency-waits";
 import type { DirectRoute } from "./http-bridge";
-import { errorReply, errorResponse, jsonResponse, jsonTextReply, notFoundMessage, toResponse, type MockReply } from "./errors";
+import { errorReply, errorResponse, jsonBytesReply, jsonResponse, notFoundMessage, toResponse, type MockReply } from "./errors";
 import { checkRoutingOptions, readRoutingRequest, type MockRoutingOptions, type RoutingRequest } from "./routing-buffers";
-import { chatCompletionJson, chatCompletionSseText, generateReplyJson, type PromptView, type ReplyContext } from "./replies";
+import { chatCompletionJsonBytes, chatCompletionSseText, generateReplyJsonBytes, type PromptView, type ReplyContext } from "./replies";
 
 /** The stop token a Qwen3 engine reports at the end of a finished turn. */
 export const QWEN3_STOP_TOKEN = "<|im_end|>";
@@ -152,7 +152,7 @@ class MockEngine {
   private readonly emitStopToken: boolean;
   private readonly clock: () => number;
   private readonly idSource: () => string;
-  private readonly latencyWaits: LatencyWaits;
+  private readonly latencyWaits = new LatencyWaits();
 
   constructor(
     private readonly options: LazyBackendOptions,
@@ -163,7 +163,6 @@ class MockEngine {
     this.clock = options.clock ?? (() => Date.now() / 1000);
     this.idSource = options.idSource ?? randomHexId;
     checkRoutingOptions(options);
-    this.latencyWaits = new LatencyWaits(options.signal);
   }
 
   private tokenizer(): Promise<Tokenizer> {
@@ -216,7 +215,7 @@ class MockEngine {
     const signal = this.options.signal;
     this.stats.enter();
     try {
-      if (this.latencyMs > 0) await this.latencyWaits.wait(this.latencyMs);
+      if (this.latencyMs > 0) await this.latencyWaits.wait(this.latencyMs, signal);
       // An empty registry answers no key (and counts nothing): the headers need not be read for it.
       const plan = this.options.plans;
       const keys = plan === undefined || plan.size === 0 ? undefined : planLookupKeys(headers());
@@ -232,12 +231,12 @@ class MockEngine {
         }));
       checkProcessResult(result);
       const context = this.replyContext(tokenizer, routing);
-      if (path === "/generate") return jsonTextReply(200, generateReplyJson(prompt, result, context));
+      if (path === "/generate") return jsonBytesReply(200, generateReplyJsonBytes(prompt, result, context));
       if (body["stream"] === true) {
         const text = chatCompletionSseText(body, prompt, result, context);
         return { status: 200, text, headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } };
       }
-      return jsonTextReply(200, chatCompletionJson(body, prompt, result, context));
+      return jsonBytesReply(200, chatCompletionJsonBytes(body, prompt, result, context));
     } catch (error) {
       if (signal?.aborted) return errorReply(503, "mock backend is shutting down");
       return errorReply(500, error instanceof Error ? error.message : String(error));

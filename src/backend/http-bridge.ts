@@ -164,7 +164,7 @@ function fetchBody(body: Buffer, headers: Headers): Buffer | string {
  */
 function writeReply(res: ServerResponse, reply: MockReply): void {
   if (res.destroyed) return;
-  const body = Buffer.from(reply.text, "utf8");
+  const body = reply.bytes ?? Buffer.from(reply.text, "utf8");
   const lines: [name: string, value: string][] = [];
   for (const name of Object.keys(reply.headers)) {
     // a stable insertion sort of the (few) lowercased names
