@@ -9,6 +9,7 @@ import { stopTokenId, type MockFormats } from "./mock-model";
 import { planLookupKeys, type ReplyPlanRegistry } from "./reply-plans";
 import { BackendStatsRecorder } from "./stats";
 import { LatencyWaits } from "./latency-waits";
+import { decodePromptIds } from "./prompt-texts";
 import type { DirectRoute } from "./http-bridge";
 import { errorReply, errorResponse, jsonBytesReply, jsonResponse, notFoundMessage, toResponse, type MockReply } from "./errors";
 import { checkRoutingOptions, readRoutingRequest, type MockRoutingOptions, type RoutingRequest } from "./routing-buffers";
@@ -301,7 +302,7 @@ function chatPrompt(body: Record<string, unknown>, tokenizer: Tokenizer, default
   const tools = body["tools"];
   if (tools !== undefined && tools !== null && !Array.isArray(tools)) throw new BadRequest("`tools` must be an array");
   const inputIds = readInputIds(body);
-  if (inputIds !== undefined) return { text: tokenizer.decode(inputIds, { skipSpecialTokens: false }), ids: inputIds };
+  if (inputIds !== undefined) return { text: decodePromptIds(tokenizer, inputIds), ids: inputIds };
   const messages = body["messages"];
   if (messages === undefined || messages === null) {
     throw new BadRequest("request needs `messages` or `input_ids`");
@@ -329,7 +330,7 @@ function chatPrompt(body: Record<string, unknown>, tokenizer: Tokenizer, default
 
 function generatePrompt(body: Record<string, unknown>, tokenizer: Tokenizer): PromptView {
   const inputIds = readInputIds(body);
-  if (inputIds !== undefined) return { text: tokenizer.decode(inputIds, { skipSpecialTokens: false }), ids: inputIds };
+  if (inputIds !== undefined) return { text: decodePromptIds(tokenizer, inputIds), ids: inputIds };
   if (typeof body["text"] === "string") return { text: body["text"], ids: tokenizer.encode(body["text"]) };
   throw new BadRequest("request needs `input_ids` (or `text`)");
 }
