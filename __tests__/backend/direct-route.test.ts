@@ -149,3 +149,35 @@ describe("latency waits", () => {
     }
   });
 });
+
+test("repeated byte-identical bodies answer alike even when the process function changes the body it is given", async () => {
+  // echoes what it was given, then vandalizes it: a body shared between requests would show in the next echo
+  const vandal: ProcessFunction = (_prompt, request) => {
+    const echo = JSON.stringify(request);
+    (request.input_ids as number[] | undefined)?.push(7);
+    delete request.messages;
+    (request as Record<string, unknown>).extra = { added: true };
+    return { text: echo };
+  };
+  const repeated = await startMockBackend({ tokenizer, process: vandal, clock, idSource: fixedIds() });
+  const built = buildBackendHandlers({ tokenizer, process: vandal, clock, idSource: fixedIds() });
+  const mswOnly = await serveHandlers(built.handlers);
+  try {
+    const headers = { "content-type": "application/json" };
+    const bodies = [{ messages: messages("again") }, { input_ids: [151644, 872, 198], messages: messages("ids") }];
+    const content = (reply: { body: string }) =>
+      (JSON.parse(Buffer.from(reply.body, "hex").toString("utf8")) as { choices: { message: { content: string } }[] }).choices[0].message.content;
+    for (const body of bodies) {
+      const bytes = Buffer.from(JSON.stringify(body));
+      const replies = [];
+      for (let round = 0; round < 3; round++) replies.push(await raw(repeated.url, "/v1/chat/completions", bytes, headers));
+      expect(replies.map(content)).toEqual([JSON.stringify(body), JSON.stringify(body), JSON.stringify(body)]);
+      expect(content(await raw(mswOnly.url, "/v1/chat/completions", bytes, headers))).toBe(JSON.stringify(body));
+    }
+    // the log shows each body as it was sent
+    expect(repeated.requestLog).toEqual(bodies.flatMap((body) => [body, body, body]));
+  } finally {
+    await repeated.close();
+    await mswOnly.close();
+  }
+});

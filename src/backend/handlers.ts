@@ -10,6 +10,7 @@ import { planLookupKeys, type ReplyPlanRegistry } from "./reply-plans";
 import { BackendStatsRecorder } from "./stats";
 import { LatencyWaits } from "./latency-waits";
 import { decodePromptIds } from "./prompt-texts";
+import { RequestBodyMemo, type ParsedBody } from "./request-body-memo";
 import type { DirectRoute } from "./http-bridge";
 import { errorReply, errorResponse, jsonBytesReply, jsonResponse, notFoundMessage, toResponse, type MockReply } from "./errors";
 import { checkRoutingOptions, readRoutingRequest, type MockRoutingOptions, type RoutingRequest } from "./routing-buffers";
@@ -97,12 +98,13 @@ export function buildBackendHandlers(options: LazyBackendOptions): { handlers: R
   // The loopback bridge's shortcut for the generation routes: the same engine call the handler makes, without msw's
   // Request/Response objects (only for handlers that match any origin, as the bridge's are).
   const decoder = new TextDecoder();
+  const bodies = new RequestBodyMemo((bytes) => parseRequestBody(decoder.decode(bytes)));
   const directRoute: DirectRoute | undefined =
     origin !== undefined
       ? undefined
       : (method, path, body, headers) =>
           method === "POST" && (path === "/generate" || path === "/v1/chat/completions")
-            ? engine.answerGeneration(path, method, parseRequestBody(decoder.decode(body)), body, headers)
+            ? engine.answerGeneration(path, method, bodies.parsed(body), body, headers)
             : undefined;
   return { handlers: [handler], stats, directRoute };
 }
@@ -113,12 +115,6 @@ export async function unknownPathResponse(stats: BackendStatsRecorder, request: 
   const entry = stats.record(request.method, path, await request.text());
   entry.status = 404;
   return errorResponse(404, notFoundMessage(request.method, path));
-}
-
-/** A request body as the handler answers it: the parsed object, or the problem a 400 names. */
-interface ParsedBody {
-  parsed?: Record<string, unknown>;
-  problem?: string;
 }
 
 /** The request body the handler answers (the log keeps the text and parses its own copy when read). */

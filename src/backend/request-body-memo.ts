@@ -1,0 +1,88 @@
+// Parsed request bodies of the loopback bridge's direct route, kept by their exact bytes: a parity run's trajectories
+// of one scripted agent send byte-identical bodies, and a repeat gets a fresh copy of the kept parse instead of a parse.
+
+/** Most bodies kept (the memo is emptied when it would grow past this). */
+const BODY_MEMO_LIMIT = 256;
+/** Larger bodies are parsed every time (a long agent history is rarely repeated byte for byte). */
+const BODY_MEMO_MAX_BYTES = 64 * 1024;
+/** Deeper values are not kept (their copy would recurse that deep). */
+const COPY_MAX_DEPTH = 128;
+
+/** A request body as the handler answers it: the parsed object, or the problem a 400 names. */
+export interface ParsedBody {
+  parsed?: Record<string, unknown>;
+  problem?: string;
+}
+
+class TooDeep extends Error {}
+
+/**
+ * A fresh copy of a value JSON.parse made: arrays and plain objects copied all the way down, with the same keys in
+ * the same order (own data properties, `"__proto__"` included), the same primitives (`-0` included).
+ */
+function copyJsonValue(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (depth > COPY_MAX_DEPTH) throw new TooDeep();
+  if (Array.isArray(value)) {
+    const out: unknown[] = value.slice();
+    for (let i = 0; i < out.length; i++) {
+      const item = out[i];
+      if (item !== null && typeof item === "object") out[i] = copyJsonValue(item, depth + 1);
+    }
+    return out;
+  }
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const key in out) {
+    if (!Object.prototype.hasOwnProperty.call(out, key)) continue;
+    const item = out[key];
+    if (item !== null && typeof item === "object") out[key] = copyJsonValue(item, depth + 1);
+  }
+  return out;
+}
+
+interface KeptBody {
+  bytes: Buffer;
+  /** Never handed out: each repeat gets its own copy (a process function may change the body it is given). */
+  value: Record<string, unknown>;
+}
+
+/** A bucket key from the length and up to 16 sampled bytes (equal keys are then compared byte for byte). */
+function bucketKey(bytes: Uint8Array): number {
+  let hash = bytes.length;
+  const step = Math.max(1, Math.floor(bytes.length / 16));
+  for (let i = 0; i < bytes.length; i += step) hash = (Math.imul(hash, 31) + bytes[i]) | 0;
+  return hash;
+}
+
+/** Parses request bodies, answering a body seen recently from a copy of its kept parse (same value, new objects). */
+export class RequestBodyMemo {
+  private readonly kept = new Map<number, KeptBody>();
+
+  /** @param parse the parse of a body's bytes that the memo stands in for */
+  constructor(private readonly parse: (bytes: Uint8Array) => ParsedBody) {}
+
+  /** `parse(bytes)`, or a fresh copy of what it gave for the same bytes recently. */
+  parsed(bytes: Uint8Array): ParsedBody {
+    if (bytes.length > BODY_MEMO_MAX_BYTES) return this.parse(bytes);
+    const key = bucketKey(bytes);
+    const kept = this.kept.get(key);
+    if (kept !== undefined && kept.bytes.equals(bytes)) return { parsed: copyJsonValue(kept.value, 0) as Record<string, unknown> };
+    const body = this.parse(bytes);
+    if (body.parsed === undefined) return body;
+    let value: Record<string, unknown>;
+    try {
+      value = copyJsonValue(body.parsed, 0) as Record<string, unknown>;
+    } catch (error) {
+      if (error instanceof TooDeep) return body;
+      throw error;
+    }
+    if (this.kept.size >= BODY_MEMO_LIMIT) this.kept.clear();
+    this.kept.set(key, { bytes: Buffer.from(bytes), value });
+    return body;
+  }
+}
+
+/** Test hook: {@link copyJsonValue} from the top. */
+export function copyParsedJson(value: unknown): unknown {
+  return copyJsonValue(value, 0);
+}
