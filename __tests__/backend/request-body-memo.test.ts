@@ -44,44 +44,49 @@ test("a copy of a parse is indistinguishable from the parse itself", () => {
 
 test("repeated bytes get a fresh equal parse each time, so changing one request's body changes no other", () => {
   let parses = 0;
-  const memo = new RequestBodyMemo((bytes): ParsedBody => {
-    parses++;
-    return { parsed: JSON.parse(Buffer.from(bytes).toString("utf8")) as Record<string, unknown> };
-  });
+  const memo = new RequestBodyMemo(
+    (bytes) => Buffer.from(bytes).toString("utf8"),
+    (text): ParsedBody => {
+      parses++;
+      return { parsed: JSON.parse(text) as Record<string, unknown> };
+    },
+  );
   // padded until the changed letter below sits between the sampled bytes of the memo's bucket key (every len/16-th)
   const padded = (pad: number): string => `{"input_ids":[1,2,3],"messages":[{"role":"user","content":"hi"}],"__proto__":{"x":-0},"pad":"${"p".repeat(pad)}"}`;
   const between = (text: string): boolean => (text.indexOf('"hi"') + 2) % Math.max(1, Math.floor(text.length / 16)) !== 0;
   const text = padded([0, 1, 2, 3, 4, 5, 6, 7].find((pad) => between(padded(pad))) as number);
-  const first = memo.parsed(Buffer.from(text)).parsed as Record<string, unknown>;
+  const first = memo.parsed(Buffer.from(text)).body.parsed as Record<string, unknown>;
   (first.input_ids as number[]).push(99);
   (first.messages as Record<string, unknown>[])[0].content = "changed";
   delete first.__proto__;
-  const second = memo.parsed(Buffer.from(text)).parsed as Record<string, unknown>;
+  const second = memo.parsed(Buffer.from(text)).body.parsed as Record<string, unknown>;
   expectSameJson(second, JSON.parse(text));
   (second.messages as Record<string, unknown>[])[0].content = "changed again";
   (second.input_ids as number[]).length = 0;
-  const third = memo.parsed(Buffer.from(text)).parsed as Record<string, unknown>;
+  const third = memo.parsed(Buffer.from(text)).body.parsed as Record<string, unknown>;
   expect(third).not.toBe(second);
   expectSameJson(third, JSON.parse(text));
   expect(parses).toBe(1);
   // other bytes of the same length and sampled bytes are parsed, never answered from the kept body
   const other = text.replace('"hi"', '"ho"');
   expect(other.length).toBe(text.length);
-  expectSameJson(memo.parsed(Buffer.from(other)).parsed, JSON.parse(other));
+  expectSameJson(memo.parsed(Buffer.from(other)).body.parsed, JSON.parse(other));
   expect(parses).toBe(2);
 });
 
 test("problems are not kept, and bodies nested deeper than the copy goes are parsed each time", () => {
   let parses = 0;
-  const memo = new RequestBodyMemo((bytes): ParsedBody => {
-    parses++;
-    const text = Buffer.from(bytes).toString("utf8");
-    return text.startsWith("{") ? { parsed: JSON.parse(text) as Record<string, unknown> } : { problem: "request body must be a JSON object" };
-  });
-  expect(memo.parsed(Buffer.from("[1]"))).toEqual({ problem: "request body must be a JSON object" });
-  expect(memo.parsed(Buffer.from("[1]"))).toEqual({ problem: "request body must be a JSON object" });
+  const memo = new RequestBodyMemo(
+    (bytes) => Buffer.from(bytes).toString("utf8"),
+    (text): ParsedBody => {
+      parses++;
+      return text.startsWith("{") ? { parsed: JSON.parse(text) as Record<string, unknown> } : { problem: "request body must be a JSON object" };
+    },
+  );
+  expect(memo.parsed(Buffer.from("[1]"))).toEqual({ body: { problem: "request body must be a JSON object" }, logged: "[1]" });
+  expect(memo.parsed(Buffer.from("[1]"))).toEqual({ body: { problem: "request body must be a JSON object" }, logged: "[1]" });
   const deep = `{"a":${"[".repeat(200)}${"]".repeat(200)}}`;
-  expectSameJson(memo.parsed(Buffer.from(deep)).parsed, JSON.parse(deep));
-  expectSameJson(memo.parsed(Buffer.from(deep)).parsed, JSON.parse(deep));
+  expectSameJson(memo.parsed(Buffer.from(deep)).body.parsed, JSON.parse(deep));
+  expectSameJson(memo.parsed(Buffer.from(deep)).body.parsed, JSON.parse(deep));
   expect(parses).toBe(4);
 });

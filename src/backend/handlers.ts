@@ -98,14 +98,15 @@ export function buildBackendHandlers(options: LazyBackendOptions): { handlers: R
   // The loopback bridge's shortcut for the generation routes: the same engine call the handler makes, without msw's
   // Request/Response objects (only for handlers that match any origin, as the bridge's are).
   const decoder = new TextDecoder();
-  const bodies = new RequestBodyMemo((bytes) => parseRequestBody(decoder.decode(bytes)));
+  const bodies = new RequestBodyMemo((bytes) => decoder.decode(bytes), parseRequestBody);
   const directRoute: DirectRoute | undefined =
     origin !== undefined
       ? undefined
-      : (method, path, body, headers) =>
-          method === "POST" && (path === "/generate" || path === "/v1/chat/completions")
-            ? engine.answerGeneration(path, method, bodies.parsed(body), body, headers)
-            : undefined;
+      : (method, path, body, headers) => {
+          if (method !== "POST" || (path !== "/generate" && path !== "/v1/chat/completions")) return undefined;
+          const { body: parsed, logged } = bodies.parsed(body);
+          return engine.answerGeneration(path, method, parsed, logged, headers);
+        };
   return { handlers: [handler], stats, directRoute };
 }
 
@@ -175,9 +176,9 @@ class MockEngine {
 
   /**
    * The reply to a generation request, whichever transport brought it (msw's Request or the bridge's socket):
-   * `body` is its parsed body, `logged` its text or the bytes that text was decoded from (what the log keeps; the
-   * text is not held while the reply waits out the latency), `headers` gives the request's Headers (the same object
-   * each call) and is called only when they are read.
+   * `body` is its parsed body, `logged` what the log keeps of it (its text, or bytes that decode to it; only the log
+   * holds it while the reply waits out the latency), `headers` gives the request's Headers (the same object each
+   * call) and is called only when they are read.
    */
   async answerGeneration(path: GenerationPath, method: string, body: ParsedBody, logged: string | Uint8Array, headers: () => Headers): Promise<MockReply> {
     const { parsed, problem } = body;

@@ -54,31 +54,48 @@ function bucketKey(bytes: Uint8Array): number {
   return hash;
 }
 
+/** A parsed request body and what the request log keeps of it. */
+export interface MemoizedBody {
+  body: ParsedBody;
+  /**
+   * A repeat logs the kept bytes (shared, never changed), anything else its decoded text: the log then holds no
+   * off-heap buffer per request, whose growth would bring on full collections of the whole heap.
+   */
+  logged: string | Uint8Array;
+}
+
 /** Parses request bodies, answering a body seen recently from a copy of its kept parse (same value, new objects). */
 export class RequestBodyMemo {
   private readonly kept = new Map<number, KeptBody>();
 
-  /** @param parse the parse of a body's bytes that the memo stands in for */
-  constructor(private readonly parse: (bytes: Uint8Array) => ParsedBody) {}
+  /**
+   * @param decode the text of a body's bytes
+   * @param parse the parse of that text the memo stands in for
+   */
+  constructor(
+    private readonly decode: (bytes: Uint8Array) => string,
+    private readonly parse: (text: string) => ParsedBody,
+  ) {}
 
-  /** `parse(bytes)`, or a fresh copy of what it gave for the same bytes recently. */
-  parsed(bytes: Uint8Array): ParsedBody {
-    if (bytes.length > BODY_MEMO_MAX_BYTES) return this.parse(bytes);
-    const key = bucketKey(bytes);
-    const kept = this.kept.get(key);
-    if (kept !== undefined && kept.bytes.equals(bytes)) return { parsed: copyJsonValue(kept.value, 0) as Record<string, unknown> };
-    const body = this.parse(bytes);
-    if (body.parsed === undefined) return body;
+  /** `parse(decode(bytes))`, or a fresh copy of what it gave for the same bytes recently. */
+  parsed(bytes: Uint8Array): MemoizedBody {
+    const key = bytes.length > BODY_MEMO_MAX_BYTES ? undefined : bucketKey(bytes);
+    const kept = key === undefined ? undefined : this.kept.get(key);
+    if (kept !== undefined && kept.bytes.equals(bytes))
+      return { body: { parsed: copyJsonValue(kept.value, 0) as Record<string, unknown> }, logged: kept.bytes };
+    const text = this.decode(bytes);
+    const body = this.parse(text);
+    if (key === undefined || body.parsed === undefined) return { body, logged: text };
     let value: Record<string, unknown>;
     try {
       value = copyJsonValue(body.parsed, 0) as Record<string, unknown>;
     } catch (error) {
-      if (error instanceof TooDeep) return body;
+      if (error instanceof TooDeep) return { body, logged: text };
       throw error;
     }
     if (this.kept.size >= BODY_MEMO_LIMIT) this.kept.clear();
     this.kept.set(key, { bytes: Buffer.from(bytes), value });
-    return body;
+    return { body, logged: text };
   }
 }
 
