@@ -1,15 +1,15 @@
-// The mock's reply writer (per-token arrays spliced in as cached JSON bytes) against the reference path: the reply
-// objects built and written by stringifyReplyJson. Every byte must agree, for generated request and result shapes.
+// The mock's reply writer (per-token arrays spliced in as cached JSON text) against the reference path: the reply
+// objects built and written by stringifyReplyJson. Every character must agree, for generated request and result shapes.
 import fc from "fast-check";
 import { loadTokenizer } from "../../src/tokenizer/load";
 import type { Tokenizer, ToolSpec } from "../../src/tokenizer/types";
 import {
   buildChatCompletion,
   buildGenerateReply,
-  chatCompletionJsonBytes,
+  chatCompletionJson,
   chatCompletionSseText,
   chatCompletionToSse,
-  generateReplyJsonBytes,
+  generateReplyJson,
   type ReplyContext,
 } from "../../src/backend/replies";
 import { stringifyReplyJson } from "../../src/backend/reply-json";
@@ -117,10 +117,10 @@ const shapes: fc.Arbitrary<Shape> = fc.record({
 function expectSameBytes(shape: Shape): void {
   const [reference, fast] = contexts(shape);
   for (let round = 0; round < 2; round++) {
-    const chatReference = Buffer.from(stringifyReplyJson(buildChatCompletion(shape.body, shape.prompt, shape.result, reference)), "utf8");
-    expect(chatCompletionJsonBytes(shape.body, shape.prompt, shape.result, fast).toString("hex")).toBe(chatReference.toString("hex"));
-    const generateReference = Buffer.from(stringifyReplyJson(buildGenerateReply(shape.prompt, shape.result, reference)), "utf8");
-    expect(generateReplyJsonBytes(shape.prompt, shape.result, fast).toString("hex")).toBe(generateReference.toString("hex"));
+    const chatReference = stringifyReplyJson(buildChatCompletion(shape.body, shape.prompt, shape.result, reference));
+    expect(chatCompletionJson(shape.body, shape.prompt, shape.result, fast)).toBe(chatReference);
+    const generateReference = stringifyReplyJson(buildGenerateReply(shape.prompt, shape.result, reference));
+    expect(generateReplyJson(shape.prompt, shape.result, fast)).toBe(generateReference);
     const sseReference = chatCompletionToSse(buildChatCompletion(shape.body, shape.prompt, shape.result, reference));
     expect(chatCompletionSseText(shape.body, shape.prompt, shape.result, fast)).toBe(sseReference);
   }
@@ -158,8 +158,8 @@ test("the kept array JSON belongs to one text and one ending: stop token or not,
     expectSameBytes(shape);
   }
   const [, fast] = contexts(base);
-  const pairs = (JSON.parse(chatCompletionJsonBytes({}, base.prompt, { text }, fast).toString("utf8")) as { choices: { meta_info: Record<string, unknown> }[] })
-    .choices[0].meta_info.output_token_logprobs as [number, number][];
+  const pairs = (JSON.parse(chatCompletionJson({}, base.prompt, { text }, fast)) as { choices: { meta_info: Record<string, unknown> }[] }).choices[0].meta_info
+    .output_token_logprobs as [number, number][];
   expect(pairs.map((pair) => pair[1])).toEqual([...tokenizer.encode(text), imEnd]);
   expect(Object.is(pairs[0][0], -0)).toBe(true);
 });

@@ -27,9 +27,7 @@ export interface MockReply {
   status: number;
   headers: Record<string, string>;
   /** The body (UTF-8 on the wire). */
-  readonly text: string;
-  /** The body's UTF-8 bytes, when the reply was written as bytes (`text` is then their decoding). */
-  readonly bytes?: Buffer;
+  text: string;
 }
 
 /** An error reply with `status` and SGLang's error body. */
@@ -39,25 +37,12 @@ export function errorReply(status: number, message: string): MockReply {
 
 /** A JSON reply with an explicit content length. */
 export function jsonReply(status: number, body: unknown): MockReply {
-  const text = stringifyReplyJson(body);
-  return { status, text, headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(text, "utf8")) } };
+  return jsonTextReply(status, stringifyReplyJson(body));
 }
 
-/**
- * A JSON reply from the UTF-8 bytes the reply writer wrote (same headers as {@link jsonReply}); its text is decoded
- * only if a transport asks for it (encoding that text again gives these bytes: they are well-formed UTF-8).
- */
-export function jsonBytesReply(status: number, bytes: Buffer): MockReply {
-  let text: string | undefined;
-  return {
-    status,
-    bytes,
-    get text() {
-      text ??= bytes.toString("utf8");
-      return text;
-    },
-    headers: { "content-type": "application/json", "content-length": String(bytes.length) },
-  };
+/** A JSON reply from its text, already written by the reply writer (same headers as {@link jsonReply}). */
+export function jsonTextReply(status: number, text: string): MockReply {
+  return { status, text, headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(text, "utf8")) } };
 }
 
 /** The Fetch `Response` of a reply, whose text the loopback bridge can take back without reading the stream. */

@@ -12,9 +12,9 @@ import { LatencyWaits } from "./latency-waits";
 import { decodePromptIds } from "./prompt-texts";
 import { RequestBodyMemo, type ParsedBody } from "./request-body-memo";
 import type { DirectRoute } from "./http-bridge";
-import { errorReply, errorResponse, jsonBytesReply, jsonResponse, notFoundMessage, toResponse, type MockReply } from "./errors";
+import { errorReply, errorResponse, jsonResponse, jsonTextReply, notFoundMessage, toResponse, type MockReply } from "./errors";
 import { checkRoutingOptions, readRoutingRequest, type MockRoutingOptions, type RoutingRequest } from "./routing-buffers";
-import { chatCompletionJsonBytes, chatCompletionSseText, generateReplyJsonBytes, type PromptView, type ReplyContext } from "./replies";
+import { chatCompletionJson, chatCompletionSseText, generateReplyJson, type PromptView, type ReplyContext } from "./replies";
 
 /** The stop token a Qwen3 engine reports at the end of a finished turn. */
 export const QWEN3_STOP_TOKEN = "<|im_end|>";
@@ -229,12 +229,12 @@ class MockEngine {
         }));
       checkProcessResult(result);
       const context = this.replyContext(tokenizer, routing);
-      if (path === "/generate") return jsonBytesReply(200, generateReplyJsonBytes(prompt, result, context));
+      if (path === "/generate") return jsonTextReply(200, generateReplyJson(prompt, result, context));
       if (body["stream"] === true) {
         const text = chatCompletionSseText(body, prompt, result, context);
         return { status: 200, text, headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } };
       }
-      return jsonBytesReply(200, chatCompletionJsonBytes(body, prompt, result, context));
+      return jsonTextReply(200, chatCompletionJson(body, prompt, result, context));
     } catch (error) {
       if (signal?.aborted) return errorReply(503, "mock backend is shutting down");
       return errorReply(500, error instanceof Error ? error.message : String(error));

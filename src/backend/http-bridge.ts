@@ -1,8 +1,7 @@
 // Serves msw request handlers on a real loopback port through node:http (msw alone only patches fetch/http clients).
-// Each node request becomes a Fetch Request, goes through msw's getResponse, and the Response is written back.
-// Fast path: the hot generation routes (POST of a plain path the direct route claims) skip the Fetch objects and
-// msw's matching and ask the same engine the handler asks; the request's Headers are built only if the engine reads
-// them, and the reply is written with the header lines and body bytes writeResponse would write for its Response.
+// Each request becomes a Fetch Request for msw's getResponse, except on the fast path: a plain-path POST the direct
+// route claims (the generation routes) asks the handler's engine itself, Headers built only if read, and its reply
+// goes out with the header lines and bytes writeResponse would write (pinned by __tests__/backend/direct-route).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getResponse, type RequestHandler } from "msw";
@@ -160,24 +159,33 @@ function fetchBody(body: Buffer, headers: Headers): Buffer | string {
 
 /**
  * Writes a reply as {@link writeResponse} writes the Response made from it: the same status, header lines (Fetch
- * Headers iterate in sorted lowercase order, then content-length is set from the body) and body bytes.
+ * Headers iterate in sorted lowercase order, then content-length is set from the body) and body bytes. With only
+ * ASCII headers the body goes to the socket as the text itself, which node encodes as UTF-8 (the bytes
+ * `Buffer.from(text)` holds) in the write that carries the header: no Buffer copy on or off the heap.
  */
 function writeReply(res: ServerResponse, reply: MockReply): void {
   if (res.destroyed) return;
-  const body = reply.bytes ?? Buffer.from(reply.text, "utf8");
   const lines: [name: string, value: string][] = [];
+  let ascii = true;
   for (const name of Object.keys(reply.headers)) {
     // a stable insertion sort of the (few) lowercased names
     const line: [string, string] = [name.toLowerCase(), reply.headers[name]];
+    ascii &&= isAscii(line[0]) && isAscii(line[1]);
     let at = lines.length;
     while (at > 0 && lines[at - 1][0] > line[0]) at--;
     lines.splice(at, 0, line);
   }
+  const body: string | Buffer = ascii ? reply.text : Buffer.from(reply.text, "utf8");
   const headers: Record<string, string> = {};
   for (const [name, value] of lines) headers[name] = value;
-  headers["content-length"] = String(body.length);
+  headers["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body, "utf8") : body.length);
   res.writeHead(reply.status, headers);
   res.end(body);
+}
+
+/** True when every character is ASCII (only then is a string's UTF-8 byte length its length). */
+function isAscii(text: string): boolean {
+  return Buffer.byteLength(text, "utf8") === text.length;
 }
 
 async function writeResponse(res: ServerResponse, response: Response): Promise<void> {

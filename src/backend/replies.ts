@@ -53,10 +53,10 @@ interface Completion {
   rampKey: number;
 }
 
-/** The JSON of `logprobs.content` and `meta_info.output_token_logprobs`, as UTF-8 bytes. */
+/** The JSON texts of `logprobs.content` and `meta_info.output_token_logprobs`. */
 interface TokenArraysJson {
-  content: Buffer;
-  pairs: Buffer;
+  content: string;
+  pairs: string;
 }
 
 /**
@@ -132,7 +132,7 @@ function tokenArraysJson(completion: Completion, context: ReplyContext): TokenAr
   pushContentArrayJson(content, context.tokenizer, completion.ids, completion.logprobs);
   const pairs: string[] = [];
   pushPairsArrayJson(pairs, completion.ids, completion.logprobs);
-  const arrays = { content: Buffer.from(content.join(""), "utf8"), pairs: Buffer.from(pairs.join(""), "utf8") };
+  const arrays = { content: content.join(""), pairs: pairs.join("") };
   completion.rampArrays?.set(completion.rampKey, arrays);
   return arrays;
 }
@@ -152,11 +152,10 @@ export function buildChatCompletion(body: Record<string, unknown>, prompt: Promp
 }
 
 /**
- * The JSON body of the non-streaming chat completion reply as UTF-8 bytes: exactly
- * `Buffer.from(stringifyReplyJson(buildChatCompletion(...)))` (same calls of `context.newId` and `context.now`),
- * written without the per-token objects.
+ * The JSON text of the non-streaming chat completion reply: exactly `stringifyReplyJson(buildChatCompletion(...))`
+ * (same calls of `context.newId` and `context.now`), written without the per-token objects.
  */
-export function chatCompletionJsonBytes(body: Record<string, unknown>, prompt: PromptView, result: ProcessResult, context: ReplyContext): Buffer {
+export function chatCompletionJson(body: Record<string, unknown>, prompt: PromptView, result: ProcessResult, context: ReplyContext): string {
   const { reply, completion } = chatCompletion(body, prompt, result, context, "marks");
   return spliceTokenArrays(stringifyReplyJson(reply), completion, context);
 }
@@ -237,33 +236,27 @@ function chatCompletion(
 }
 
 /**
- * The UTF-8 bytes of `text` with the per-token arrays' JSON where a builder left their marks (each mark at most
- * once: a process `meta_info` that overrides `output_token_logprobs` leaves no mark). Both marks are found in the
- * text as written, then spliced in order of position. Encoding the pieces one by one gives the bytes of the joined
- * text: no piece holds a lone surrogate (JSON.stringify escapes them) and every cut is next to an ASCII quote.
+ * `text` with the per-token arrays' JSON where a builder left their marks (each mark at most once: a process
+ * `meta_info` that overrides `output_token_logprobs` leaves no mark). Both marks are found in the text as written,
+ * then spliced in order of position; one join writes the reply as a flat string.
  */
-function spliceTokenArrays(text: string, completion: Completion, context: ReplyContext): Buffer {
+function spliceTokenArrays(text: string, completion: Completion, context: ReplyContext): string {
   const contentAt = text.indexOf(QUOTED_CONTENT_MARK);
   const pairsAt = text.indexOf(QUOTED_PAIRS_MARK);
-  if (contentAt === -1 && pairsAt === -1) return Buffer.from(text, "utf8");
+  if (contentAt === -1 && pairsAt === -1) return text;
   const arrays = tokenArraysJson(completion, context);
-  const pieces: [at: number, length: number, json: Buffer][] = [];
+  const pieces: [at: number, length: number, json: string][] = [];
   if (contentAt !== -1) pieces.push([contentAt, QUOTED_CONTENT_MARK.length, arrays.content]);
   if (pairsAt !== -1) pieces.push([pairsAt, QUOTED_PAIRS_MARK.length, arrays.pairs]);
   if (pieces.length === 2 && pieces[0][0] > pieces[1][0]) pieces.reverse();
-  // The marks are ASCII: each one's characters are its bytes.
-  let size = Buffer.byteLength(text, "utf8");
-  for (const [, length, json] of pieces) size += json.length - length;
-  const bytes = Buffer.allocUnsafe(size);
-  let written = 0;
+  const parts: string[] = [];
   let from = 0;
   for (const [at, length, json] of pieces) {
-    written += bytes.write(text.slice(from, at), written, "utf8");
-    written += json.copy(bytes, written);
+    parts.push(text.slice(from, at), json);
     from = at + length;
   }
-  bytes.write(text.slice(from), written, "utf8");
-  return bytes;
+  parts.push(text.slice(from));
+  return parts.join("");
 }
 
 function tokenLogprobEntry(id: number, logprob: number, context: ReplyContext): Record<string, unknown> {
@@ -276,8 +269,8 @@ export function buildGenerateReply(prompt: PromptView, result: ProcessResult, co
   return generateReply(prompt, result, context, "objects").reply;
 }
 
-/** The JSON body of the `/generate` reply as UTF-8 bytes: exactly `Buffer.from(stringifyReplyJson(buildGenerateReply(...)))`. */
-export function generateReplyJsonBytes(prompt: PromptView, result: ProcessResult, context: ReplyContext): Buffer {
+/** The JSON text of the `/generate` reply: exactly `stringifyReplyJson(buildGenerateReply(...))`, without the per-token pairs. */
+export function generateReplyJson(prompt: PromptView, result: ProcessResult, context: ReplyContext): string {
   const { reply, completion } = generateReply(prompt, result, context, "marks");
   return spliceTokenArrays(stringifyReplyJson(reply), completion, context);
 }
