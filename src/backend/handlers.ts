@@ -289,10 +289,17 @@ function checkProcessResult(result: ProcessResult): void {
 function readInputIds(body: Record<string, unknown>): number[] | undefined {
   const ids = body["input_ids"];
   if (ids === undefined || ids === null) return undefined;
-  if (!Array.isArray(ids) || !ids.every((id) => Number.isInteger(id) && (id as number) >= 0)) {
-    throw new BadRequest("`input_ids` must be an array of non-negative integer token ids");
-  }
+  if (!Array.isArray(ids) || !allTokenIds(ids)) throw new BadRequest("`input_ids` must be an array of non-negative integer token ids");
   return ids as number[];
+}
+
+/** `ids.every(isTokenId)` for a parsed JSON array (which has no holes for `every` to skip), as a plain loop. */
+function allTokenIds(ids: readonly unknown[]): boolean {
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    if (!(Number.isInteger(id) && (id as number) >= 0)) return false;
+  }
+  return true;
 }
 
 function chatPrompt(body: Record<string, unknown>, tokenizer: Tokenizer, defaults: ChatTemplateKwargs | undefined): PromptView {
