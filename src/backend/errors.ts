@@ -36,7 +36,7 @@ export function errorReply(status: number, message: string): MockReply {
 }
 
 /** A JSON reply with an explicit content length. */
-export function jsonReply(status: number, body: unknown): MockReply {
+function jsonReply(status: number, body: unknown): MockReply {
   return jsonTextReply(status, stringifyReplyJson(body));
 }
 
