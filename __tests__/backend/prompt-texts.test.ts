@@ -49,3 +49,18 @@ test("a sequence whose hash equals a kept one's (-0 and 0), or a kept request ar
   expect(decodePromptIds(naming, [-0])).toBe("0");
   expect(calls.map((call) => call.map((id) => Object.is(id, -0)))).toEqual([[false, false, false], [false, false, false], [false], [false], [true]]);
 });
+
+test("a sequence past the length bound is decoded every time; 3 M ids of distinct sequences pass with every repeat still kept", () => {
+  let calls = 0;
+  const counting = { decode: (ids: readonly number[]) => (calls++, `${ids.length}:${ids[0]}`) };
+  const long = Array.from({ length: (1 << 15) + 1 }, (_, i) => i % 1000);
+  expect(decodePromptIds(counting, long)).toBe(`${long.length}:0`);
+  expect(decodePromptIds(counting, long)).toBe(`${long.length}:0`);
+  expect(calls).toBe(2);
+  for (let i = 0; i < 100; i++) {
+    const ids = Array.from({ length: 30_000 }, () => i);
+    expect(decodePromptIds(counting, ids)).toBe(`30000:${i}`);
+    expect(decodePromptIds(counting, ids)).toBe(`30000:${i}`);
+  }
+  expect(calls).toBe(2 + 100);
+});

@@ -90,3 +90,24 @@ test("problems are not kept, and bodies nested deeper than the copy goes are par
   expectSameJson(memo.parsed(Buffer.from(deep)).body.parsed, JSON.parse(deep));
   expect(parses).toBe(4);
 });
+
+test("a body past the size bound is parsed every time; 16 MB of distinct bodies pass with every repeat still kept", () => {
+  let parses = 0;
+  const memo = new RequestBodyMemo(
+    (bytes) => Buffer.from(bytes).toString("utf8"),
+    (text): ParsedBody => {
+      parses++;
+      return { parsed: JSON.parse(text) as Record<string, unknown> };
+    },
+  );
+  const large = JSON.stringify({ messages: [{ role: "user", content: "x".repeat(70 * 1024) }] });
+  for (let round = 0; round < 2; round++) expect(memo.parsed(Buffer.from(large)).body.parsed).toEqual(JSON.parse(large));
+  expect(parses).toBe(2);
+  // 400 distinct 40 KB bodies pass (16 MB): each answer is still its own parse, and repeats right after are kept
+  for (let i = 0; i < 400; i++) {
+    const text = JSON.stringify({ i, pad: "y".repeat(40 * 1024) });
+    expect(memo.parsed(Buffer.from(text)).body.parsed).toEqual({ i, pad: "y".repeat(40 * 1024) });
+    expect(memo.parsed(Buffer.from(text)).body.parsed).toEqual({ i, pad: "y".repeat(40 * 1024) });
+  }
+  expect(parses).toBe(2 + 400);
+});

@@ -3,6 +3,10 @@
 
 /** Most id sequences remembered per tokenizer; the memo is emptied when it would grow past this. */
 const PROMPT_MEMO_LIMIT = 512;
+/** Most ids kept over all remembered sequences (about 8 MB of copies and texts); past it the memo is emptied. */
+const PROMPT_MEMO_MAX_IDS = 1 << 20;
+/** Longer sequences are decoded every time (one of them would crowd out the rest). */
+const PROMPT_MEMO_MAX_LENGTH = 1 << 15;
 
 interface DecodedPrompt {
   /** A copy of the ids (the request's own array belongs to the request). */
@@ -15,8 +19,14 @@ interface PromptDecoder {
   decode(ids: readonly number[], options: { skipSpecialTokens?: boolean }): string;
 }
 
-/** Per tokenizer, recent decodes by a hash of their ids (a colliding sequence replaces the entry). */
-const memos = new WeakMap<PromptDecoder, Map<number, DecodedPrompt>>();
+/** Recent decodes by a hash of their ids (a colliding sequence replaces the entry), and how many ids they keep. */
+interface PromptMemo {
+  entries: Map<number, DecodedPrompt>;
+  ids: number;
+}
+
+/** Per tokenizer, its memo. */
+const memos = new WeakMap<PromptDecoder, PromptMemo>();
 
 /** FNV-1a over the ids (each mixed in as its low and high 32 bits, so large integers spread too). */
 function hashIds(ids: readonly number[]): number {
@@ -37,16 +47,23 @@ function sameIds(a: readonly number[], b: readonly number[]): boolean {
 
 /** `tokenizer.decode(ids, { skipSpecialTokens: false })`, taken from the memo when these exact ids were decoded recently. */
 export function decodePromptIds(tokenizer: PromptDecoder, ids: readonly number[]): string {
+  if (ids.length > PROMPT_MEMO_MAX_LENGTH) return tokenizer.decode(ids, { skipSpecialTokens: false });
   let memo = memos.get(tokenizer);
   if (memo === undefined) {
-    memo = new Map();
+    memo = { entries: new Map(), ids: 0 };
     memos.set(tokenizer, memo);
   }
   const hash = hashIds(ids);
-  const kept = memo.get(hash);
+  const kept = memo.entries.get(hash);
   if (kept !== undefined && sameIds(kept.ids, ids)) return kept.text;
   const text = tokenizer.decode(ids, { skipSpecialTokens: false });
-  if (memo.size >= PROMPT_MEMO_LIMIT) memo.clear();
-  memo.set(hash, { ids: [...ids], text });
+  if (memo.entries.size >= PROMPT_MEMO_LIMIT || memo.ids + ids.length > PROMPT_MEMO_MAX_IDS) {
+    memo.entries.clear();
+    memo.ids = 0;
+  }
+  const replaced = memo.entries.get(hash);
+  if (replaced !== undefined) memo.ids -= replaced.ids.length;
+  memo.entries.set(hash, { ids: [...ids], text });
+  memo.ids += ids.length;
   return text;
 }

@@ -5,6 +5,8 @@
 const BODY_MEMO_LIMIT = 256;
 /** Larger bodies are parsed every time (a long agent history is rarely repeated byte for byte). */
 const BODY_MEMO_MAX_BYTES = 64 * 1024;
+/** Most body bytes kept over all entries (their parses take a few times as much); past it the memo is emptied. */
+const BODY_MEMO_TOTAL_BYTES = 2 * 1024 * 1024;
 /** Deeper values are not kept (their copy would recurse that deep). */
 const COPY_MAX_DEPTH = 128;
 
@@ -67,6 +69,7 @@ export interface MemoizedBody {
 /** Parses request bodies, answering a body seen recently from a copy of its kept parse (same value, new objects). */
 export class RequestBodyMemo {
   private readonly kept = new Map<number, KeptBody>();
+  private keptBytes = 0;
 
   /**
    * @param decode the text of a body's bytes
@@ -93,8 +96,14 @@ export class RequestBodyMemo {
       if (error instanceof TooDeep) return { body, logged: text };
       throw error;
     }
-    if (this.kept.size >= BODY_MEMO_LIMIT) this.kept.clear();
+    if (this.kept.size >= BODY_MEMO_LIMIT || this.keptBytes + bytes.length > BODY_MEMO_TOTAL_BYTES) {
+      this.kept.clear();
+      this.keptBytes = 0;
+    }
+    const replaced = this.kept.get(key);
+    if (replaced !== undefined) this.keptBytes -= replaced.bytes.length;
     this.kept.set(key, { bytes: Buffer.from(bytes), value });
+    this.keptBytes += bytes.length;
     return { body, logged: text };
   }
 }
