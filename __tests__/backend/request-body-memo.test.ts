@@ -42,7 +42,7 @@ test("a copy of a parse is indistinguishable from the parse itself", () => {
   );
 });
 
-test("repeated bytes get a fresh equal parse each time, so changing one request's body changes no other", () => {
+test("repeated bytes are answered from the kept parse with a fresh copy per request, so changing one request's body changes no other", () => {
   let parses = 0;
   const memo = new RequestBodyMemo(
     (bytes) => Buffer.from(bytes).toString("utf8"),
@@ -55,17 +55,25 @@ test("repeated bytes get a fresh equal parse each time, so changing one request'
   const padded = (pad: number): string => `{"input_ids":[1,2,3],"messages":[{"role":"user","content":"hi"}],"__proto__":{"x":-0},"pad":"${"p".repeat(pad)}"}`;
   const between = (text: string): boolean => (text.indexOf('"hi"') + 2) % Math.max(1, Math.floor(text.length / 16)) !== 0;
   const text = padded([0, 1, 2, 3, 4, 5, 6, 7].find((pad) => between(padded(pad))) as number);
-  const first = memo.parsed(Buffer.from(text)).body.parsed as Record<string, unknown>;
+  const miss = memo.parsed(Buffer.from(text)).body;
+  expect(miss.copy).toBeUndefined(); // a first parse is the request's own
+  const first = miss.parsed as Record<string, unknown>;
   (first.input_ids as number[]).push(99);
   (first.messages as Record<string, unknown>[])[0].content = "changed";
   delete first.__proto__;
-  const second = memo.parsed(Buffer.from(text)).body.parsed as Record<string, unknown>;
+  // a repeat reads the kept parse and copies it for the request: each copy is fresh and equal to a new parse
+  const hit = memo.parsed(Buffer.from(text)).body;
+  expectSameJson(hit.parsed, JSON.parse(text));
+  const second = (hit.copy as () => Record<string, unknown>)();
   expectSameJson(second, JSON.parse(text));
   (second.messages as Record<string, unknown>[])[0].content = "changed again";
   (second.input_ids as number[]).length = 0;
-  const third = memo.parsed(Buffer.from(text)).body.parsed as Record<string, unknown>;
+  const again = memo.parsed(Buffer.from(text)).body;
+  expect(again.parsed).toBe(hit.parsed);
+  const third = (again.copy as () => Record<string, unknown>)();
   expect(third).not.toBe(second);
   expectSameJson(third, JSON.parse(text));
+  expectSameJson(again.parsed, JSON.parse(text));
   expect(parses).toBe(1);
   // other bytes of the same length and sampled bytes are parsed, never answered from the kept body
   const other = text.replace('"hi"', '"ho"');

@@ -181,20 +181,20 @@ class MockEngine {
    * call) and is called only when they are read.
    */
   async answerGeneration(path: GenerationPath, method: string, body: ParsedBody, logged: string | Uint8Array, headers: () => Headers): Promise<MockReply> {
-    const { parsed, problem } = body;
     const entry = this.stats.record(method, path, logged);
-    const reply = await this.reply(path, parsed, problem, headers);
+    const reply = await this.reply(path, body, headers);
     entry.status = reply.status;
     return reply;
   }
 
-  private async reply(
-    path: GenerationPath,
-    body: Record<string, unknown> | undefined,
-    problem: string | undefined,
-    headers: () => Headers,
-  ): Promise<MockReply> {
-    if (body === undefined) return errorReply(400, problem ?? "request body must be a JSON object");
+  private async reply(path: GenerationPath, parsedBody: ParsedBody, headers: () => Headers): Promise<MockReply> {
+    const { parsed: view, problem, copy } = parsedBody;
+    if (view === undefined) return errorReply(400, problem ?? "request body must be a JSON object");
+    // A repeated body comes as its kept parse, which nothing may change. When the prompt comes from `input_ids` or
+    // `text` (no template renders `messages`), that kept parse is only read until the latency is over, and the
+    // request's own copy is made then, so the copy is not held through the wait. Otherwise it is made now.
+    const deferCopy = copy !== undefined && (path === "/generate" || (view["input_ids"] !== undefined && view["input_ids"] !== null));
+    let body = copy !== undefined && !deferCopy ? copy() : view;
     let tokenizer: Tokenizer;
     let prompt: PromptView;
     let routing: RoutingRequest;
@@ -214,6 +214,11 @@ class MockEngine {
     this.stats.enter();
     try {
       if (this.latencyMs > 0) await this.latencyWaits.wait(this.latencyMs, signal);
+      if (deferCopy) {
+        body = copy();
+        // the prompt's ids are the body's own `input_ids` array, as for a body parsed afresh
+        if (prompt.ids === view["input_ids"]) prompt = { text: prompt.text, ids: body["input_ids"] as number[] };
+      }
       // An empty registry answers no key (and counts nothing): the headers need not be read for it.
       const plan = this.options.plans;
       const keys = plan === undefined || plan.size === 0 ? undefined : planLookupKeys(headers());

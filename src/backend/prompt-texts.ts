@@ -47,7 +47,7 @@ function sameIds(a: readonly number[], b: readonly number[]): boolean {
 
 /** `tokenizer.decode(ids, { skipSpecialTokens: false })`, taken from the memo when these exact ids were decoded recently. */
 export function decodePromptIds(tokenizer: PromptDecoder, ids: readonly number[]): string {
-  if (ids.length > PROMPT_MEMO_MAX_LENGTH) return tokenizer.decode(ids, { skipSpecialTokens: false });
+  if (ids.length > PROMPT_MEMO_MAX_LENGTH) return tokenizer.decode([...ids], { skipSpecialTokens: false });
   let memo = memos.get(tokenizer);
   if (memo === undefined) {
     memo = { entries: new Map(), ids: 0 };
@@ -56,7 +56,8 @@ export function decodePromptIds(tokenizer: PromptDecoder, ids: readonly number[]
   const hash = hashIds(ids);
   const kept = memo.entries.get(hash);
   if (kept !== undefined && sameIds(kept.ids, ids)) return kept.text;
-  const text = tokenizer.decode(ids, { skipSpecialTokens: false });
+  // the decoder gets its own copy: `ids` may be a kept request body that nothing may change
+  const text = tokenizer.decode([...ids], { skipSpecialTokens: false });
   if (memo.entries.size >= PROMPT_MEMO_LIMIT || memo.ids + ids.length > PROMPT_MEMO_MAX_IDS) {
     memo.entries.clear();
     memo.ids = 0;

@@ -12,8 +12,11 @@ const COPY_MAX_DEPTH = 128;
 
 /** A request body as the handler answers it: the parsed object, or the problem a 400 names. */
 export interface ParsedBody {
+  /** The parsed object; for a repeat, the kept parse itself, to be read and never changed (see `copy`). */
   parsed?: Record<string, unknown>;
   problem?: string;
+  /** For a repeat: makes the request's own copy of `parsed`, the object its process function may be given. */
+  copy?: () => Record<string, unknown>;
 }
 
 class TooDeep extends Error {}
@@ -66,7 +69,7 @@ export interface MemoizedBody {
   logged: string | Uint8Array;
 }
 
-/** Parses request bodies, answering a body seen recently from a copy of its kept parse (same value, new objects). */
+/** Parses request bodies, answering a body seen recently from its kept parse (copied for each request that needs its own). */
 export class RequestBodyMemo {
   private readonly kept = new Map<number, KeptBody>();
   private keptBytes = 0;
@@ -80,12 +83,14 @@ export class RequestBodyMemo {
     private readonly parse: (text: string) => ParsedBody,
   ) {}
 
-  /** `parse(decode(bytes))`, or a fresh copy of what it gave for the same bytes recently. */
+  /** `parse(decode(bytes))`, or for the same bytes seen recently what it gave then, with a way to copy it. */
   parsed(bytes: Uint8Array): MemoizedBody {
     const key = bytes.length > BODY_MEMO_MAX_BYTES ? undefined : bucketKey(bytes);
     const kept = key === undefined ? undefined : this.kept.get(key);
-    if (kept !== undefined && kept.bytes.equals(bytes))
-      return { body: { parsed: copyJsonValue(kept.value, 0) as Record<string, unknown> }, logged: kept.bytes };
+    if (kept !== undefined && kept.bytes.equals(bytes)) {
+      const value = kept.value;
+      return { body: { parsed: value, copy: () => copyJsonValue(value, 0) as Record<string, unknown> }, logged: kept.bytes };
+    }
     const text = this.decode(bytes);
     const body = this.parse(text);
     if (key === undefined || body.parsed === undefined) return { body, logged: text };
