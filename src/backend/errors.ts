@@ -36,8 +36,12 @@ export function errorReply(status: number, message: string): MockReply {
 }
 
 /** A JSON reply with an explicit content length. */
-export function jsonReply(status: number, body: unknown): MockReply {
-  const text = stringifyReplyJson(body);
+function jsonReply(status: number, body: unknown): MockReply {
+  return jsonTextReply(status, stringifyReplyJson(body));
+}
+
+/** A JSON reply from its text, already written by the reply writer (same headers as {@link jsonReply}). */
+export function jsonTextReply(status: number, text: string): MockReply {
   return { status, text, headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(text, "utf8")) } };
 }
 

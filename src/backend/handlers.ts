@@ -1,6 +1,5 @@
 // The mock backend itself: msw request handlers that answer like SGLang's HTTP server.
 // Both transports (node:http bridge, in-process setupServer) serve these same handlers.
-import { setTimeout as sleep } from "node:timers/promises";
 import { randomBytes } from "node:crypto";
 import { http, type RequestHandler } from "msw";
 import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolSpec } from "../tokenizer/types";
@@ -9,10 +8,13 @@ import type { TokenRef } from "../tokenizer/families/types";
 import { stopTokenId, type MockFormats } from "./mock-model";
 import { planLookupKeys, type ReplyPlanRegistry } from "./reply-plans";
 import { BackendStatsRecorder } from "./stats";
+import { LatencyWaits } from "./latency-waits";
+import { decodePromptIds } from "./prompt-texts";
+import { RequestBodyMemo, type ParsedBody } from "./request-body-memo";
 import type { DirectRoute } from "./http-bridge";
-import { errorReply, errorResponse, jsonReply, jsonResponse, notFoundMessage, toResponse, type MockReply } from "./errors";
+import { errorReply, errorResponse, jsonResponse, jsonTextReply, notFoundMessage, toResponse, type MockReply } from "./errors";
 import { checkRoutingOptions, readRoutingRequest, type MockRoutingOptions, type RoutingRequest } from "./routing-buffers";
-import { buildChatCompletion, buildGenerateReply, chatCompletionToSse, type PromptView, type ReplyContext } from "./replies";
+import { chatCompletionJson, chatCompletionSseText, generateReplyJson, type PromptView, type ReplyContext } from "./replies";
 
 /** The stop token a Qwen3 engine reports at the end of a finished turn. */
 export const QWEN3_STOP_TOKEN = "<|im_end|>";
@@ -96,13 +98,15 @@ export function buildBackendHandlers(options: LazyBackendOptions): { handlers: R
   // The loopback bridge's shortcut for the generation routes: the same engine call the handler makes, without msw's
   // Request/Response objects (only for handlers that match any origin, as the bridge's are).
   const decoder = new TextDecoder();
+  const bodies = new RequestBodyMemo((bytes) => decoder.decode(bytes), parseRequestBody);
   const directRoute: DirectRoute | undefined =
     origin !== undefined
       ? undefined
-      : (method, path, body, headers) =>
-          method === "POST" && (path === "/generate" || path === "/v1/chat/completions")
-            ? engine.answerGeneration(path, method, decoder.decode(body), headers)
-            : undefined;
+      : (method, path, body, headers) => {
+          if (method !== "POST" || (path !== "/generate" && path !== "/v1/chat/completions")) return undefined;
+          const { body: parsed, logged } = bodies.parsed(body);
+          return engine.answerGeneration(path, method, parsed, logged, headers);
+        };
   return { handlers: [handler], stats, directRoute };
 }
 
@@ -115,7 +119,7 @@ export async function unknownPathResponse(stats: BackendStatsRecorder, request: 
 }
 
 /** The request body the handler answers (the log keeps the text and parses its own copy when read). */
-function parseRequestBody(text: string): { parsed?: Record<string, unknown>; problem?: string } {
+function parseRequestBody(text: string): ParsedBody {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -146,6 +150,7 @@ class MockEngine {
   private readonly emitStopToken: boolean;
   private readonly clock: () => number;
   private readonly idSource: () => string;
+  private readonly latencyWaits = new LatencyWaits();
 
   constructor(
     private readonly options: LazyBackendOptions,
@@ -165,20 +170,31 @@ class MockEngine {
   }
 
   async handleGeneration(path: GenerationPath, request: Request): Promise<Response> {
-    return toResponse(await this.answerGeneration(path, request.method, await request.text(), request.headers));
+    const text = await request.text();
+    return toResponse(await this.answerGeneration(path, request.method, parseRequestBody(text), text, () => request.headers));
   }
 
-  /** The reply to a generation request, whichever transport brought it (msw's Request or the bridge's socket). */
-  async answerGeneration(path: GenerationPath, method: string, bodyText: string, headers: Headers): Promise<MockReply> {
-    const { parsed, problem } = parseRequestBody(bodyText);
-    const entry = this.stats.record(method, path, bodyText);
-    const reply = await this.reply(path, parsed, problem, headers);
+  /**
+   * The reply to a generation request, whichever transport brought it (msw's Request or the bridge's socket):
+   * `body` is its parsed body, `logged` what the log keeps of it (its text, or bytes that decode to it; only the log
+   * holds it while the reply waits out the latency), `headers` gives the request's Headers (the same object each
+   * call) and is called only when they are read.
+   */
+  async answerGeneration(path: GenerationPath, method: string, body: ParsedBody, logged: string | Uint8Array, headers: () => Headers): Promise<MockReply> {
+    const entry = this.stats.record(method, path, logged);
+    const reply = await this.reply(path, body, headers);
     entry.status = reply.status;
     return reply;
   }
 
-  private async reply(path: GenerationPath, body: Record<string, unknown> | undefined, problem: string | undefined, headers: Headers): Promise<MockReply> {
-    if (body === undefined) return errorReply(400, problem ?? "request body must be a JSON object");
+  private async reply(path: GenerationPath, parsedBody: ParsedBody, headers: () => Headers): Promise<MockReply> {
+    const { parsed: view, problem, copy } = parsedBody;
+    if (view === undefined) return errorReply(400, problem ?? "request body must be a JSON object");
+    // A repeated body comes as its kept parse, which nothing may change. When the prompt comes from `input_ids` or
+    // `text` (no template renders `messages`), that kept parse is only read until the latency is over, and the
+    // request's own copy is made then, so the copy is not held through the wait. Otherwise it is made now.
+    const deferCopy = copy !== undefined && (path === "/generate" || (view["input_ids"] !== undefined && view["input_ids"] !== null));
+    let body = copy !== undefined && !deferCopy ? copy() : view;
     let tokenizer: Tokenizer;
     let prompt: PromptView;
     let routing: RoutingRequest;
@@ -189,6 +205,7 @@ class MockEngine {
     }
     try {
       prompt = path === "/generate" ? generatePrompt(body, tokenizer) : chatPrompt(body, tokenizer, this.options.chatTemplateKwargs);
+      flattenBeforeWait(prompt.text);
       routing = readRoutingRequest(body, prompt.ids.length, this.options);
     } catch (error) {
       return errorReply(400, (error as Error).message);
@@ -196,19 +213,33 @@ class MockEngine {
     const signal = this.options.signal;
     this.stats.enter();
     try {
-      if (this.latencyMs > 0) await sleep(this.latencyMs, undefined, { signal });
+      if (this.latencyMs > 0) await this.latencyWaits.wait(this.latencyMs, signal);
+      if (deferCopy) {
+        body = copy();
+        // the prompt's ids are the body's own `input_ids` array, as for a body parsed afresh
+        if (prompt.ids === view["input_ids"]) prompt = { text: prompt.text, ids: body["input_ids"] as number[] };
+      }
+      // An empty registry answers no key (and counts nothing): the headers need not be read for it.
       const plan = this.options.plans;
-      const keys = plan === undefined ? undefined : planLookupKeys(headers);
+      const keys = plan === undefined || plan.size === 0 ? undefined : planLookupKeys(headers());
       const planned = keys === undefined ? undefined : plan?.answer(keys.routingKey, keys.callIndex);
-      const result = planned ?? (await this.options.process(prompt.text, body, { headers, formats: this.options.formats }));
+      const formats = this.options.formats;
+      const result =
+        planned ??
+        (await this.options.process(prompt.text, body, {
+          get headers() {
+            return headers();
+          },
+          formats,
+        }));
       checkProcessResult(result);
       const context = this.replyContext(tokenizer, routing);
-      if (path === "/generate") return jsonReply(200, buildGenerateReply(prompt, result, context));
-      const completion = buildChatCompletion(body, prompt, result, context);
+      if (path === "/generate") return jsonTextReply(200, generateReplyJson(prompt, result, context));
       if (body["stream"] === true) {
-        return { status: 200, text: chatCompletionToSse(completion), headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } };
+        const text = chatCompletionSseText(body, prompt, result, context);
+        return { status: 200, text, headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } };
       }
-      return jsonReply(200, completion);
+      return jsonTextReply(200, chatCompletionJson(body, prompt, result, context));
     } catch (error) {
       if (signal?.aborted) return errorReply(503, "mock backend is shutting down");
       return errorReply(500, error instanceof Error ? error.message : String(error));
@@ -229,6 +260,16 @@ class MockEngine {
       newId: this.idSource,
     };
   }
+}
+
+/**
+ * Makes V8 flatten a string now (reading a character does; the value is unchanged): a prompt decoded piece by
+ * piece is a rope of dozens of pieces that the process function's searches would flatten later anyway. Flat before
+ * the latency wait, one string instead of the rope stays alive across it, less for each young-generation collection
+ * to copy while hundreds of requests wait.
+ */
+function flattenBeforeWait(text: string): void {
+  text.charCodeAt(0);
 }
 
 const FINISH_REASONS: readonly string[] = ["stop", "tool_calls", "length", "abort"] satisfies readonly FinishReason[];
@@ -253,17 +294,24 @@ function checkProcessResult(result: ProcessResult): void {
 function readInputIds(body: Record<string, unknown>): number[] | undefined {
   const ids = body["input_ids"];
   if (ids === undefined || ids === null) return undefined;
-  if (!Array.isArray(ids) || !ids.every((id) => Number.isInteger(id) && (id as number) >= 0)) {
-    throw new BadRequest("`input_ids` must be an array of non-negative integer token ids");
-  }
+  if (!Array.isArray(ids) || !allTokenIds(ids)) throw new BadRequest("`input_ids` must be an array of non-negative integer token ids");
   return ids as number[];
+}
+
+/** `ids.every(isTokenId)` for a parsed JSON array (which has no holes for `every` to skip), as a plain loop. */
+function allTokenIds(ids: readonly unknown[]): boolean {
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    if (!(Number.isInteger(id) && (id as number) >= 0)) return false;
+  }
+  return true;
 }
 
 function chatPrompt(body: Record<string, unknown>, tokenizer: Tokenizer, defaults: ChatTemplateKwargs | undefined): PromptView {
   const tools = body["tools"];
   if (tools !== undefined && tools !== null && !Array.isArray(tools)) throw new BadRequest("`tools` must be an array");
   const inputIds = readInputIds(body);
-  if (inputIds !== undefined) return { text: tokenizer.decode(inputIds, { skipSpecialTokens: false }), ids: inputIds };
+  if (inputIds !== undefined) return { text: decodePromptIds(tokenizer, inputIds), ids: inputIds };
   const messages = body["messages"];
   if (messages === undefined || messages === null) {
     throw new BadRequest("request needs `messages` or `input_ids`");
@@ -291,7 +339,7 @@ function chatPrompt(body: Record<string, unknown>, tokenizer: Tokenizer, default
 
 function generatePrompt(body: Record<string, unknown>, tokenizer: Tokenizer): PromptView {
   const inputIds = readInputIds(body);
-  if (inputIds !== undefined) return { text: tokenizer.decode(inputIds, { skipSpecialTokens: false }), ids: inputIds };
+  if (inputIds !== undefined) return { text: decodePromptIds(tokenizer, inputIds), ids: inputIds };
   if (typeof body["text"] === "string") return { text: body["text"], ids: tokenizer.encode(body["text"]) };
   throw new BadRequest("request needs `input_ids` (or `text`)");
 }

@@ -1,6 +1,7 @@
 // Serves msw request handlers on a real loopback port through node:http (msw alone only patches fetch/http clients).
-// Each node request becomes a Fetch Request, goes through msw's getResponse, and the Response is written back; the
-// hot generation routes may skip the Fetch objects through a direct route that asks the same engine for the reply.
+// Each request becomes a Fetch Request for msw's getResponse, except on the fast path: a plain-path POST the direct
+// route claims (the generation routes) asks the handler's engine itself, Headers built only if read, and its reply
+// goes out with the header lines and bytes writeResponse would write (pinned by __tests__/backend/direct-route).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getResponse, type RequestHandler } from "msw";
@@ -21,8 +22,11 @@ export interface BridgeOptions {
   maxBodyBytes?: number;
 }
 
-/** A route the bridge may take before msw: the reply, or undefined when the request is not one it serves. */
-export type DirectRoute = (method: string, path: string, body: Buffer, headers: Headers) => Promise<MockReply> | undefined;
+/**
+ * A route the bridge may take before msw: the reply, or undefined when the request is not one it serves. `headers`
+ * builds the request's Fetch Headers on first call (the same object on every call).
+ */
+export type DirectRoute = (method: string, path: string, body: Buffer, headers: () => Headers) => Promise<MockReply> | undefined;
 
 /** A running bridge. */
 export interface HandlerBridge {
@@ -100,9 +104,10 @@ async function answer(
       throw error;
     }
     // Only a plain path (no query, nothing URL parsing would normalize) may take the direct route.
+    let headers: Headers | undefined;
     const direct =
       directRoute !== undefined && req.url !== undefined && /^\/[a-z0-9_/]*$/.test(req.url)
-        ? directRoute(req.method ?? "GET", req.url, body, fetchHeaders(req))
+        ? directRoute(req.method ?? "GET", req.url, body, () => (headers ??= fetchHeaders(req)))
         : undefined;
     if (direct !== undefined) {
       writeReply(res, await direct);
@@ -152,18 +157,35 @@ function fetchBody(body: Buffer, headers: Headers): Buffer | string {
   return headers.has("content-type") && isUtf8(body) ? body.toString("utf8") : body;
 }
 
-/** Writes a reply as {@link writeResponse} writes the Response made from it (same status, headers and bytes). */
+/**
+ * Writes a reply as {@link writeResponse} writes the Response made from it: the same status, header lines (Fetch
+ * Headers iterate in sorted lowercase order, then content-length is set from the body) and body bytes. With only
+ * ASCII headers the body goes to the socket as the text itself, which node encodes as UTF-8 (the bytes
+ * `Buffer.from(text)` holds) in the write that carries the header: no Buffer copy on or off the heap.
+ */
 function writeReply(res: ServerResponse, reply: MockReply): void {
   if (res.destroyed) return;
-  const body = Buffer.from(reply.text, "utf8");
-  // Fetch Headers iterate in sorted lowercase order, then writeResponse sets content-length: the same steps here keep
-  // the header lines on the wire the same.
+  const lines: [name: string, value: string][] = [];
+  let ascii = true;
+  for (const name of Object.keys(reply.headers)) {
+    // a stable insertion sort of the (few) lowercased names
+    const line: [string, string] = [name.toLowerCase(), reply.headers[name]];
+    ascii &&= isAscii(line[0]) && isAscii(line[1]);
+    let at = lines.length;
+    while (at > 0 && lines[at - 1][0] > line[0]) at--;
+    lines.splice(at, 0, line);
+  }
+  const body: string | Buffer = ascii ? reply.text : Buffer.from(reply.text, "utf8");
   const headers: Record<string, string> = {};
-  const entries = Object.keys(reply.headers).map((name) => [name.toLowerCase(), reply.headers[name]] as const);
-  for (const [name, value] of entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) headers[name] = value;
-  headers["content-length"] = String(body.length);
+  for (const [name, value] of lines) headers[name] = value;
+  headers["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body, "utf8") : body.length);
   res.writeHead(reply.status, headers);
   res.end(body);
+}
+
+/** True when every character is ASCII (only then is a string's UTF-8 byte length its length). */
+function isAscii(text: string): boolean {
+  return Buffer.byteLength(text, "utf8") === text.length;
 }
 
 async function writeResponse(res: ServerResponse, response: Response): Promise<void> {

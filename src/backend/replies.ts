@@ -1,7 +1,9 @@
 // Builds SGLang-shaped reply bodies (OpenAI chat completion, /generate) from a process result.
 // Pure: token ids come from the tokenizer handed in, time and ids from the context; no I/O here.
+import { randomBytes } from "node:crypto";
 import { plannedLogprobs } from "./reply-plans";
 import { stringifyReplyJson } from "./reply-json";
+import { pushContentArrayJson, pushPairsArrayJson, tokenText, type CompletionLogprobs } from "./reply-token-json";
 import type { Tokenizer, ToolSpec } from "../tokenizer/types";
 import type { FinishReason, ProcessResult } from "./types";
 import { routingMetaInfo, type MockRoutingOptions, type RoutingRequest } from "./routing-buffers";
@@ -43,43 +45,96 @@ type TokenLogprob = [number, number];
 
 interface Completion {
   ids: number[];
-  logprobs: TokenLogprob[];
+  logprobs: CompletionLogprobs;
   finishReason: FinishReason;
+  /** The JSON of the two per-token arrays of these ids with the default ramp, kept with the encoded text. */
+  rampArrays?: Map<number, TokenArraysJson>;
+  /** Key of this completion's ids in `rampArrays`: the stop token id appended to the text's ids, or -1. */
+  rampKey: number;
+}
+
+/** The JSON texts of `logprobs.content` and `meta_info.output_token_logprobs`. */
+interface TokenArraysJson {
+  content: string;
+  pairs: string;
+}
+
+/**
+ * How a builder fills the two per-token arrays: as the objects themselves, or as marks (strings no reply holds: a
+ * per-process random nonce) that {@link spliceTokenArrays} replaces in the written JSON by the arrays' own text.
+ */
+type TokenArrays = "objects" | "marks";
+
+const MARK_NONCE = randomBytes(12).toString("hex");
+const CONTENT_MARK = `\u0000logprobs.content:${MARK_NONCE}\u0000`;
+const PAIRS_MARK = `\u0000output_token_logprobs:${MARK_NONCE}\u0000`;
+const QUOTED_CONTENT_MARK = JSON.stringify(CONTENT_MARK);
+const QUOTED_PAIRS_MARK = JSON.stringify(PAIRS_MARK);
+
+function logprobPairs(completion: Completion): TokenLogprob[] {
+  return completion.ids.map((id, position): TokenLogprob => [completion.logprobs.values[position], id]);
 }
 
 /** Most completion texts remembered per tokenizer; the memo is emptied when it would grow past this. */
 const COMPLETION_MEMO_LIMIT = 1024;
 
-/** Per tokenizer, the ids of completion texts already encoded (a process function often repeats its texts). */
-const completionIds = new WeakMap<Tokenizer, Map<string, readonly number[]>>();
+/** A completion text's ids, and the array JSON of replies with the default log-probs (by appended stop token). */
+interface EncodedText {
+  ids: readonly number[];
+  rampArrays: Map<number, TokenArraysJson>;
+}
 
-/** `tokenizer.encode(text)` as a fresh array, encoding each distinct text once (encoding is deterministic). */
-function encodeCompletion(tokenizer: Tokenizer, text: string): number[] {
+/** Per tokenizer, completion texts already encoded (a process function often repeats its texts). */
+const completionIds = new WeakMap<Tokenizer, Map<string, EncodedText>>();
+
+/** `tokenizer.encode(text)`, encoding each distinct text once (encoding is deterministic); callers copy the ids. */
+function encodeCompletion(tokenizer: Tokenizer, text: string): EncodedText {
   let memo = completionIds.get(tokenizer);
   if (memo === undefined) {
     memo = new Map();
     completionIds.set(tokenizer, memo);
   }
-  let ids = memo.get(text);
-  if (ids === undefined) {
-    ids = tokenizer.encode(text);
+  let encoded = memo.get(text);
+  if (encoded === undefined) {
+    encoded = { ids: tokenizer.encode(text), rampArrays: new Map() };
     if (memo.size >= COMPLETION_MEMO_LIMIT) memo.clear();
-    memo.set(text, ids);
+    memo.set(text, encoded);
   }
-  return [...ids];
+  return encoded;
 }
 
 function completeTokens(result: ProcessResult, finishReason: FinishReason, context: ReplyContext): Completion {
-  const ids = encodeCompletion(context.tokenizer, result.text);
+  const encoded = encodeCompletion(context.tokenizer, result.text);
+  const ids = [...encoded.ids];
   const endsWithStop = finishReason === "stop" || finishReason === "tool_calls";
-  if (endsWithStop && context.emitStopToken && context.stopTokenId !== undefined) ids.push(context.stopTokenId);
+  let rampKey = -1;
+  if (endsWithStop && context.emitStopToken && context.stopTokenId !== undefined) {
+    ids.push(context.stopTokenId);
+    rampKey = context.stopTokenId;
+  }
   // A fuzz plan's seed decides the log-probs; otherwise miles' mock SGLang rule (mock_sglang_server.py:
   // `-1 / 128 * i`): the first log-prob is -0.0, a negative zero that every parity run then carries from the
   // backend reply to the samples payload.
   const seed = result.output_logprobs_seed;
   const planned = seed === undefined ? null : plannedLogprobs(seed, ids.length);
-  const logprobs = ids.map((id, position): TokenLogprob => [planned !== null ? planned[position] : -position / 128, id]);
-  return { ids, logprobs, finishReason };
+  const values = planned ?? ids.map((_id, position) => -position / 128);
+  return { ids, logprobs: { values, ramp: planned === null }, finishReason, rampArrays: planned === null ? encoded.rampArrays : undefined, rampKey };
+}
+
+/**
+ * The JSON of the completion's two per-token arrays; with the default log-probs they depend only on the tokenizer
+ * and the ids, so they are written once per completion text and appended stop token and then reused.
+ */
+function tokenArraysJson(completion: Completion, context: ReplyContext): TokenArraysJson {
+  const kept = completion.rampArrays?.get(completion.rampKey);
+  if (kept !== undefined) return kept;
+  const content: string[] = [];
+  pushContentArrayJson(content, context.tokenizer, completion.ids, completion.logprobs);
+  const pairs: string[] = [];
+  pushPairsArrayJson(pairs, completion.ids, completion.logprobs);
+  const arrays = { content: content.join(""), pairs: pairs.join("") };
+  completion.rampArrays?.set(completion.rampKey, arrays);
+  return arrays;
 }
 
 function metaExtras(result: ProcessResult): Record<string, unknown> {
@@ -93,6 +148,30 @@ function metaExtras(result: ProcessResult): Record<string, unknown> {
  * `return_meta_info`; process `meta_info` extras are merged last (they may override computed keys on purpose).
  */
 export function buildChatCompletion(body: Record<string, unknown>, prompt: PromptView, result: ProcessResult, context: ReplyContext): Record<string, unknown> {
+  return chatCompletion(body, prompt, result, context, "objects").reply;
+}
+
+/**
+ * The JSON text of the non-streaming chat completion reply: exactly `stringifyReplyJson(buildChatCompletion(...))`
+ * (same calls of `context.newId` and `context.now`), written without the per-token objects.
+ */
+export function chatCompletionJson(body: Record<string, unknown>, prompt: PromptView, result: ProcessResult, context: ReplyContext): string {
+  const { reply, completion } = chatCompletion(body, prompt, result, context, "marks");
+  return spliceTokenArrays(stringifyReplyJson(reply), completion, context);
+}
+
+/** The streamed chat completion: exactly `chatCompletionToSse(buildChatCompletion(...))` (the stream carries no per-token arrays). */
+export function chatCompletionSseText(body: Record<string, unknown>, prompt: PromptView, result: ProcessResult, context: ReplyContext): string {
+  return chatCompletionToSse(chatCompletion(body, prompt, result, context, "marks").reply);
+}
+
+function chatCompletion(
+  body: Record<string, unknown>,
+  prompt: PromptView,
+  result: ProcessResult,
+  context: ReplyContext,
+  arrays: TokenArrays,
+): { reply: Record<string, unknown>; completion: Completion } {
   const tools = Array.isArray(body["tools"]) ? (body["tools"] as ToolSpec[]) : [];
   let finishReason: FinishReason = result.finish_reason ?? "stop";
   let content = result.text;
@@ -126,10 +205,12 @@ export function buildChatCompletion(body: Record<string, unknown>, prompt: Promp
       reasoning === null
         ? { role: "assistant", content, tool_calls: toolCalls }
         : { role: "assistant", content, reasoning_content: reasoning, tool_calls: toolCalls },
-    logprobs: { content: completion.ids.map((id, position) => tokenLogprobEntry(id, completion.logprobs[position][0], context)) },
+    logprobs: {
+      content: arrays === "marks" ? CONTENT_MARK : completion.ids.map((id, position) => tokenLogprobEntry(id, completion.logprobs.values[position], context)),
+    },
     finish_reason: completion.finishReason,
     meta_info: {
-      output_token_logprobs: completion.logprobs,
+      output_token_logprobs: arrays === "marks" ? PAIRS_MARK : logprobPairs(completion),
       completion_tokens: completion.ids.length,
       prompt_tokens: prompt.ids.length,
       cached_tokens: cachedTokens,
@@ -138,7 +219,7 @@ export function buildChatCompletion(body: Record<string, unknown>, prompt: Promp
     },
   };
   if (body["return_prompt_token_ids"] === true) choice["prompt_token_ids"] = [...prompt.ids];
-  return {
+  const reply = {
     id: `chatcmpl-${context.newId()}`,
     object: "chat.completion",
     created: Math.floor(context.now()),
@@ -151,29 +232,31 @@ export function buildChatCompletion(body: Record<string, unknown>, prompt: Promp
       prompt_tokens_details: { cached_tokens: cachedTokens },
     },
   };
+  return { reply, completion };
 }
 
-interface TokenText {
-  token: string;
-  bytes: readonly number[];
-}
-
-/** Per tokenizer, the decoded text of each token id seen so far (token texts never change). */
-const tokenTexts = new WeakMap<Tokenizer, Map<number, TokenText>>();
-
-function tokenText(tokenizer: Tokenizer, id: number): TokenText {
-  let byId = tokenTexts.get(tokenizer);
-  if (byId === undefined) {
-    byId = new Map();
-    tokenTexts.set(tokenizer, byId);
+/**
+ * `text` with the per-token arrays' JSON where a builder left their marks (each mark at most once: a process
+ * `meta_info` that overrides `output_token_logprobs` leaves no mark). Both marks are found in the text as written,
+ * then spliced in order of position; one join writes the reply as a flat string.
+ */
+function spliceTokenArrays(text: string, completion: Completion, context: ReplyContext): string {
+  const contentAt = text.indexOf(QUOTED_CONTENT_MARK);
+  const pairsAt = text.indexOf(QUOTED_PAIRS_MARK);
+  if (contentAt === -1 && pairsAt === -1) return text;
+  const arrays = tokenArraysJson(completion, context);
+  const pieces: [at: number, length: number, json: string][] = [];
+  if (contentAt !== -1) pieces.push([contentAt, QUOTED_CONTENT_MARK.length, arrays.content]);
+  if (pairsAt !== -1) pieces.push([pairsAt, QUOTED_PAIRS_MARK.length, arrays.pairs]);
+  if (pieces.length === 2 && pieces[0][0] > pieces[1][0]) pieces.reverse();
+  const parts: string[] = [];
+  let from = 0;
+  for (const [at, length, json] of pieces) {
+    parts.push(text.slice(from, at), json);
+    from = at + length;
   }
-  let text = byId.get(id);
-  if (text === undefined) {
-    const token = tokenizer.decode([id], { skipSpecialTokens: false });
-    text = { token, bytes: [...Buffer.from(token, "utf8")] };
-    byId.set(id, text);
-  }
-  return text;
+  parts.push(text.slice(from));
+  return parts.join("");
 }
 
 function tokenLogprobEntry(id: number, logprob: number, context: ReplyContext): Record<string, unknown> {
@@ -183,6 +266,21 @@ function tokenLogprobEntry(id: number, logprob: number, context: ReplyContext): 
 
 /** The native `/generate` reply: `{text, meta_info}` with a `{type, ...}` finish reason object. */
 export function buildGenerateReply(prompt: PromptView, result: ProcessResult, context: ReplyContext): Record<string, unknown> {
+  return generateReply(prompt, result, context, "objects").reply;
+}
+
+/** The JSON text of the `/generate` reply: exactly `stringifyReplyJson(buildGenerateReply(...))`, without the per-token pairs. */
+export function generateReplyJson(prompt: PromptView, result: ProcessResult, context: ReplyContext): string {
+  const { reply, completion } = generateReply(prompt, result, context, "marks");
+  return spliceTokenArrays(stringifyReplyJson(reply), completion, context);
+}
+
+function generateReply(
+  prompt: PromptView,
+  result: ProcessResult,
+  context: ReplyContext,
+  arrays: TokenArrays,
+): { reply: Record<string, unknown>; completion: Completion } {
   const completion = completeTokens(result, result.finish_reason ?? "stop", context);
   const finishReason: Record<string, unknown> = { type: completion.finishReason };
   if (completion.finishReason === "length") finishReason["length"] = completion.ids.length;
@@ -190,7 +288,7 @@ export function buildGenerateReply(prompt: PromptView, result: ProcessResult, co
   if (completion.finishReason !== "length" && completion.finishReason !== "abort" && endsWithStopToken) {
     finishReason["matched"] = context.stopTokenId;
   }
-  return {
+  const reply = {
     text: result.text,
     meta_info: {
       id: context.newId(),
@@ -198,11 +296,12 @@ export function buildGenerateReply(prompt: PromptView, result: ProcessResult, co
       prompt_tokens: prompt.ids.length,
       cached_tokens: result.cached_tokens ?? 0,
       completion_tokens: completion.ids.length,
-      output_token_logprobs: completion.logprobs,
+      output_token_logprobs: arrays === "marks" ? PAIRS_MARK : logprobPairs(completion),
       ...routingMeta(context, prompt.ids, completion.ids),
       ...metaExtras(result),
     },
   };
+  return { reply, completion };
 }
 
 /**

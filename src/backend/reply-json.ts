@@ -27,24 +27,26 @@ function negativeZeroSlots(value: object, slots: Slot[], depth: number): boolean
   if (!isArray && typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
   const frozen = Object.isFrozen(value);
   const container = value as Record<string | number, unknown>;
-  const visit = (key: string | number): boolean => {
-    const item = container[key];
-    if (typeof item === "number") {
-      if (item !== 0 || 1 / item > 0) return true;
-      if (frozen) return false;
-      slots.push([container, key]);
-      return true;
-    }
-    return item === null || typeof item !== "object" || negativeZeroSlots(item, slots, depth + 1);
-  };
   if (isArray) {
-    for (let i = 0; i < (value as unknown[]).length; i++) if (!visit(i)) return false;
+    for (let i = 0; i < (value as unknown[]).length; i++) if (!visitSlot(container, i, frozen, slots, depth)) return false;
     return true;
   }
   for (const key in container) {
-    if (Object.prototype.hasOwnProperty.call(container, key) && !visit(key)) return false;
+    if (Object.prototype.hasOwnProperty.call(container, key) && !visitSlot(container, key, frozen, slots, depth)) return false;
   }
   return true;
+}
+
+/** One member of a container for {@link negativeZeroSlots} (a plain function: no closure per container walked). */
+function visitSlot(container: Record<string | number, unknown>, key: string | number, frozen: boolean, slots: Slot[], depth: number): boolean {
+  const item = container[key];
+  if (typeof item === "number") {
+    if (item !== 0 || 1 / item > 0) return true;
+    if (frozen) return false;
+    slots.push([container, key]);
+    return true;
+  }
+  return item === null || typeof item !== "object" || negativeZeroSlots(item, slots, depth + 1);
 }
 
 /**

@@ -99,7 +99,7 @@ export const weatherScript: ProcessFunction = (prompt, _request, context) => {
   let latest: ProcessResult = WEATHER_SCRIPT_REPLIES.beijingCall;
   let latestAt = -1;
   for (const [needle, reply] of WEATHER_RULES) {
-    const at = prompt.lastIndexOf(needle);
+    const at = lastIndexAfter(prompt, needle, latestAt);
     if (at > latestAt) {
       latest = reply;
       latestAt = at;
@@ -107,6 +107,22 @@ export const weatherScript: ProcessFunction = (prompt, _request, context) => {
   }
   return inFormats(latest, context?.formats);
 };
+
+/**
+ * `text.lastIndexOf(needle)` when that is greater than `after`, else -1: the same decision as comparing
+ * `lastIndexOf` with `after`, found by forward searches that start past `after` (V8's indexOf skips ahead where
+ * lastIndexOf compares at every position, and a needle absent after `after` costs only the tail's scan).
+ */
+export function lastIndexAfter(text: string, needle: string, after: number): number {
+  if (needle.length === 0) {
+    const at = text.lastIndexOf(needle);
+    return at > after ? at : -1;
+  }
+  let at = text.indexOf(needle, Math.max(0, after + 1));
+  if (at === -1) return -1;
+  for (let next = text.indexOf(needle, at + 1); next !== -1; next = text.indexOf(needle, next + 1)) at = next;
+  return at;
+}
 
 const USER_TURN = /<\|im_start\|>user\n([\s\S]*?)(?:<\|im_end\|>|$)/g;
 

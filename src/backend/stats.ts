@@ -34,8 +34,9 @@ export interface BackendRequestEntry {
 }
 
 /**
- * A logged request body kept as its text and parsed on first read: a run of thousands of calls then keeps one flat
- * string per request instead of a tree of objects that every garbage collection has to trace and copy.
+ * A logged request body kept as its text, or as the bytes it was decoded from (UTF-8, read back with the same
+ * decoder), and parsed on first read: a run of thousands of calls then keeps one flat string or one off-heap byte
+ * buffer per request instead of a tree of objects that every garbage collection has to trace and copy.
  */
 class LoggedRequest implements BackendRequestEntry {
   status?: number;
@@ -44,14 +45,17 @@ class LoggedRequest implements BackendRequestEntry {
   constructor(
     readonly method: string,
     readonly path: string,
-    private readonly text: string,
+    private readonly source: string | Uint8Array,
   ) {}
 
   get body(): Record<string, unknown> {
-    this.parsed ??= loggedBody(this.text);
+    this.parsed ??= loggedBody(typeof this.source === "string" ? this.source : bodyDecoder.decode(this.source));
     return this.parsed;
   }
 }
+
+/** Decodes logged body bytes as the loopback bridge decodes a request body (UTF-8, a leading BOM dropped). */
+const bodyDecoder = new TextDecoder();
 
 /** A body as the log shows it: a JSON object as parsed, anything else as `{invalid_body: <raw text>}`. */
 function loggedBody(text: string): Record<string, unknown> {
@@ -119,9 +123,12 @@ export class BackendStatsRecorder implements BackendStats {
     this.peak = this.inFlight;
   }
 
-  /** Logs a request by its body text and returns its entry so the caller can set the status later. */
-  record(method: string, path: string, bodyText: string): BackendRequestEntry {
-    const entry = new LoggedRequest(method, path, bodyText);
+  /**
+   * Logs a request by its body text (or the bytes whose UTF-8 decoding, as `new TextDecoder().decode` gives it, is
+   * that text; they must not change afterwards) and returns its entry so the caller can set the status later.
+   */
+  record(method: string, path: string, body: string | Uint8Array): BackendRequestEntry {
+    const entry = new LoggedRequest(method, path, body);
     this.entries.push(entry);
     if (this.entries.length > this.maxLogEntries) {
       const excess = this.entries.length - this.maxLogEntries;
