@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { plannedLogprobs } from "./reply-plans";
 import { stringifyReplyJson } from "./reply-json";
-import { pushContentArrayJson, pushPairsArrayJson, tokenText, type CompletionLogprobs } from "./reply-token-json";
+import { pushContentArrayJson, pushPairsArrayJson, tokenizerMemo, tokenText, type CompletionLogprobs } from "./reply-token-json";
 import type { Tokenizer, ToolSpec } from "../tokenizer/types";
 import type { FinishReason, ProcessResult } from "./types";
 import { routingMetaInfo, type MockRoutingOptions, type RoutingRequest } from "./routing-buffers";
@@ -89,11 +89,7 @@ const completionIds = new WeakMap<Tokenizer, Map<string, EncodedText>>();
 
 /** `tokenizer.encode(text)`, encoding each distinct text once (encoding is deterministic); callers copy the ids. */
 function encodeCompletion(tokenizer: Tokenizer, text: string): EncodedText {
-  let memo = completionIds.get(tokenizer);
-  if (memo === undefined) {
-    memo = new Map();
-    completionIds.set(tokenizer, memo);
-  }
+  const memo = tokenizerMemo(completionIds, tokenizer);
   let encoded = memo.get(text);
   if (encoded === undefined) {
     encoded = { ids: tokenizer.encode(text), rampArrays: new Map() };

@@ -15,6 +15,16 @@ interface TokenText {
 /** Per tokenizer, the decoded text of each token id seen so far (token texts never change). */
 const tokenTexts = new WeakMap<Tokenizer, Map<number, TokenText>>();
 
+/** The memo `memos` keeps for `tokenizer`, made empty on first use (the mock's caches are all per tokenizer). */
+export function tokenizerMemo<K, V>(memos: WeakMap<Tokenizer, Map<K, V>>, tokenizer: Tokenizer): Map<K, V> {
+  let memo = memos.get(tokenizer);
+  if (memo === undefined) {
+    memo = new Map();
+    memos.set(tokenizer, memo);
+  }
+  return memo;
+}
+
 /**
  * A number as the mock's reply writer spells it (`stringifyReplyJson`): JSON.stringify's text, except that a
  * negative zero is `-0.0`.
@@ -25,11 +35,7 @@ export function numberJson(value: number): string {
 
 /** The text and bytes of token `id` (decoded once per tokenizer and id, special tokens kept). */
 export function tokenText(tokenizer: Tokenizer, id: number): TokenText {
-  let byId = tokenTexts.get(tokenizer);
-  if (byId === undefined) {
-    byId = new Map();
-    tokenTexts.set(tokenizer, byId);
-  }
+  const byId = tokenizerMemo(tokenTexts, tokenizer);
   let text = byId.get(id);
   if (text === undefined) {
     const token = tokenizer.decode([id], { skipSpecialTokens: false });
