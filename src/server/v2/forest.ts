@@ -151,8 +151,10 @@ export class TrajectoryForest {
    * The deepest node whose whole root -> node path is a message-by-message prefix of `request`.
    * A node whose delta is only partly matched is no candidate (nor is anything below it); when two
    * candidates cover the same number of messages the higher commit number wins. Never mutates.
+   * `mismatches`, when given, receives every pair `matches` refused, as `[stored, incoming]`: the search under any
+   * wider matcher differs from this one only when it accepts one of them.
    */
-  findAttachPoint(request: readonly ChatMessage[], matches: MessageMatcher): AttachPoint {
+  findAttachPoint(request: readonly ChatMessage[], matches: MessageMatcher, mismatches?: Array<[ChatMessage, ChatMessage]>): AttachPoint {
     let best: TrajectoryNode | null = null;
     let bestMatched = -1;
     let bestOverlap = 0;
@@ -163,7 +165,13 @@ export class TrajectoryForest {
       const [node, offset] = stack.pop() as [TrajectoryNode, number];
       const delta = node.deltaMessages;
       let i = 0;
-      while (i < delta.length && offset + i < request.length && matches(delta[i], request[offset + i])) i += 1;
+      while (i < delta.length && offset + i < request.length) {
+        if (!matches(delta[i], request[offset + i])) {
+          mismatches?.push([delta[i], request[offset + i]]);
+          break;
+        }
+        i += 1;
+      }
       if (offset + i > bestOverlap) bestOverlap = offset + i;
       if (i < delta.length) continue;
       const matched = offset + delta.length;
