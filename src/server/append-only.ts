@@ -12,12 +12,7 @@ import { SessionHttpError } from "./types";
  * taken as already compared and matching (a count an earlier comparison of the same arrays under `matcher`, or under
  * a matcher it implies, returned), so a caller never compares the same pair twice.
  */
-export function matchedPrefixLength(
-  stored: readonly ChatMessage[],
-  incoming: readonly ChatMessage[],
-  matcher: MessageMatcher,
-  knownMatched = 0,
-): number {
+export function matchedPrefixLength(stored: readonly ChatMessage[], incoming: readonly ChatMessage[], matcher: MessageMatcher, knownMatched = 0): number {
   const n = Math.min(stored.length, incoming.length);
   for (let i = Math.min(knownMatched, n); i < n; i += 1) {
     if (!matcher(stored[i], incoming[i])) return i;

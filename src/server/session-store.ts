@@ -106,7 +106,7 @@ export const formatMiB = (bytes: number): string => `${(bytes / MiB).toFixed(1)}
 
 /** Session id → entry, within a budget. */
 export class SessionStore<State> {
-  /** In least-recently-used order: a touch moves an entry to the end, so expiry reads from the front. */
+  /** In least-recently-used order when a TTL is set (a touch moves an entry to the end), so expiry reads from the front. */
   private readonly sessions = new Map<string, SessionEntry<State>>();
   private chargedBytes = 0;
   private reservedBytes = 0;
@@ -187,8 +187,11 @@ export class SessionStore<State> {
     const entry = this.sessions.get(id);
     if (entry === undefined) return undefined;
     entry.lastUsed = this.now();
-    this.sessions.delete(id);
-    this.sessions.set(id, entry);
+    // Only idle expiry reads the least-recently-used order: without a TTL the entry stays where it is.
+    if (this.budget.ttlMs !== null) {
+      this.sessions.delete(id);
+      this.sessions.set(id, entry);
+    }
     return entry;
   }
 
