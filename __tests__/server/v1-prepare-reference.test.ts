@@ -159,14 +159,15 @@ function applyEdit(stored: readonly ChatMessage[], edit: Edit): ChatMessage[] {
       const calls = m.tool_calls ?? [];
       if (edit.kind === "respell" && calls.length > 0) {
         const args = calls[0].function.arguments as string;
+        const id = calls[0].id ?? "c0";
         const respelled =
           edit.how === "spaces"
-            ? call(calls[0].id, args.replace(": ", ":"))
+            ? call(id, args.replace(": ", ":"))
             : edit.how === "extra_key"
-              ? call(calls[0].id, args, { parsed: true })
+              ? call(id, args, { parsed: true })
               : edit.how === "index"
-                ? call(calls[0].id, args, { index: 0 })
-                : call(calls[0].id, args.replace("Beijing", "Oslo").replace("Paris", "Oslo"));
+                ? call(id, args, { index: 0 })
+                : call(id, args.replace("Beijing", "Oslo").replace("Paris", "Oslo"));
         copy[i] = { ...m, tool_calls: [respelled] };
       } else if (edit.kind === "split" && calls.length > 0) {
         copy.splice(i, 1, { role: "assistant", content: m.content }, { role: "assistant", content: null, tool_calls: calls });

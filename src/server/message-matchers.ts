@@ -70,10 +70,16 @@ function toolCallsEqual(stored: unknown, incoming: unknown): boolean {
  * value and each tool call's `index` ignored. Other keys (client extras) are ignored.
  */
 export const strictMessageMatches: MessageMatcher = (stored, incoming) =>
-  jsonEqual(normalizeEmpty(stored.role), normalizeEmpty(incoming.role)) &&
-  jsonEqual(normalizeEmpty(stored.content), normalizeEmpty(incoming.content)) &&
-  jsonEqual(normalizeEmpty(stored.reasoning_content), normalizeEmpty(incoming.reasoning_content)) &&
-  toolCallsEqual(normalizeEmpty(stored.tool_calls), normalizeEmpty(incoming.tool_calls));
+  // Identical values (the same string text, both absent) are equal whatever normalization does: checked first.
+  sameOrEqual(stored.role, incoming.role) &&
+  sameOrEqual(stored.content, incoming.content) &&
+  sameOrEqual(stored.reasoning_content, incoming.reasoning_content) &&
+  (stored.tool_calls === incoming.tool_calls || toolCallsEqual(normalizeEmpty(stored.tool_calls), normalizeEmpty(incoming.tool_calls)));
+
+/** `jsonEqual` of the normalized values, answered at once for identical ones (Python equality is reflexive). */
+function sameOrEqual(stored: unknown, incoming: unknown): boolean {
+  return stored === incoming || jsonEqual(normalizeEmpty(stored), normalizeEmpty(incoming));
+}
 
 const INVALID_ARGUMENTS = Symbol("invalid arguments");
 

@@ -43,17 +43,18 @@ export class BytePool {
 
   /**
    * Live heap bytes after granting `bytes`: what the last full collection left, plus what this pool charged (or
-   * freed) since (the collection already counted what it held then), plus `bytes`.
+   * freed) since (the collection already counted what it held then), plus `bytes`. `reading` is the heap guard's
+   * reading to use (default: a fresh one).
    */
-  projectedLiveBytes(bytes: number): number {
-    if (this.heap === null) return 0;
+  projectedLiveBytes(bytes: number, reading: { liveBytes: number } | null = this.heap?.read() ?? null): number {
+    if (this.heap === null || reading === null) return 0;
     const collections = this.heap.collections();
     if (collections !== this.seenCollections) {
       this.seenCollections = collections;
       this.heldAtCollection = this.held;
     }
     // A session deleted since counts as freed at once (its bytes are garbage the next collection takes).
-    return Math.max(0, this.heap.read().liveBytes + this.held - this.heldAtCollection) + bytes;
+    return Math.max(0, reading.liveBytes + this.held - this.heldAtCollection) + bytes;
   }
 }
 
@@ -269,8 +270,10 @@ export class SessionStore<State> {
   private guardHeap(bytes: number, what: string, share: number): void {
     const heap = this.pool.heap;
     if (heap === null) return;
-    const projected = this.pool.projectedLiveBytes(bytes);
-    const { limitBytes } = heap.read();
+    // One reading for both figures (each reading asks V8 for its heap statistics).
+    const reading = heap.read();
+    const projected = this.pool.projectedLiveBytes(bytes, reading);
+    const { limitBytes } = reading;
     const allowed = limitBytes * HEAP_GUARD_SHARE * share;
     if (projected <= allowed) return;
     throw new SessionBudgetError(
