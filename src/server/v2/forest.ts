@@ -53,13 +53,15 @@ export class TrajectoryNode {
   readonly record: SessionRecord;
   readonly finishReason: string;
 
+  /** @param adopt the node keeps `init`'s message and id arrays instead of copying them (their maker never touches them again) */
   constructor(
     readonly id: number,
     readonly parent: TrajectoryNode | null,
     init: NodeInit,
+    adopt = false,
   ) {
-    this.deltaMessages = [...init.deltaMessages];
-    this.tokenIds = init.tokenIds.slice(); // slice sizes the copy exactly (a spread leaves growth slack)
+    this.deltaMessages = adopt ? init.deltaMessages : [...init.deltaMessages];
+    this.tokenIds = adopt ? init.tokenIds : init.tokenIds.slice(); // slice sizes the copy exactly (a spread leaves growth slack)
     this.completionSpan = [init.completionSpan[0], init.completionSpan[1]];
     this.committedAt = init.committedAt;
     this.responseId = init.responseId;
@@ -132,15 +134,17 @@ export class TrajectoryForest {
   }
 
   /**
-   * Appends a node under `parent` (null: a new root) and returns it. Its id is the next commit number.
+   * Appends a node under `parent` (null: a new root) and returns it. Its id is the next commit number. The node
+   * copies `init.deltaMessages` and `init.tokenIds`, unless `adopt` says the caller hands those arrays over (made for
+   * this node, exactly sized, never changed afterwards).
    * @throws ForestCapacityError when the forest already holds `cap` nodes.
    */
-  createNode(parent: TrajectoryNode | null, init: NodeInit): TrajectoryNode {
+  createNode(parent: TrajectoryNode | null, init: NodeInit, adopt = false): TrajectoryNode {
     if (this.full) throw new ForestCapacityError(this.cap);
     if (parent !== null && this.nodes[parent.id] !== parent) {
       throw new Error(`createNode: parent node ${parent.id} does not belong to this forest`);
     }
-    const node = new TrajectoryNode(this.nodes.length, parent, init);
+    const node = new TrajectoryNode(this.nodes.length, parent, init, adopt);
     this.nodes.push(node);
     if (parent === null) this.roots.push(node);
     else parent.children.push(node);

@@ -177,20 +177,24 @@ function promptFor(attach: TrajectoryNode | null, matchedMessages: number, reque
  * @throws SessionHttpError 500 when the parent's snapshot is not a prefix of prompt + completion, 422 at the node cap.
  */
 export function commitV2Turn(state: V2SessionState, plan: V2Plan, request: NormalizedChatRequest, turn: CompletedTurn, ctx: PolicyContext): TrajectoryNode {
-  const allIds = turn.promptIds.concat(turn.completionIds); // sized exactly: the node keeps a copy for good
+  const allIds = turn.promptIds.concat(turn.completionIds); // sized exactly: the node keeps it for good (adopted, not copied)
   if (plan.parent !== null) assertStoredPrefix(plan.parent.tokenIds, allIds, ctx.tito.maxTrimTokens);
   const delta: ChatMessage[] = [...request.messages.slice(plan.matchedMessages), turn.assistantMessage];
   let node: TrajectoryNode;
   try {
-    node = state.forest.createNode(plan.parent, {
-      deltaMessages: delta,
-      tokenIds: allIds,
-      completionSpan: [turn.promptIds.length, allIds.length],
-      committedAt: turn.record.timestamp,
-      responseId: turn.responseId ?? "",
-      record: turn.record,
-      finishReason: turn.finishReason ?? "",
-    });
+    node = state.forest.createNode(
+      plan.parent,
+      {
+        deltaMessages: delta,
+        tokenIds: allIds,
+        completionSpan: [turn.promptIds.length, allIds.length],
+        committedAt: turn.record.timestamp,
+        responseId: turn.responseId ?? "",
+        record: turn.record,
+        finishReason: turn.finishReason ?? "",
+      },
+      true,
+    );
   } catch (error) {
     if (error instanceof ForestCapacityError) throw new SessionHttpError(422, error.message);
     throw error;
