@@ -104,13 +104,13 @@ describe("strictMessageMatches equals the copying reference", () => {
     // As many enumerable keys as hiddenOther, one of them another name: only an enumerability check tells them apart.
     const hiddenSwap: Record<string, unknown> = { ...call, other: 1 };
     Object.defineProperty(hiddenSwap, "secret", { value: 1, enumerable: false });
-    // eslint-disable-next-line no-sparse-arrays -- a hole on either side is the point of the case
-    const holes: unknown[][] = [
-      [, call],
-      [undefined, call],
-      [call, ,],
-      [null, call],
-    ];
+    // Arrays of two with a hole (a slot never assigned) on either side, and their filled look-alikes.
+    const holed = (at: number): unknown[] => {
+      const items = new Array<unknown>(2);
+      items[1 - at] = call;
+      return items;
+    };
+    const holes: unknown[][] = [holed(0), [undefined, call], holed(1), [call, undefined], [null, call]];
     const pairs: Array<[unknown, unknown]> = [
       [[{ ...call, index: 0 }], [{ ...call, index: 3 }]],
       [[{ ...call, index: 0 }], [call]],

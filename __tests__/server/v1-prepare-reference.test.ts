@@ -81,8 +81,12 @@ function referencePrepare(revision: MilesRevision, state: LinearTrajectory, requ
   return promptIds;
 }
 
-const call = (id: string, args: string, extra: Record<string, unknown> = {}): NonNullable<ChatMessage["tool_calls"]>[number] =>
-  ({ id, type: "function", function: { name: "get_weather", arguments: args }, ...extra }) as NonNullable<ChatMessage["tool_calls"]>[number];
+const call = (id: string, args: string, extra: Record<string, unknown> = {}): NonNullable<ChatMessage["tool_calls"]>[number] => ({
+  id,
+  type: "function",
+  function: { name: "get_weather", arguments: args },
+  ...extra,
+});
 
 /** An assistant reply: plain text, or text with a call. */
 const replyArb = fc.oneof(
@@ -172,7 +176,7 @@ function applyEdit(stored: readonly ChatMessage[], edit: Edit): ChatMessage[] {
       } else if (edit.kind === "split" && calls.length > 0) {
         copy.splice(i, 1, { role: "assistant", content: m.content }, { role: "assistant", content: null, tool_calls: calls });
       } else if (edit.kind === "parts" || edit.kind === "split") {
-        copy[i] = { ...m, content: [{ type: "text", text: String(m.content) }] as unknown as string };
+        copy[i] = { ...m, content: [{ type: "text", text: String(m.content) }] as unknown };
       }
       return [...copy, { role: "user", content: "And?" }];
     }
@@ -249,14 +253,13 @@ describe("v1 prepare with the matched prefix reused equals the reference path", 
           const state = buildState(turns);
           const messages = edits.reduce<ChatMessage[]>((acc, edit) => applyEdit(acc, edit), state.messages.slice());
           const request = requestOf(messages);
-          const context = (logs: string[], counter: { calls: number }): PolicyContext =>
-            ({
-              tokenizer: undefined as unknown as PolicyContext["tokenizer"],
-              tito: TITO,
-              defaultChatTemplateKwargs: {},
-              messagesMatch: counting(MESSAGE_MATCHERS[name], counter),
-              logger: { warn: (m: string) => logs.push(`warn ${m}`), info: (m: string) => logs.push(`info ${m}`) },
-            }) as PolicyContext;
+          const context = (logs: string[], counter: { calls: number }): PolicyContext => ({
+            tokenizer: undefined as unknown as PolicyContext["tokenizer"],
+            tito: TITO,
+            defaultChatTemplateKwargs: {},
+            messagesMatch: counting(MESSAGE_MATCHERS[name], counter),
+            logger: { warn: (m: string) => logs.push(`warn ${m}`), info: (m: string) => logs.push(`info ${m}`) },
+          });
           const reference = { calls: 0 };
           const reused = { calls: 0 };
           const expected = outcome((s, logs) => referencePrepare(revision, s, request, context(logs, reference)), state);

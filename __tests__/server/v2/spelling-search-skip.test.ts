@@ -8,8 +8,12 @@ import { TrajectoryForest, type TrajectoryNode } from "../../../src/server/v2/fo
 import type { ChatMessage } from "../../../src/tokenizer/types";
 import { stubRecord } from "./support/forest-builders";
 
-const call = (args: string, extra: Record<string, unknown> = {}): NonNullable<ChatMessage["tool_calls"]>[number] =>
-  ({ id: "c0", type: "function", function: { name: "get_weather", arguments: args }, ...extra }) as NonNullable<ChatMessage["tool_calls"]>[number];
+const call = (args: string, extra: Record<string, unknown> = {}): NonNullable<ChatMessage["tool_calls"]>[number] => ({
+  id: "c0",
+  type: "function",
+  function: { name: "get_weather", arguments: args },
+  ...extra,
+});
 
 // A small alphabet: assistant turns whose calls come in several spellings of the same and of other arguments.
 const messageArb = fc.constantFrom<ChatMessage>(
