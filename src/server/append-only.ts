@@ -7,10 +7,14 @@ import type { MessageMatcher } from "./policy";
 import { pyFrozensetRepr, pyRepr, pyStr, pyStrRepr } from "../wire/py-json";
 import { SessionHttpError } from "./types";
 
-/** Number of leading request messages that match the stored messages one by one. */
-export function matchedPrefixLength(stored: readonly ChatMessage[], incoming: readonly ChatMessage[], matcher: MessageMatcher): number {
+/**
+ * Number of leading request messages that match the stored messages one by one. `knownMatched` leading pairs are
+ * taken as already compared and matching (a count an earlier comparison of the same arrays under `matcher`, or under
+ * a matcher it implies, returned), so a caller never compares the same pair twice.
+ */
+export function matchedPrefixLength(stored: readonly ChatMessage[], incoming: readonly ChatMessage[], matcher: MessageMatcher, knownMatched = 0): number {
   const n = Math.min(stored.length, incoming.length);
-  for (let i = 0; i < n; i += 1) {
+  for (let i = Math.min(knownMatched, n); i < n; i += 1) {
     if (!matcher(stored[i], incoming[i])) return i;
   }
   return n;
@@ -41,7 +45,8 @@ export function assertAllowedSuffixRoles(incoming: readonly ChatMessage[], first
 
 /**
  * v1's append-only check, Python's texts included: `incoming` extends `stored` message by message and every
- * appended role is allowed.
+ * appended role is allowed. `knownMatched` (at most `incoming.length`) leading pairs are taken as already compared
+ * and matching under `matcher` (the rollback search compared them), so only the rest is compared again.
  * @throws SessionHttpError(400) naming the first offending index
  */
 export function assertAppendOnly(
@@ -49,6 +54,7 @@ export function assertAppendOnly(
   incoming: readonly ChatMessage[],
   allowedRoles: ReadonlySet<string>,
   matcher: MessageMatcher,
+  knownMatched = 0,
 ): void {
   if (stored.length === 0) return;
   if (incoming.length < stored.length) {
@@ -56,7 +62,7 @@ export function assertAppendOnly(
     const text = `new messages (${incoming.length}) are fewer than stored messages (${stored.length})`;
     throw new SessionHttpError(400, `(${pyStrRepr(text)}, ${pyRepr(incoming)}, ${pyRepr(stored)})${ROLE_REFUSAL_SUFFIX}`);
   }
-  for (let i = 0; i < stored.length; i += 1) {
+  for (let i = Math.min(knownMatched, stored.length); i < stored.length; i += 1) {
     if (!matcher(stored[i], incoming[i])) {
       const diffs: Record<string, { stored: string; new: string }> = {};
       for (const key of TEMPLATE_RELEVANT_KEYS) {

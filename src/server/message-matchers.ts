@@ -19,32 +19,67 @@ export function normalizeEmpty(value: unknown): unknown {
   return value;
 }
 
-/** Drops the wire-only `index` key from each tool call (streaming clients renumber or omit it). */
-function projectToolCalls(value: unknown): unknown {
-  if (!Array.isArray(value)) return value;
-  return value.map((call: unknown) => {
-    if (call === null || typeof call !== "object" || Array.isArray(call)) return call;
-    const { index: _index, ...rest } = call as Record<string, unknown>;
-    return rest;
-  });
+/** A tool call the strict comparison reads as a record of its own fields (`index` left out). */
+function isFieldRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * `jsonEqual` of two tool calls with each one's wire-only `index` key left out (streaming clients renumber or omit
+ * it), read as records of their own enumerable fields, as a copy without `index` would be; no copy is made.
+ */
+function toolCallFieldsEqual(stored: Record<string, unknown>, incoming: Record<string, unknown>): boolean {
+  if (stored === incoming) return true;
+  let storedKeys = 0;
+  for (const key of Object.keys(stored)) {
+    if (key === "index") continue;
+    const value = stored[key];
+    if (value === undefined) continue;
+    storedKeys += 1;
+    if (!Object.prototype.propertyIsEnumerable.call(incoming, key) || !jsonEqual(value, incoming[key])) return false;
+  }
+  let incomingKeys = 0;
+  for (const key of Object.keys(incoming)) if (key !== "index" && incoming[key] !== undefined) incomingKeys += 1;
+  return storedKeys === incomingKeys;
+}
+
+/**
+ * Strict equality of two normalized `tool_calls` values: lists compare call by call with each call's `index`
+ * ignored (a call that is an object on one side only never matches); anything else compares as a whole.
+ */
+function toolCallsEqual(stored: unknown, incoming: unknown): boolean {
+  if (!Array.isArray(stored) || !Array.isArray(incoming)) return jsonEqual(stored, incoming);
+  if (stored.length !== incoming.length) return false;
+  for (let i = 0; i < stored.length; i += 1) {
+    if (!(i in stored)) continue; // a hole on the stored side is skipped, as Array.prototype.every skips it
+    const left: unknown = stored[i];
+    const right: unknown = incoming[i];
+    const leftRecord = isFieldRecord(left);
+    const rightRecord = isFieldRecord(right);
+    if (leftRecord && rightRecord) {
+      if (!toolCallFieldsEqual(left, right)) return false;
+    } else if (leftRecord || rightRecord || !jsonEqual(left, right)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /**
  * Strict matcher: role, content, reasoning_content and tool_calls must be equal, with null/""/[] as one empty
  * value and each tool call's `index` ignored. Other keys (client extras) are ignored.
  */
-export const strictMessageMatches: MessageMatcher = (stored, incoming) => {
-  for (const key of TEMPLATE_RELEVANT_KEYS) {
-    let left = normalizeEmpty(stored[key]);
-    let right = normalizeEmpty(incoming[key]);
-    if (key === "tool_calls") {
-      left = projectToolCalls(left);
-      right = projectToolCalls(right);
-    }
-    if (!jsonEqual(left, right)) return false;
-  }
-  return true;
-};
+export const strictMessageMatches: MessageMatcher = (stored, incoming) =>
+  // Identical values (the same string text, both absent) are equal whatever normalization does: checked first.
+  sameOrEqual(stored.role, incoming.role) &&
+  sameOrEqual(stored.content, incoming.content) &&
+  sameOrEqual(stored.reasoning_content, incoming.reasoning_content) &&
+  (stored.tool_calls === incoming.tool_calls || toolCallsEqual(normalizeEmpty(stored.tool_calls), normalizeEmpty(incoming.tool_calls)));
+
+/** `jsonEqual` of the normalized values, answered at once for identical ones (Python equality is reflexive). */
+function sameOrEqual(stored: unknown, incoming: unknown): boolean {
+  return stored === incoming || jsonEqual(normalizeEmpty(stored), normalizeEmpty(incoming));
+}
 
 const INVALID_ARGUMENTS = Symbol("invalid arguments");
 

@@ -1,6 +1,6 @@
 // The session budget's charge for one chat turn: the upstream body sized once when the turn is reserved, and the
 // committed record charged from that size (and its freshly parsed reply walked as a tree) instead of walking again.
-import { RETAINED_SLOT_BYTES, retainedBytes, retainedTreeBytes } from "./retained-size";
+import { RETAINED_SLOT_BYTES, retainedBytes, retainedBytesWithout, retainedTreeBytes } from "./retained-size";
 import type { CompletedTurn } from "./types";
 
 /** The retained size of a chat turn's upstream body when it was reserved, before positioning added its prompt ids. */
@@ -54,11 +54,10 @@ function isOwnReplyMessage(committed: CompletedTurn): boolean {
   );
 }
 
+const RECORD_TREES = ["request", "response"] as const;
+
 /** The record object's own fields: everything but its request and response, which are sized apart. */
 function recordShellBytes(record: CompletedTurn["record"]): number {
-  const { request, response, ...fields } = record;
-  void request;
-  void response;
-  // The record's two tree slots still cost a slot each; the spread copy only lends its other fields.
-  return retainedBytes([fields]) + 2 * RETAINED_SLOT_BYTES;
+  // The record's two tree slots still cost a slot each.
+  return retainedBytesWithout(record as unknown as Record<string, unknown>, RECORD_TREES) + 2 * RETAINED_SLOT_BYTES;
 }

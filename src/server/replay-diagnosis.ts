@@ -79,15 +79,16 @@ export function describeSpellingBreak(index: number, difference: ToolCallSpellin
 /**
  * The first request index at which `stored` and `request` disagree under `matcher` while agreeing under its
  * spelling-tolerant widening, with the difference found there; null when no such message exists before the
- * first real divergence.
+ * first real divergence. `knownMatched` leading pairs are taken as already found matching under `matcher`.
  */
 export function firstSpellingBreak(
   stored: readonly ChatMessage[],
   request: readonly ChatMessage[],
   matcher: MessageMatcher,
+  knownMatched = 0,
 ): { index: number; difference: ToolCallSpellingDifference } | null {
   const n = Math.min(stored.length, request.length);
-  for (let i = 0; i < n; i += 1) {
+  for (let i = Math.min(knownMatched, n); i < n; i += 1) {
     if (matcher(stored[i], request[i])) continue;
     const difference = toolCallSpellingDifference(stored[i], request[i]);
     return difference === null ? null : { index: i, difference };
@@ -101,15 +102,17 @@ export type SplitTurnForm = "split" | "parts";
 /**
  * Where `request` first disagrees with `stored` under `matcher` because it re-sends an assistant turn in pieces,
  * when the built-in `split_assistant_turn` matcher would read the whole of `stored` from it; null otherwise
- * (no such piece, a real difference, or `matcher` already reads pieces).
+ * (no such piece, a real difference, or `matcher` already reads pieces). `matched`, when given, is
+ * `matchedPrefixLength(stored, request, matcher)` as the caller already computed it.
  */
 export function firstSplitTurnBreak(
   stored: readonly ChatMessage[],
   request: readonly ChatMessage[],
   matcher: MessageMatcher,
+  matched?: number,
 ): { index: number; form: SplitTurnForm } | null {
   if (matcher === splitAssistantTurnMessageMatches) return null;
-  const index = matchedPrefixLength(stored, request, matcher);
+  const index = matched ?? matchedPrefixLength(stored, request, matcher);
   const message = request[index];
   if (index >= stored.length || message === undefined || message.role !== "assistant") return null;
   const next = request[index + 1];

@@ -64,9 +64,39 @@ export function retainedTreeBytes(roots: readonly unknown[]): number {
   return walkRetained(roots, null);
 }
 
+/**
+ * {@link retainedBytes} of a copy of `value` without the fields named in `omitted` (as `{a, b, ...rest}` would
+ * leave in `rest`), made without the copy: a caller sizes an object's other fields apart.
+ */
+export function retainedBytesWithout(value: Record<string, unknown>, omitted: readonly string[]): number {
+  let total = OBJECT_HEADER;
+  const stack: unknown[] = [];
+  for (const key of Object.keys(value)) {
+    if (omitted.includes(key)) continue;
+    const field = value[key];
+    total += SLOT;
+    if (typeof field === "number") {
+      if (!isSmallInteger(field)) total += HEAP_NUMBER;
+    } else if (typeof field === "string") total += stringBytes(field);
+    else if (typeof field === "object" || typeof field === "bigint") stack.push(field);
+  }
+  return stack.length === 0 ? total : total + walkRetained(stack, new Set());
+}
+
+/** True when `Object.prototype` has no enumerable property (nothing added one), so for-in over a plain object lists only its own names. */
+function objectPrototypeIsClean(): boolean {
+  for (const name in EMPTY) {
+    void name;
+    return false;
+  }
+  return true;
+}
+const EMPTY = {};
+
 function walkRetained(roots: readonly unknown[], seen: Set<object> | null): number {
+  const plainKeysByForIn = objectPrototypeIsClean();
   let total = 0;
-  const stack: unknown[] = [...roots];
+  const stack: unknown[] = roots.slice();
   while (stack.length > 0) {
     const value = stack.pop();
     if (typeof value === "string") {
@@ -79,43 +109,61 @@ function walkRetained(roots: readonly unknown[], seen: Set<object> | null): numb
     }
     if (value === null || typeof value !== "object") continue;
     if (seen !== null) {
-      if (seen.has(value)) continue;
-      seen.add(value);
+      // One lookup instead of has() then add(): the set grows only for an object not seen before.
+      const before = seen.size;
+      if (seen.add(value).size === before) continue;
     }
     if (ArrayBuffer.isView(value)) {
       total += TYPED_ARRAY_HEADER + value.byteLength;
       continue;
     }
     if (Array.isArray(value)) {
-      const items = value as unknown[];
-      const length = items.length;
-      total += ARRAY_HEADER + SLOT * length;
-      // An array of numbers only is a packed double (or small-integer) array: its numbers sit in the slots.
-      let numeric = true;
-      let boxed = 0;
-      for (let i = 0; i < length; i++) {
-        const item = items[i];
-        if (typeof item === "number") {
-          if (!isSmallInteger(item)) boxed += 1;
-        } else {
-          numeric = false;
-          if (typeof item === "string") total += stringBytes(item);
-          else if (typeof item === "object" || typeof item === "bigint") stack.push(item);
-        }
-      }
-      if (!numeric) total += HEAP_NUMBER * boxed;
+      total += arrayBytes(value as unknown[], stack);
       continue;
     }
     const record = value as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-      const field = record[key];
-      total += SLOT;
-      if (typeof field === "number") {
-        if (!isSmallInteger(field)) total += HEAP_NUMBER;
-      } else if (typeof field === "string") total += stringBytes(field);
-      else if (typeof field === "object" || typeof field === "bigint") stack.push(field);
+    if (plainKeysByForIn && Object.getPrototypeOf(record) === Object.prototype) {
+      // for-in yields exactly Object.keys' names here (no enumerable inherited name) without allocating their list.
+      for (const key in record) {
+        const field = record[key];
+        total += SLOT;
+        if (typeof field === "number") {
+          if (!isSmallInteger(field)) total += HEAP_NUMBER;
+        } else if (typeof field === "string") total += stringBytes(field);
+        else if (typeof field === "object" || typeof field === "bigint") stack.push(field);
+      }
+    } else {
+      for (const key of Object.keys(record)) {
+        const field = record[key];
+        total += SLOT;
+        if (typeof field === "number") {
+          if (!isSmallInteger(field)) total += HEAP_NUMBER;
+        } else if (typeof field === "string") total += stringBytes(field);
+        else if (typeof field === "object" || typeof field === "bigint") stack.push(field);
+      }
     }
     total += OBJECT_HEADER;
+  }
+  return total;
+}
+
+/** An array's own bytes and its strings'; its objects and big integers go on `stack` to be walked. */
+function arrayBytes(items: readonly unknown[], stack: unknown[]): number {
+  const length = items.length;
+  let total = ARRAY_HEADER + SLOT * length;
+  // An array of numbers only is a packed double (or small-integer) array: its numbers sit in the slots, so its
+  // size is known once every item is seen to be a number (token ids, log-prob pairs, byte lists).
+  let i = 0;
+  while (i < length && typeof items[i] === "number") i += 1;
+  if (i === length) return total;
+  // A mixed array: each number that is not a small integer is boxed.
+  for (let j = 0; j < i; j += 1) if (!isSmallInteger(items[j] as number)) total += HEAP_NUMBER;
+  for (; i < length; i += 1) {
+    const item = items[i];
+    if (typeof item === "number") {
+      if (!isSmallInteger(item)) total += HEAP_NUMBER;
+    } else if (typeof item === "string") total += stringBytes(item);
+    else if (typeof item === "object" || typeof item === "bigint") stack.push(item);
   }
   return total;
 }

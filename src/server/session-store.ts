@@ -43,17 +43,18 @@ export class BytePool {
 
   /**
    * Live heap bytes after granting `bytes`: what the last full collection left, plus what this pool charged (or
-   * freed) since (the collection already counted what it held then), plus `bytes`.
+   * freed) since (the collection already counted what it held then), plus `bytes`. `reading` is the heap guard's
+   * reading to use (default: a fresh one).
    */
-  projectedLiveBytes(bytes: number): number {
-    if (this.heap === null) return 0;
+  projectedLiveBytes(bytes: number, reading: { liveBytes: number } | null = this.heap?.read() ?? null): number {
+    if (this.heap === null || reading === null) return 0;
     const collections = this.heap.collections();
     if (collections !== this.seenCollections) {
       this.seenCollections = collections;
       this.heldAtCollection = this.held;
     }
     // A session deleted since counts as freed at once (its bytes are garbage the next collection takes).
-    return Math.max(0, this.heap.read().liveBytes + this.held - this.heldAtCollection) + bytes;
+    return Math.max(0, reading.liveBytes + this.held - this.heldAtCollection) + bytes;
   }
 }
 
@@ -106,7 +107,7 @@ export const formatMiB = (bytes: number): string => `${(bytes / MiB).toFixed(1)}
 
 /** Session id → entry, within a budget. */
 export class SessionStore<State> {
-  /** In least-recently-used order: a touch moves an entry to the end, so expiry reads from the front. */
+  /** In least-recently-used order when a TTL is set (a touch moves an entry to the end), so expiry reads from the front. */
   private readonly sessions = new Map<string, SessionEntry<State>>();
   private chargedBytes = 0;
   private reservedBytes = 0;
@@ -187,8 +188,11 @@ export class SessionStore<State> {
     const entry = this.sessions.get(id);
     if (entry === undefined) return undefined;
     entry.lastUsed = this.now();
-    this.sessions.delete(id);
-    this.sessions.set(id, entry);
+    // Only idle expiry reads the least-recently-used order: without a TTL the entry stays where it is.
+    if (this.budget.ttlMs !== null) {
+      this.sessions.delete(id);
+      this.sessions.set(id, entry);
+    }
     return entry;
   }
 
@@ -266,8 +270,10 @@ export class SessionStore<State> {
   private guardHeap(bytes: number, what: string, share: number): void {
     const heap = this.pool.heap;
     if (heap === null) return;
-    const projected = this.pool.projectedLiveBytes(bytes);
-    const { limitBytes } = heap.read();
+    // One reading for both figures (each reading asks V8 for its heap statistics).
+    const reading = heap.read();
+    const projected = this.pool.projectedLiveBytes(bytes, reading);
+    const { limitBytes } = reading;
     const allowed = limitBytes * HEAP_GUARD_SHARE * share;
     if (projected <= allowed) return;
     throw new SessionBudgetError(

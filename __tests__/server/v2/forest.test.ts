@@ -142,6 +142,28 @@ describe("forest bookkeeping", () => {
     expect(forest.leaves()).toEqual([n2, node]);
   });
 
+  test("an adopting commit keeps the arrays it is handed (the serving commit makes them for the node alone)", () => {
+    const { forest, n0 } = linear();
+    const delta = [T1, A2];
+    const ids = [...n0.tokenIds, 7, 8];
+    const init = {
+      deltaMessages: delta,
+      tokenIds: ids,
+      completionSpan: [3, 5] as const,
+      committedAt: 0,
+      responseId: "x",
+      record: stubRecord(9),
+      finishReason: "stop",
+    };
+    const adopted = forest.createNode(n0, init, true);
+    expect(adopted.tokenIds).toBe(ids);
+    expect(adopted.deltaMessages).toBe(delta);
+    const copied = forest.createNode(n0, init);
+    expect(copied.tokenIds).not.toBe(ids);
+    expect(copied.deltaMessages).not.toBe(delta);
+    expect([copied.tokenIds, copied.deltaMessages, copied.messageEnd]).toEqual([adopted.tokenIds, adopted.deltaMessages, adopted.messageEnd]);
+  });
+
   test("concurrent commits under one parent become siblings", () => {
     const { forest, n0 } = linear();
     const s1 = commit(forest, n0, [{ role: "user", content: "A" }, A2]);

@@ -48,10 +48,11 @@ function view(state: LinearTrajectory, ctx: PolicyContext): SessionView {
 /**
  * Warns when a rollback happens only because the client re-spelled a replayed assistant tool call or re-sent the
  * turn in pieces: with that message accepted, the request would have extended the whole stored history. Runs only
- * on a rollback.
+ * on a rollback; `matched` is the rollback search's matched prefix, so the pairs before it are not compared again
+ * (under `ctx.messagesMatch` they matched, so its spelling-tolerant widening matches them too).
  */
-function warnIfOnlySpelling(state: LinearTrajectory, request: NormalizedChatRequest, ctx: PolicyContext): void {
-  const split = firstSplitTurnBreak(state.messages, request.messages, ctx.messagesMatch);
+function warnIfOnlySpelling(state: LinearTrajectory, request: NormalizedChatRequest, ctx: PolicyContext, matched: number): void {
+  const split = firstSplitTurnBreak(state.messages, request.messages, ctx.messagesMatch, matched);
   if (split !== null) {
     ctx.logger.warn(
       `v1 rollback: ${describeSplitTurnBreak(split.index, split.form)}. The session discards the stored turn and ` +
@@ -59,8 +60,8 @@ function warnIfOnlySpelling(state: LinearTrajectory, request: NormalizedChatRequ
     );
     return;
   }
-  if (matchedPrefixLength(state.messages, request.messages, spellingTolerant(ctx.messagesMatch)) < state.messages.length) return;
-  const found = firstSpellingBreak(state.messages, request.messages, ctx.messagesMatch);
+  if (matchedPrefixLength(state.messages, request.messages, spellingTolerant(ctx.messagesMatch), matched) < state.messages.length) return;
+  const found = firstSpellingBreak(state.messages, request.messages, ctx.messagesMatch, matched);
   if (found === null) return;
   ctx.logger.warn(
     `v1 rollback: ${describeSpellingBreak(found.index, found.difference)}. The session discards the stored turn and ` +
@@ -80,12 +81,16 @@ function splitTurnAdvice(state: LinearTrajectory, request: NormalizedChatRequest
   return advice;
 }
 
-/** The prompt ids of a request built on `base` (the stored history, or what a rollback keeps of it). Pure. */
-function promptOn(base: RollbackBase, request: NormalizedChatRequest, ctx: PolicyContext): number[] {
+/**
+ * The prompt ids of a request built on `base` (the stored history, or what a rollback keeps of it). `matched` is the
+ * rollback search's matched prefix of the stored history (which `base` keeps at most), so the append-only check
+ * compares no pair again. Pure.
+ */
+function promptOn(base: RollbackBase, request: NormalizedChatRequest, ctx: PolicyContext, matched: number): number[] {
   if (base.turns === 0) {
     return titoStep("render", () => ctx.tito.renderPromptIds(request.messages, request.tools, request.chatTemplateKwargs));
   }
-  assertAppendOnly(base.messages, request.messages, ctx.tito.allowedAppendRoles, ctx.messagesMatch);
+  assertAppendOnly(base.messages, request.messages, ctx.tito.allowedAppendRoles, ctx.messagesMatch, matched);
   const effective = [...base.messages, ...request.messages.slice(base.messages.length)];
   return titoStep("merge", () => ctx.tito.mergeTokens(base.messages, effective, base.tokenIds, request.tools, request.chatTemplateKwargs));
 }
@@ -106,7 +111,9 @@ function prepareLinear(revision: MilesRevision) {
     // Deviation (docs/PROTOCOL.md): assistant content parts are refused before anything changes, in either revision.
     const renderFrom = rollback !== null ? rollback.keepMessages : state.checkpoints.length === 0 ? 0 : state.messages.length;
     assertRenderableAssistantContent(request.messages, renderFrom, () => splitTurnAdvice(state, request, ctx));
-    if (rollback !== null) warnIfOnlySpelling(state, request, ctx);
+    // The rollback search compared the stored history with the request: none of its matched pairs is compared again.
+    const matched = rollback !== null ? rollback.matchedMessages : state.checkpoints.length === 0 ? 0 : state.messages.length;
+    if (rollback !== null) warnIfOnlySpelling(state, request, ctx, matched);
     const logRollback = (target: RollbackTarget): void =>
       ctx.logger.info?.(`rolling back: ${state.checkpoints.length} -> ${target.keepCheckpoints} checkpoints, messages[:${target.keepMessages}]`);
     if (revision === "31f1ca96" && rollback !== null) {
@@ -117,7 +124,7 @@ function prepareLinear(revision: MilesRevision) {
     }
     // miles PR #3311: select the checkpoint without mutation, validate and render on what it keeps, then roll back.
     const base = rollbackBase(state, revision === "31f1ca96" ? null : rollback);
-    const promptIds = promptOn(base, request, ctx);
+    const promptIds = promptOn(base, request, ctx, matched);
     if (revision !== "31f1ca96" && rollback !== null) {
       logRollback(rollback);
       applyRollback(state, rollback);

@@ -38,6 +38,8 @@ export interface RollbackTarget {
   keepMessages: number;
   /** Generated turns discarded. */
   discarded: number;
+  /** Leading request messages that matched the stored ones (at least `keepMessages`, less than the stored count). */
+  matchedMessages: number;
 }
 
 /**
@@ -64,7 +66,7 @@ export function findRollback(state: LinearTrajectory, request: readonly ChatMess
         `(stored has ${state.messages.length} messages, request has ${request.length} messages)`,
     );
   }
-  return { keepCheckpoints: checkpoint + 1, keepMessages: checkpoint >= 0 ? state.checkpointMessageEnds[checkpoint] : 0, discarded };
+  return { keepCheckpoints: checkpoint + 1, keepMessages: checkpoint >= 0 ? state.checkpointMessageEnds[checkpoint] : 0, discarded, matchedMessages: matched };
 }
 
 /** What a request builds on: the stored history, or what a rollback target keeps of it (read without mutating). */
@@ -88,7 +90,7 @@ export function rollbackBase(state: LinearTrajectory, target: RollbackTarget | n
 }
 
 /** Truncates messages, checkpoints and records to a rollback target. */
-export function applyRollback(state: LinearTrajectory, target: RollbackTarget): void {
+export function applyRollback(state: LinearTrajectory, target: Omit<RollbackTarget, "matchedMessages">): void {
   state.messages = state.messages.slice(0, target.keepMessages);
   state.checkpoints = state.checkpoints.slice(0, target.keepCheckpoints);
   state.records = state.records.slice(0, target.keepCheckpoints);

@@ -53,13 +53,15 @@ export class TrajectoryNode {
   readonly record: SessionRecord;
   readonly finishReason: string;
 
+  /** @param adopt the node keeps `init`'s message and id arrays instead of copying them (their maker never touches them again) */
   constructor(
     readonly id: number,
     readonly parent: TrajectoryNode | null,
     init: NodeInit,
+    adopt = false,
   ) {
-    this.deltaMessages = [...init.deltaMessages];
-    this.tokenIds = init.tokenIds.slice(); // slice sizes the copy exactly (a spread leaves growth slack)
+    this.deltaMessages = adopt ? init.deltaMessages : [...init.deltaMessages];
+    this.tokenIds = adopt ? init.tokenIds : init.tokenIds.slice(); // slice sizes the copy exactly (a spread leaves growth slack)
     this.completionSpan = [init.completionSpan[0], init.completionSpan[1]];
     this.committedAt = init.committedAt;
     this.responseId = init.responseId;
@@ -132,15 +134,17 @@ export class TrajectoryForest {
   }
 
   /**
-   * Appends a node under `parent` (null: a new root) and returns it. Its id is the next commit number.
+   * Appends a node under `parent` (null: a new root) and returns it. Its id is the next commit number. The node
+   * copies `init.deltaMessages` and `init.tokenIds`, unless `adopt` says the caller hands those arrays over (made for
+   * this node, exactly sized, never changed afterwards).
    * @throws ForestCapacityError when the forest already holds `cap` nodes.
    */
-  createNode(parent: TrajectoryNode | null, init: NodeInit): TrajectoryNode {
+  createNode(parent: TrajectoryNode | null, init: NodeInit, adopt = false): TrajectoryNode {
     if (this.full) throw new ForestCapacityError(this.cap);
     if (parent !== null && this.nodes[parent.id] !== parent) {
       throw new Error(`createNode: parent node ${parent.id} does not belong to this forest`);
     }
-    const node = new TrajectoryNode(this.nodes.length, parent, init);
+    const node = new TrajectoryNode(this.nodes.length, parent, init, adopt);
     this.nodes.push(node);
     if (parent === null) this.roots.push(node);
     else parent.children.push(node);
@@ -151,8 +155,10 @@ export class TrajectoryForest {
    * The deepest node whose whole root -> node path is a message-by-message prefix of `request`.
    * A node whose delta is only partly matched is no candidate (nor is anything below it); when two
    * candidates cover the same number of messages the higher commit number wins. Never mutates.
+   * `mismatches`, when given, receives every pair `matches` refused, as `[stored, incoming]`: the search under any
+   * wider matcher differs from this one only when it accepts one of them.
    */
-  findAttachPoint(request: readonly ChatMessage[], matches: MessageMatcher): AttachPoint {
+  findAttachPoint(request: readonly ChatMessage[], matches: MessageMatcher, mismatches?: Array<[ChatMessage, ChatMessage]>): AttachPoint {
     let best: TrajectoryNode | null = null;
     let bestMatched = -1;
     let bestOverlap = 0;
@@ -163,7 +169,13 @@ export class TrajectoryForest {
       const [node, offset] = stack.pop() as [TrajectoryNode, number];
       const delta = node.deltaMessages;
       let i = 0;
-      while (i < delta.length && offset + i < request.length && matches(delta[i], request[offset + i])) i += 1;
+      while (i < delta.length && offset + i < request.length) {
+        if (!matches(delta[i], request[offset + i])) {
+          mismatches?.push([delta[i], request[offset + i]]);
+          break;
+        }
+        i += 1;
+      }
       if (offset + i > bestOverlap) bestOverlap = offset + i;
       if (i < delta.length) continue;
       const matched = offset + delta.length;

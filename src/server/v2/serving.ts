@@ -12,6 +12,7 @@ import {
   firstSplitTurnBreak,
   spellingTolerant,
   type SplitTurnForm,
+  toolCallSpellingDifference,
 } from "../replay-diagnosis";
 import { joinSplitAssistantTurns } from "../split-turns";
 import { titoStep } from "../tito-step";
@@ -63,7 +64,8 @@ export function prepareV2Turn(
 ): { promptIds: number[]; plan: V2Plan; checkpointIds: readonly number[] } {
   // Deviation (docs/PROTOCOL.md): refused before the upstream call; Python calls the backend, then fails the commit.
   if (state.forest.full) throw new SessionHttpError(422, new ForestCapacityError(state.forest.cap).message);
-  const point = state.forest.findAttachPoint(request.messages, ctx.messagesMatch);
+  const refused: Array<[ChatMessage, ChatMessage]> = [];
+  const point = state.forest.findAttachPoint(request.messages, ctx.messagesMatch, refused);
   if (point.node !== null && point.node.truncated) {
     throw new SessionHttpError(
       409,
@@ -79,7 +81,7 @@ export function prepareV2Turn(
   }
   // Deviation (docs/PROTOCOL.md): assistant content parts are refused before the view moves, so the session is as it was.
   assertRenderableAssistantContent(request.messages, point.node === null ? 0 : point.matchedMessages, () => splitTurnAdvice(state, point, request, ctx));
-  if (point.node !== state.activeLeaf) warnIfOnlySpelling(state, point, request, ctx);
+  if (point.node !== state.activeLeaf) warnIfOnlySpelling(state, point, request, ctx, refused);
   if (moveView) state.activeLeaf = point.node;
   const plan: V2Plan = { parent: point.node, matchedMessages: point.matchedMessages };
   return { promptIds: promptFor(point.node, point.matchedMessages, request, ctx), plan, checkpointIds: point.node === null ? [] : point.node.tokenIds };
@@ -88,10 +90,19 @@ export function prepareV2Turn(
 /**
  * Warns when a request lands at a new root (or a shallower node) only because the client re-spelled a replayed
  * assistant tool call: the spelling-tolerant matcher would have attached it deeper. Runs only when branching.
+ * `refused` holds the pairs the positioning search refused: when the spelling-tolerant widening accepts none of
+ * them, its search would walk the very same pairs to the very same attach point, so it is not run.
  */
-function warnIfOnlySpelling(state: V2SessionState, point: AttachPoint, request: NormalizedChatRequest, ctx: PolicyContext): void {
+function warnIfOnlySpelling(
+  state: V2SessionState,
+  point: AttachPoint,
+  request: NormalizedChatRequest,
+  ctx: PolicyContext,
+  refused: ReadonlyArray<readonly [ChatMessage, ChatMessage]>,
+): void {
   if (state.forest.nodes.length === 0) return;
   if (warnIfSplitTurn(state, point, request, ctx)) return;
+  if (!refused.some(([stored, incoming]) => toolCallSpellingDifference(stored, incoming) !== null)) return;
   const tolerant = state.forest.findAttachPoint(request.messages, spellingTolerant(ctx.messagesMatch));
   if (tolerant.node === null || tolerant.matchedMessages <= point.matchedMessages) return;
   const path = tolerant.node.pathMessages();
@@ -166,20 +177,24 @@ function promptFor(attach: TrajectoryNode | null, matchedMessages: number, reque
  * @throws SessionHttpError 500 when the parent's snapshot is not a prefix of prompt + completion, 422 at the node cap.
  */
 export function commitV2Turn(state: V2SessionState, plan: V2Plan, request: NormalizedChatRequest, turn: CompletedTurn, ctx: PolicyContext): TrajectoryNode {
-  const allIds = turn.promptIds.concat(turn.completionIds); // sized exactly: the node keeps a copy for good
+  const allIds = turn.promptIds.concat(turn.completionIds); // sized exactly: the node keeps it for good (adopted, not copied)
   if (plan.parent !== null) assertStoredPrefix(plan.parent.tokenIds, allIds, ctx.tito.maxTrimTokens);
   const delta: ChatMessage[] = [...request.messages.slice(plan.matchedMessages), turn.assistantMessage];
   let node: TrajectoryNode;
   try {
-    node = state.forest.createNode(plan.parent, {
-      deltaMessages: delta,
-      tokenIds: allIds,
-      completionSpan: [turn.promptIds.length, allIds.length],
-      committedAt: turn.record.timestamp,
-      responseId: turn.responseId ?? "",
-      record: turn.record,
-      finishReason: turn.finishReason ?? "",
-    });
+    node = state.forest.createNode(
+      plan.parent,
+      {
+        deltaMessages: delta,
+        tokenIds: allIds,
+        completionSpan: [turn.promptIds.length, allIds.length],
+        committedAt: turn.record.timestamp,
+        responseId: turn.responseId ?? "",
+        record: turn.record,
+        finishReason: turn.finishReason ?? "",
+      },
+      true,
+    );
   } catch (error) {
     if (error instanceof ForestCapacityError) throw new SessionHttpError(422, error.message);
     throw error;
