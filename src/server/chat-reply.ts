@@ -1,8 +1,8 @@
 // Reads and re-emits the backend's chat reply: validation of the TITO fields, replay-payload stripping,
 // and the single-chunk fake SSE stream (the backend call itself never streams).
 import type { ChatMessage } from "../tokenizer/types";
-import { dumpsPy, parsePyJsonBytes, PY_RESPONSE_JSON, pyNumberValue, pyRepr, type PyJsonBytesRead } from "../wire/py-json";
-import { describeJsonDepthExcess } from "../wire/json-depth";
+import { dumpsPy, parsePyJsonBytes, PY_RESPONSE_JSON, pyNumberValue, pyRepr, type PyJsonBytesRead, type SpelledPyJson } from "../wire/py-json";
+import { describeJsonDepthExcess, MAX_JSON_DEPTH } from "../wire/json-depth";
 import { SessionHttpError } from "./types";
 
 /** The validated parts of an upstream chat completion. */
@@ -17,6 +17,8 @@ export interface ExtractedCompletion {
   finishReason: string | null;
   /** `response.id`, or null when absent. */
   responseId: string | null;
+  /** The backend's text of `response` when it is exactly `dumpsPy(response, PY_RESPONSE_JSON)` already. */
+  spelledResponse?: SpelledPyJson;
 }
 
 /** `meta_info` keys carrying routing-replay tensors: kept in records, removed from client replies. */
@@ -42,7 +44,7 @@ function firstChoice(response: Record<string, unknown>): Record<string, unknown>
 export function extractCompletion(body: Buffer, vocabSize?: number): ExtractedCompletion {
   let read: PyJsonBytesRead;
   try {
-    read = parsePyJsonBytes(body); // the depth cap first, as a scan before any parsing
+    read = parsePyJsonBytes(body, MAX_JSON_DEPTH, { keepSpelling: true }); // the depth cap first, as a scan before any parsing
   } catch (error) {
     throw new SessionHttpError(502, `backend returned invalid JSON: ${(error as Error).message}`);
   }
@@ -85,7 +87,7 @@ export function extractCompletion(body: Buffer, vocabSize?: number): ExtractedCo
   });
   const finishReason = typeof choice.finish_reason === "string" ? choice.finish_reason : null;
   const responseId = typeof response.id === "string" ? response.id : null;
-  return { response, assistantMessage: message as ChatMessage, completionIds, finishReason, responseId };
+  return { response, assistantMessage: message as ChatMessage, completionIds, finishReason, responseId, spelledResponse: read.spelled };
 }
 
 /** A copy of the reply without `routed_experts`/`indexer_topk` in any `choices[i].meta_info` (input untouched). */

@@ -1,7 +1,7 @@
 // Request handling of the reference session server (SPEC §6): routes, the TITO chat proxy flow and the raw proxy.
 // Version-specific behaviour lives behind the TrajectoryPolicy seam; this module only does transport and order.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { dumpsPy, PY_DEFAULT_JSON, PY_RESPONSE_JSON, SpelledPyJson } from "../wire/py-json";
+import { dumpsPy, PY_DEFAULT_JSON } from "../wire/py-json";
 import { encodeSamplesChunks } from "../wire/samples-codec";
 import { normalizeChatRequest, parseJsonBody, parseSamplesBody } from "./chat-request";
 import { readSplitTurns } from "./split-turns";
@@ -14,6 +14,7 @@ import { SampleAssemblyError } from "./samples/assembly-error";
 import { addAdditionR3Offset, type ReplayRequestOptions } from "./replay-request";
 import { formatMiB, SESSION_OVERHEAD_BYTES, SessionBudgetError, SessionEntry, SessionStore, type SessionBudget } from "./session-store";
 import { recordBytes, sizeUpstreamBody, type SizedBody } from "./record-charge";
+import { rememberRequestText, rememberResponseText, withKnownSpellings } from "./record-spellings";
 import type { TitoKit } from "./tito-kit";
 import { CompletedTurn, NormalizedChatRequest, SessionHttpError, SessionRecord } from "./types";
 import { forwardHeaders, UpstreamClient } from "./upstream";
@@ -62,19 +63,6 @@ const recordCharges = new WeakMap<SessionRecord, number>();
 
 function sessionNotFound(id: string): SessionHttpError {
   return new SessionHttpError(404, `session not found: session_id=${id}`);
-}
-
-/**
- * The compact text each stored upstream reply was sent to the client as (records never change once committed), so
- * `GET /sessions/{id}` copies it instead of spelling the reply's log-probs again. Weak: it goes with the record.
- */
-const spelledResponses = new WeakMap<object, string>();
-
-/** A record as `GET /sessions/{id}` writes it: its response as the text already sent, when there is one. */
-function withSpelledResponse(record: SessionRecord): SessionRecord {
-  const text = record.response === undefined ? undefined : spelledResponses.get(record.response);
-  if (text === undefined) return record;
-  return { ...record, response: new SpelledPyJson(record.response, text, PY_RESPONSE_JSON) as unknown as SessionRecord["response"] };
 }
 
 /** Routes requests and runs the chat proxy around the policy. One per server; owns the session table. */
@@ -190,7 +178,7 @@ export class SessionShell {
   private getSession(res: ServerResponse, id: string): void {
     const entry = this.live(id);
     const view = this.policy.view(entry.state, this.ctx);
-    sendJson(res, 200, { session_id: id, records: view.records.map(withSpelledResponse), metadata: view.metadata });
+    sendJson(res, 200, { session_id: id, records: view.records.map(withKnownSpellings), metadata: view.metadata });
   }
 
   private async deleteSession(res: ServerResponse, id: string): Promise<void> {
@@ -282,9 +270,13 @@ export class SessionShell {
     // Phase 2 (no lock): the upstream call.
     const headers = forwardHeaders(req.headers, id);
     headers["content-type"] = "application/json";
-    const result = await this.upstream.request("POST", "v1/chat/completions", "", headers, dumpsPy(upstreamBody, PY_DEFAULT_JSON));
+    const upstreamText = dumpsPy(upstreamBody, PY_DEFAULT_JSON);
+    const result = await this.upstream.request("POST", "v1/chat/completions", "", headers, upstreamText);
     if (result.status !== 200) return sendUpstreamReply(res, result.status, result.headers, result.body);
     const completion = extractCompletion(result.body, this.ctx.tokenizer.vocabSize);
+    // The record keeps both: the session view copies their texts instead of spelling them again.
+    rememberRequestText(upstreamBody, upstreamText);
+    if (completion.spelledResponse !== undefined) rememberResponseText(completion.response, completion.spelledResponse.text);
 
     // Phase 3 (lock): commit unless the session went away meanwhile.
     await entry.lock.runExclusive(() => {
@@ -322,8 +314,9 @@ export class SessionShell {
     const headersOut = passThroughHeaders(result.headers);
     delete headersOut["content-type"];
     const reply = stripReplayPayloads(completion.response);
-    const text = sendJsonText(res, 200, reply, headersOut);
-    if (text !== undefined && reply === completion.response) spelledResponses.set(reply, text);
+    const unchanged = reply === completion.response;
+    const text = sendJsonText(res, 200, unchanged && completion.spelledResponse !== undefined ? completion.spelledResponse : reply, headersOut);
+    if (text !== undefined && unchanged && completion.spelledResponse === undefined) rememberResponseText(reply, text);
   }
 
   private async proxy(req: IncomingMessage, res: ServerResponse, id: string, path: string, method: string, query: string, body: Buffer): Promise<void> {

@@ -3,6 +3,7 @@
 import { PY_KEY_ORDER, PyBigInt, PyFloat, isArrayIndexKey, pyObjectKeys, rememberKeyOrder, type PyJson } from "./py-json-values";
 import { pythonFloatRepr } from "./py-repr";
 import { findJsonDepthExcess, MAX_JSON_DEPTH, type JsonDepthExcess } from "./json-depth";
+import { CANONICAL_OUTSIDE, countParsedKeys, hasCanonicalEscapes, isCanonicalNumberToken } from "./py-json-canonical";
 
 export * from "./py-json-values";
 export * from "./py-repr";
@@ -177,8 +178,24 @@ function readPyJson(text: string, lossy: boolean): PyJson {
   return value;
 }
 
-/** What {@link parsePyJsonBytes} read: the value, or where nesting first went past the cap (nothing parsed then). */
-export type PyJsonBytesRead = { readonly value: PyJson; readonly excess: null } | { readonly value: undefined; readonly excess: JsonDepthExcess };
+/**
+ * What {@link parsePyJsonBytes} read: the value, or where nesting first went past the cap (nothing parsed then). With
+ * `keepSpelling`, `spelled` holds the text when it is exactly `dumpsPy(value, PY_RESPONSE_JSON)`.
+ */
+export type PyJsonBytesRead =
+  | { readonly value: PyJson; readonly excess: null; readonly spelled?: SpelledPyJson }
+  | { readonly value: undefined; readonly excess: JsonDepthExcess; readonly spelled?: undefined };
+
+/** Options of {@link parsePyJsonBytes}. */
+export interface PyJsonBytesOptions {
+  /**
+   * Keep the text as the value's {@link PY_RESPONSE_JSON} spelling when it is one already (a reply a compact JSON
+   * writer made), so writing the value again copies it. Decided by the scan that reads the text anyway
+   * ({@link isCanonicalNumberToken}, {@link hasCanonicalEscapes}, no whitespace, no repeated or integer-like key):
+   * any doubt is a no.
+   */
+  keepSpelling?: boolean;
+}
 
 /**
  * `findJsonDepthExcess(bytes, maxDepth)`, then (within the cap) `parsePyJson` of the bytes as UTF-8, in one pass
@@ -187,14 +204,18 @@ export type PyJsonBytesRead = { readonly value: PyJson; readonly excess: null } 
  * keeps every ASCII byte (brackets, quotes, backslashes) in order and makes none of the others, so both scans agree.
  * @throws PyJsonError with Python's message for text Python rejects (only within the cap, as the two calls would)
  */
-export function parsePyJsonBytes(bytes: Buffer, maxDepth: number = MAX_JSON_DEPTH): PyJsonBytesRead {
+export function parsePyJsonBytes(bytes: Buffer, maxDepth: number = MAX_JSON_DEPTH, options: PyJsonBytesOptions = {}): PyJsonBytesRead {
   const text = bytes.toString("utf8");
-  const scan = scanForNativeParse(text, maxDepth);
+  const canonical: CanonicalScan | null = options.keepSpelling === true && maxDepth <= MAX_WRITE_DEPTH ? { canonical: true, keys: 0 } : null;
+  const scan = scanForNativeParse(text, maxDepth, canonical);
   if (scan === NESTED_TOO_DEEP) {
     const excess = findJsonDepthExcess(bytes, maxDepth);
     if (excess !== null) return { value: undefined, excess };
   }
-  return { value: readPyJson(text, scan !== NATIVE_EXACT), excess: null };
+  const value = readPyJson(text, scan !== NATIVE_EXACT);
+  // the parsers keep one entry per key: fewer keys in the value than in the text means a key was repeated
+  if (canonical === null || !canonical.canonical || countParsedKeys(value) !== canonical.keys) return { value, excess: null };
+  return { value, excess: null, spelled: new SpelledPyJson(value, text, PY_RESPONSE_JSON) };
 }
 
 /** {@link scanForNativeParse}'s answers. */
@@ -202,16 +223,27 @@ const NATIVE_EXACT = 0;
 const NATIVE_LOSSY = 1;
 const NESTED_TOO_DEEP = 2;
 
+/** What {@link scanForNativeParse} finds out about a text's spelling when asked: canonical so far, keys seen. */
+interface CanonicalScan {
+  canonical: boolean;
+  keys: number;
+}
+
 /**
  * {@link isLossyForNativeParse} and {@link findJsonDepthExcess} of a string in one pass: NESTED_TOO_DEEP when an array
  * or object opens past `maxDepth` (outside strings, as the depth scan counts), else NATIVE_LOSSY or NATIVE_EXACT as the
  * lossy check answers. Number tokens are walked by hand rather than by the lossy check's int-run regex, so short
- * runs (a log-prob pair, a token's bytes) cost no regex call. Tests hold both answers to the two functions'.
+ * runs (a log-prob pair, a token's bytes) cost no regex call. Tests hold both answers to the two functions'. With
+ * `spelling`, also whether the text is spelled as dumpsPy writes compactly (meaningful only when it parses) and how
+ * many keys it holds.
  */
-function scanForNativeParse(text: string, maxDepth: number): number {
+function scanForNativeParse(text: string, maxDepth: number, spelling: CanonicalScan | null): number {
   const length = text.length;
   let depth = 0;
   let lossy = false;
+  let canonical = spelling !== null;
+  let keys = 0;
+  let backslash = canonical ? text.indexOf("\\") : -1;
   let i = 0;
   while (i < length) {
     const c = text.charCodeAt(i);
@@ -221,20 +253,38 @@ function scanForNativeParse(text: string, maxDepth: number): number {
       while (end !== -1 && text.charCodeAt(end - 1) === 92 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
       if (end === -1) return NATIVE_LOSSY; // unterminated: no bracket counts after it, and the exact reader reports it
       i = end + 1;
+      if (canonical) {
+        if (backslash !== -1 && backslash < end) {
+          if (backslash < start) backslash = text.indexOf("\\", start);
+          if (backslash !== -1 && backslash < end) {
+            canonical = hasCanonicalEscapes(text, backslash, end);
+            backslash = text.indexOf("\\", i);
+          }
+        }
+        if (text.charCodeAt(i) === 58) {
+          keys += 1;
+          if (end - start <= 10 && isIntegerLikeKey(text, start, end)) canonical = false; // JS would move it first
+        }
+      }
       if (!lossy && end - start <= 10 && isIntegerLikeKey(text, start, end) && nextNonSpace(text, i) === 58) lossy = true;
     } else if ((c >= 48 && c <= 57) || c === 45) {
-      i = lossy ? numberEnd(text, i) : scanNumber(text, i);
-      if (i < 0) {
-        lossy = true;
-        i = -i;
-      }
+      const next = lossy ? numberEnd(text, i) : scanNumber(text, i);
+      const end = next < 0 ? -next : next;
+      if (next < 0) lossy = true;
+      if (canonical && !isCanonicalNumberToken(text, i, end)) canonical = false;
+      i = end;
     } else if (c === 91 || c === 123) {
       if (++depth > maxDepth) return NESTED_TOO_DEEP;
       i += 1;
     } else {
       if ((c === 93 || c === 125) && depth > 0) depth -= 1;
+      else if (canonical && (c >= 128 || CANONICAL_OUTSIDE[c] === 0)) canonical = false;
       i += 1;
     }
+  }
+  if (spelling !== null) {
+    spelling.canonical = canonical;
+    spelling.keys = keys;
   }
   return lossy ? NATIVE_LOSSY : NATIVE_EXACT;
 }
@@ -564,8 +614,9 @@ export function dumpsPy(value: unknown, options: PyDumpsOptions): string {
   // Python's default separators cannot come out of JSON.stringify for less than the recursive writer costs.
   if (options.compact) {
     const zeros: unknown[] = [];
-    if (isNativeSpelledValue(value, 0, zeros)) {
-      const text = zeros.length === 0 ? nativeStringify(value) : stringifyMarkingNegativeZeros(value, zeros);
+    const splices: unknown[] = [];
+    if (isNativeSpelledValue(value, 0, zeros, splices, options) === NATIVE_SPELLED) {
+      const text = zeros.length === 0 && splices.length === 0 ? nativeStringify(value) : stringifyMarking(value, zeros, splices);
       // Non-ASCII characters only occur inside strings and keys, so escaping the whole text escapes exactly those.
       if (text !== undefined) return options.ensureAscii ? text.replace(NON_ASCII, asciiEscape) : text;
     }
@@ -738,28 +789,56 @@ const NEGATIVE_ZERO_MARK = -1.2345678901234567e-301;
 const NEGATIVE_ZERO_MARK_TEXT = String(NEGATIVE_ZERO_MARK);
 
 /**
- * `JSON.stringify(value)` with each `-0` at `zeros` (container, key pairs) written `-0.0`: the slots hold the mark
- * during the call and get `-0` back before it returns. Undefined when a slot is not a plain writable data property
- * or the mark's text turns up elsewhere; the writer then runs.
+ * Stands in for each {@link SpelledPyJson} the native write copies (a reply, a request body): a string whose quoted
+ * form is then replaced by the copied text. Each must occur once per copy, so a string that holds it elsewhere sends
+ * the value to the writer.
  */
-function stringifyMarkingNegativeZeros(value: unknown, zeros: unknown[]): string | undefined {
-  for (let i = 0; i < zeros.length; i += 2) {
-    const descriptor = Object.getOwnPropertyDescriptor(zeros[i], zeros[i + 1] as PropertyKey);
-    if (descriptor === undefined || descriptor.writable !== true || Object.isFrozen(zeros[i])) return undefined;
+const SPLICE_MARK = "\u0000jest-session-parity:spelled\u0000";
+const SPLICE_MARK_TEXT = JSON.stringify(SPLICE_MARK);
+
+/** True when every slot (a container and a key, then `stride - 2` more items) is a plain writable data property of an unfrozen container. */
+function writableSlots(slots: unknown[], stride: number): boolean {
+  for (let i = 0; i < slots.length; i += stride) {
+    const descriptor = Object.getOwnPropertyDescriptor(slots[i], slots[i + 1] as PropertyKey);
+    if (descriptor === undefined || descriptor.writable !== true || Object.isFrozen(slots[i])) return false;
   }
+  return true;
+}
+
+/**
+ * `JSON.stringify(value)` with each `-0` at `zeros` (container, key pairs) written `-0.0` and each SpelledPyJson at
+ * `splices` (container, key, copy triples, in the order the native writer meets them) written as its text: the
+ * slots hold marks during the call and get their values back before it returns. Undefined when a slot is not a
+ * plain writable data property or a mark's text turns up elsewhere; the writer then runs.
+ */
+function stringifyMarking(value: unknown, zeros: unknown[], splices: unknown[]): string | undefined {
+  if (!writableSlots(zeros, 2) || !writableSlots(splices, 3)) return undefined;
   let text: string | undefined;
   try {
     for (let i = 0; i < zeros.length; i += 2) (zeros[i] as Record<PropertyKey, number>)[zeros[i + 1] as PropertyKey] = NEGATIVE_ZERO_MARK;
+    for (let i = 0; i < splices.length; i += 3) (splices[i] as Record<PropertyKey, unknown>)[splices[i + 1] as PropertyKey] = SPLICE_MARK;
     text = nativeStringify(value);
   } finally {
     for (let i = 0; i < zeros.length; i += 2) (zeros[i] as Record<PropertyKey, number>)[zeros[i + 1] as PropertyKey] = -0;
+    for (let i = 0; i < splices.length; i += 3) (splices[i] as Record<PropertyKey, unknown>)[splices[i + 1] as PropertyKey] = splices[i + 2];
   }
   if (text === undefined) return undefined;
-  // the mark must occur exactly once per -0: then every one of them is a -0. Each replacement shortens the text by
-  // the same count of characters, so the length tells how many there were, without a second pass.
-  const replaced = text.replaceAll(NEGATIVE_ZERO_MARK_TEXT, "-0.0");
-  const marks = (text.length - replaced.length) / (NEGATIVE_ZERO_MARK_TEXT.length - "-0.0".length);
-  return marks === zeros.length / 2 ? replaced : undefined;
+  if (zeros.length > 0) {
+    // the mark must occur exactly once per -0: then every one of them is a -0. Each replacement shortens the text by
+    // the same count of characters, so the length tells how many there were, without a second pass.
+    const replaced = text.replaceAll(NEGATIVE_ZERO_MARK_TEXT, "-0.0");
+    const marks = (text.length - replaced.length) / (NEGATIVE_ZERO_MARK_TEXT.length - "-0.0".length);
+    if (marks !== zeros.length / 2) return undefined;
+    text = replaced;
+  }
+  if (splices.length === 0) return text;
+  // the quoted mark cannot overlap itself, and a string holding it adds an occurrence: as many pieces as copies plus
+  // one means each piece boundary is a copy's place, in the order the scan met them (the native writer's order)
+  const pieces = text.split(SPLICE_MARK_TEXT);
+  if (pieces.length !== splices.length / 3 + 1) return undefined;
+  let out = pieces[0];
+  for (let k = 1; k < pieces.length; k++) out += (splices[3 * k - 1] as SpelledPyJson).text + pieces[k];
+  return out;
 }
 
 /** `JSON.stringify(value)` for a value the scan passed, or undefined should the native writer give up (its stack). */
@@ -771,56 +850,71 @@ function nativeStringify(value: unknown): string | undefined {
   }
 }
 
+/** {@link isNativeSpelledValue}'s answers: refused, spelled by JSON.stringify, or a copy to splice in. */
+const NATIVE_REFUSED = 0;
+const NATIVE_SPELLED = 1;
+const NATIVE_SPLICED = 2;
+
 /**
- * True when `JSON.stringify` writes `node` exactly as {@link dumpsPyWriter} does with compact separators, once each
- * `-0` it holds is spelled `-0.0` (their container and key are pushed onto `zeros`): only strings, booleans, null,
- * numbers {@link isNativeSpelledNumber}, arrays and plain objects (prototype `Object.prototype` or null, no
- * remembered key order, no `toJSON`), nested at most {@link MAX_WRITE_DEPTH} deep. Builds no text and stops at the
- * first value it cannot vouch for (a marker, a bigint, a function, a class instance), which the writer then spells
- * or refuses.
+ * NATIVE_SPELLED when `JSON.stringify` writes `node` exactly as {@link dumpsPyWriter} does with compact separators,
+ * once each `-0` it holds is spelled `-0.0` (their container and key are pushed onto `zeros`) and each
+ * {@link SpelledPyJson} written under `options` is replaced by its text (container, key and copy pushed onto
+ * `splices`): only strings, booleans, null, numbers {@link isNativeSpelledNumber}, arrays and plain objects
+ * (prototype `Object.prototype` or null, no remembered key order, no `toJSON`), nested at most
+ * {@link MAX_WRITE_DEPTH} deep. NATIVE_SPLICED for such a copy itself (its container splices it). Builds no text and
+ * stops at the first value it cannot vouch for (a marker, a bigint, a function, a class instance), which the writer
+ * then spells or refuses.
  */
-function isNativeSpelledValue(node: unknown, depth: number, zeros: unknown[]): boolean {
+function isNativeSpelledValue(node: unknown, depth: number, zeros: unknown[], splices: unknown[], options: PyDumpsOptions): number {
   switch (typeof node) {
     case "string":
     case "boolean":
-      return true;
+      return NATIVE_SPELLED;
     case "number":
-      return isNativeSpelledNumber(node);
+      return isNativeSpelledNumber(node) ? NATIVE_SPELLED : NATIVE_REFUSED;
     case "object":
       break;
     default:
-      return false;
+      return NATIVE_REFUSED;
   }
-  if (node === null) return true;
-  if (depth > MAX_WRITE_DEPTH || (node as { toJSON?: unknown }).toJSON !== undefined) return false;
+  if (node === null) return NATIVE_SPELLED;
+  if (depth > MAX_WRITE_DEPTH || (node as { toJSON?: unknown }).toJSON !== undefined) return NATIVE_REFUSED;
   if (Array.isArray(node)) {
     for (let i = 0; i < node.length; i++) {
       const item: unknown = node[i];
       if (typeof item === "number") {
         if (isNativeSpelledNumber(item)) continue;
-        if (item !== 0) return false;
+        if (item !== 0) return NATIVE_REFUSED;
         zeros.push(node, i);
-      } else if (item !== undefined && !isNativeSpelledValue(item, depth + 1, zeros)) {
-        return false; // a hole or an undefined item is null in both writers
+      } else if (item !== undefined) {
+        // a hole or an undefined item is null in both writers
+        const answer = isNativeSpelledValue(item, depth + 1, zeros, splices, options);
+        if (answer === NATIVE_REFUSED) return NATIVE_REFUSED;
+        if (answer === NATIVE_SPLICED) splices.push(node, i, item);
       }
     }
-    return true;
+    return NATIVE_SPELLED;
   }
   const prototype: unknown = Object.getPrototypeOf(node);
-  if (prototype !== Object.prototype && prototype !== null) return false;
+  if (prototype !== Object.prototype && prototype !== null) {
+    return node instanceof SpelledPyJson && sameDumpsOptions(node.options, options) ? NATIVE_SPLICED : NATIVE_REFUSED;
+  }
   const record = node as Record<string | typeof PY_KEY_ORDER, unknown>;
-  if (record[PY_KEY_ORDER] !== undefined) return false;
+  if (record[PY_KEY_ORDER] !== undefined) return NATIVE_REFUSED;
   for (const key in record) {
     const item = record[key];
     if (typeof item === "number") {
       if (isNativeSpelledNumber(item)) continue;
-      if (item !== 0) return false;
+      if (item !== 0) return NATIVE_REFUSED;
       zeros.push(node, key);
-    } else if (item !== undefined && !isNativeSpelledValue(item, depth + 1, zeros)) {
-      return false; // both writers skip an undefined value; a function is skipped by JSON.stringify but refused by Python
+    } else if (item !== undefined) {
+      // both writers skip an undefined value; a function is skipped by JSON.stringify but refused by Python
+      const answer = isNativeSpelledValue(item, depth + 1, zeros, splices, options);
+      if (answer === NATIVE_REFUSED) return NATIVE_REFUSED;
+      if (answer === NATIVE_SPLICED) splices.push(node, key, item);
     }
   }
-  return true;
+  return NATIVE_SPELLED;
 }
 
 /** A number `JSON.stringify` spells as Python's repr of our model's value: a safe int (not -0), a float in [1e-4, 1e16). */
