@@ -14,7 +14,7 @@ import { SampleAssemblyError } from "./samples/assembly-error";
 import { addAdditionR3Offset, type ReplayRequestOptions } from "./replay-request";
 import { formatMiB, SESSION_OVERHEAD_BYTES, SessionBudgetError, SessionEntry, SessionStore, type SessionBudget } from "./session-store";
 import { recordBytes, sizeUpstreamBody, type SizedBody } from "./record-charge";
-import { rememberRequestText, rememberResponseText, withKnownSpellings } from "./record-spellings";
+import { RecordTexts, withKnownTexts } from "./record-spellings";
 import type { TitoKit } from "./tito-kit";
 import { CompletedTurn, NormalizedChatRequest, SessionHttpError, SessionRecord } from "./types";
 import { forwardHeaders, UpstreamClient } from "./upstream";
@@ -58,8 +58,14 @@ function decodeSessionId(segment: string): string {
   }
 }
 
-/** Heap bytes charged per stored record (set when the record is committed; records are never shared by sessions). */
-const recordCharges = new WeakMap<SessionRecord, number>();
+/** What the shell knows of a stored record: the heap bytes it is charged, the texts its parts were written as. */
+interface RecordFacts {
+  charge: number;
+  texts: RecordTexts | undefined;
+}
+
+/** Each stored record's facts (set when the record is committed; records are never shared by sessions). */
+const recordFacts = new WeakMap<SessionRecord, RecordFacts>();
 
 function sessionNotFound(id: string): SessionHttpError {
   return new SessionHttpError(404, `session not found: session_id=${id}`);
@@ -178,7 +184,7 @@ export class SessionShell {
   private getSession(res: ServerResponse, id: string): void {
     const entry = this.live(id);
     const view = this.policy.view(entry.state, this.ctx);
-    sendJson(res, 200, { session_id: id, records: view.records.map(withKnownSpellings), metadata: view.metadata });
+    sendJson(res, 200, { session_id: id, records: view.records.map((record) => withKnownTexts(record, recordFacts.get(record)?.texts)), metadata: view.metadata });
   }
 
   private async deleteSession(res: ServerResponse, id: string): Promise<void> {
@@ -230,19 +236,19 @@ export class SessionShell {
   }
 
   /** Sets a session's charge from the records its state holds (a rollback frees what it discards). */
-  private recharge(entry: SessionEntry<unknown>, committed?: CompletedTurn, sizedBody?: SizedBody): void {
+  private recharge(entry: SessionEntry<unknown>, committed?: CompletedTurn, sizedBody?: SizedBody, texts?: RecordTexts): void {
     if (committed !== undefined) {
       const tokens = committed.promptIds.length + committed.completionIds.length;
-      recordCharges.set(committed.record, recordBytes(committed, sizedBody) + 8 * tokens);
+      recordFacts.set(committed.record, { charge: recordBytes(committed, sizedBody) + 8 * tokens, texts });
     }
     const records = this.policy.storedRecords?.(entry.state);
     if (records === undefined) {
       // A custom policy that does not list its records: charges only grow, until DELETE frees them all.
-      if (committed !== undefined) this.store.charge(entry, entry.bytes + (recordCharges.get(committed.record) ?? 0));
+      if (committed !== undefined) this.store.charge(entry, entry.bytes + (recordFacts.get(committed.record)?.charge ?? 0));
       return;
     }
     let bytes = SESSION_OVERHEAD_BYTES;
-    for (const record of records) bytes += recordCharges.get(record) ?? 0;
+    for (const record of records) bytes += recordFacts.get(record)?.charge ?? 0;
     this.store.charge(entry, bytes);
   }
 
@@ -274,9 +280,8 @@ export class SessionShell {
     const result = await this.upstream.request("POST", "v1/chat/completions", "", headers, upstreamText);
     if (result.status !== 200) return sendUpstreamReply(res, result.status, result.headers, result.body);
     const completion = extractCompletion(result.body, this.ctx.tokenizer.vocabSize);
-    // The record keeps both: the session view copies their texts instead of spelling them again.
-    rememberRequestText(upstreamBody, upstreamText);
-    if (completion.spelledResponse !== undefined) rememberResponseText(completion.response, completion.spelledResponse.text);
+    // The session view copies these texts instead of spelling the record's request and response again.
+    const texts = new RecordTexts(upstreamText, completion.spelledResponse?.text);
 
     // Phase 3 (lock): commit unless the session went away meanwhile.
     await entry.lock.runExclusive(() => {
@@ -301,7 +306,7 @@ export class SessionShell {
         responseId: completion.responseId,
         record,
       };
-      if (this.policy.commit(entry.state, prepared.plan, request, turn, this.ctx)) this.recharge(entry, turn, sizedBody);
+      if (this.policy.commit(entry.state, prepared.plan, request, turn, this.ctx)) this.recharge(entry, turn, sizedBody, texts);
     });
 
     if (request.clientStream) {
@@ -316,7 +321,7 @@ export class SessionShell {
     const reply = stripReplayPayloads(completion.response);
     const unchanged = reply === completion.response;
     const text = sendJsonText(res, 200, unchanged && completion.spelledResponse !== undefined ? completion.spelledResponse : reply, headersOut);
-    if (text !== undefined && unchanged && completion.spelledResponse === undefined) rememberResponseText(reply, text);
+    if (text !== undefined && unchanged) texts.response = text;
   }
 
   private async proxy(req: IncomingMessage, res: ServerResponse, id: string, path: string, method: string, query: string, body: Buffer): Promise<void> {

@@ -29,31 +29,30 @@ export function isCanonicalNumberToken(text: string, start: number, end: number)
   if (intDigits === 0) return false; // a lone `-` (`-Infinity`)
   const leadingZero = text.charCodeAt(intStart) === 48;
   if (i === end) return !(leadingZero && start !== intStart); // an int: all but `-0`
+  let j = i;
   if (text.charCodeAt(i) === 46) {
     const fractionStart = i + 1;
-    let j = fractionStart;
+    j = fractionStart;
     while (j < end && isDigit(text.charCodeAt(j))) j += 1;
-    if (j !== end) return false; // a fraction and an exponent: never repr's form
     const fractionDigits = j - fractionStart;
     if (fractionDigits === 0) return false;
-    if (fractionDigits === 1 && text.charCodeAt(fractionStart) === 48) {
-      return leadingZero || intDigits <= MAX_EXACT_DIGITS; // an integral float: `0.0`, `-0.0`, `12.0`
+    if (j === end) {
+      // the fixed form
+      if (fractionDigits === 1 && text.charCodeAt(fractionStart) === 48) {
+        return leadingZero || intDigits <= MAX_EXACT_DIGITS; // an integral float: `0.0`, `-0.0`, `12.0`
+      }
+      if (text.charCodeAt(end - 1) === 48) return false; // a trailing zero: repr's digits are shorter
+      if (!leadingZero) return intDigits + fractionDigits <= MAX_EXACT_DIGITS;
+      let zeros = 0;
+      while (text.charCodeAt(fractionStart + zeros) === 48) zeros += 1;
+      return zeros <= 3 && fractionDigits - zeros <= MAX_EXACT_DIGITS; // below 1e-4 repr writes an exponent
     }
-    if (text.charCodeAt(end - 1) === 48) return false; // a trailing zero: repr's digits are shorter
-    if (!leadingZero) return intDigits + fractionDigits <= MAX_EXACT_DIGITS;
-    let zeros = 0;
-    while (text.charCodeAt(fractionStart + zeros) === 48) zeros += 1;
-    return zeros <= 3 && fractionDigits - zeros <= MAX_EXACT_DIGITS; // below 1e-4 repr writes an exponent
+    // `d.ddde±XX`: one leading digit, no trailing zero in the fraction
+    if (intDigits !== 1 || leadingZero || text.charCodeAt(j - 1) === 48 || 1 + fractionDigits > MAX_EXACT_DIGITS) return false;
+  } else if (intDigits !== 1 || leadingZero) {
+    return false; // `de±XX` takes one leading digit
   }
-  // `d[.ddd]e±XX`: one leading digit, no trailing zero, a signed exponent of two digits or three (no leading zero)
-  if (intDigits !== 1 || leadingZero) return false;
-  let j = i;
-  if (text.charCodeAt(j) === 46) {
-    j += 1;
-    const fractionStart = j;
-    while (j < end && isDigit(text.charCodeAt(j))) j += 1;
-    if (j === fractionStart || text.charCodeAt(j - 1) === 48 || 1 + j - fractionStart > MAX_EXACT_DIGITS) return false;
-  }
+  // the exponent form: a signed exponent of two digits or three (no leading zero), within the normal doubles
   if (text.charCodeAt(j) !== 101) return false;
   const sign = text.charCodeAt(j + 1);
   if (sign !== 43 && sign !== 45) return false;

@@ -268,6 +268,21 @@ function scanForNativeParse(text: string, maxDepth: number, spelling: CanonicalS
       }
       if (!lossy && end - start <= 10 && isIntegerLikeKey(text, start, end) && nextNonSpace(text, i) === 58) lossy = true;
     } else if ((c >= 48 && c <= 57) || c === 45) {
+      // an int (most tokens: ids, counts, bytes) is walked here: lossy past 15 digits or as `-0`, not canonical as `-0`
+      let j = c === 45 ? i + 1 : i;
+      const intStart = j;
+      let d = text.charCodeAt(j);
+      while (d >= 48 && d <= 57) d = text.charCodeAt(++j);
+      if (d !== 46 && d !== 101 && d !== 69 && j > intStart) {
+        if (j - intStart >= 16) {
+          lossy = true;
+        } else if (c === 45 && j - intStart === 1 && text.charCodeAt(intStart) === 48) {
+          lossy = true;
+          canonical = false;
+        }
+        i = j;
+        continue;
+      }
       const next = lossy ? numberEnd(text, i) : scanNumber(text, i);
       const end = next < 0 ? -next : next;
       if (next < 0) lossy = true;
