@@ -184,6 +184,7 @@ describe("keepSpelling keeps a text only when dumpsPy writes exactly it", () => 
     ["an exponent past the double range", "[1e+400]"],
     ["an exponent into the subnormals", "[1.2345e-320]"],
     ["a mantissa of two integer digits", "[12e+20]"],
+    ["a mantissa of two integer digits and a fraction", "[12.5e+20]"],
     ["NaN (the compact settings refuse it)", "[NaN]"],
     ["Infinity", "[Infinity]"],
     ["-Infinity", "[-Infinity]"],

@@ -10,8 +10,8 @@ let scratch = Buffer.allocUnsafeSlow(16384);
  * default spelling does not tell it. The default separators put a space after each `,` and `:` outside strings and
  * nowhere else there, and with `ensure_ascii` the text is ASCII: removing the spaces outside strings gives the compact
  * text, unless a `\u` escape of a character from U+007F up stands for one the compact spelling writes as itself (the
- * answer is then undefined, as it is for any `\u` escape not of a control character: an escaped backslash before a
- * `u` included), or the value holds NaN or an infinity (written by the default settings, refused by the compact ones).
+ * answer is then undefined, as it is for any `\u` escape not of a control character, a lone surrogate's included),
+ * or the value holds NaN or an infinity (written by the default settings, refused by the compact ones).
  */
 export function compactFromDefaultSpelling(defaultText: string): string | undefined {
   const length = defaultText.length;
