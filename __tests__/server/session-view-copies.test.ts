@@ -69,7 +69,12 @@ beforeAll(async () => {
   backend = await startMockBackend({ process: echoScript });
   proxy = await startRecordingProxy(backend.url);
   for (const version of ["v1", "v2"] as const) {
-    servers[version] = await startSessionServer({ version, backendUrl: proxy.url, chatTemplateKwargs: { enable_thinking: false }, logger: { warn: () => undefined } });
+    servers[version] = await startSessionServer({
+      version,
+      backendUrl: proxy.url,
+      chatTemplateKwargs: { enable_thinking: false },
+      logger: { warn: () => undefined },
+    });
   }
 });
 afterAll(async () => {
@@ -107,7 +112,7 @@ describe.each([
     proxy.respell = respell;
     proxy.exchanges = [];
     const id = await createSession(base);
-    const messages: Array<Record<string, unknown>> = [{ role: "system", content: "You are terse, and answer with facts: {\"json\": true}." }];
+    const messages: Array<Record<string, unknown>> = [{ role: "system", content: 'You are terse, and answer with facts: {"json": true}.' }];
     for (const userTurn of USER_TURNS) {
       messages.push({ role: "user", content: userTurn });
       const reply = await call("POST", `${base}/sessions/${id}/v1/chat/completions`, { messages, stream, temperature: 1.0 });

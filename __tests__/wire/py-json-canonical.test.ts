@@ -33,10 +33,38 @@ function parses(text: string): boolean {
 
 /** Doubles at the edges of repr's forms and of the 15-digit rule, and ordinary log-probs. */
 const EDGE_DOUBLES = [
-  0, -0, 1, -1, 0.5, 0.1, 1 / 3, -0.0078125, 1e-4, 9.99e-5, 1.5e-5, 1e-5, 1e15, 1e16, 9999999999999998, 123456789012345.6, 0.30000000000000004,
-  5e-324, 2.2250738585072014e-308, 1e-307, 1.7976931348623157e308, 1e307, 2 ** 53, 2 ** 53 + 2, 1796075262.0039878, -2.384185791015625e-7,
+  0,
+  -0,
+  1,
+  -1,
+  0.5,
+  0.1,
+  1 / 3,
+  -0.0078125,
+  1e-4,
+  9.99e-5,
+  1.5e-5,
+  1e-5,
+  1e15,
+  1e16,
+  9999999999999998,
+  123456789012345.6,
+  0.30000000000000004,
+  5e-324,
+  2.2250738585072014e-308,
+  1e-307,
+  1.7976931348623157e308,
+  1e307,
+  2 ** 53,
+  2 ** 53 + 2,
+  1796075262.0039878,
+  -2.384185791015625e-7,
 ];
-const double = fc.oneof(fc.constantFrom(...EDGE_DOUBLES), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer().map((n) => n / 128));
+const double = fc.oneof(
+  fc.constantFrom(...EDGE_DOUBLES),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.integer().map((n) => n / 128),
+);
 
 /** The ways a JSON text may spell a double: repr (canonical), JS's own, exponent and fixed forms, padded ones. */
 const doubleSpelling = fc.tuple(double, fc.nat({ max: 11 }), fc.integer({ min: 0, max: 20 })).map(([d, form, digits]) => {
@@ -133,10 +161,14 @@ describe("keepSpelling keeps a text only when dumpsPy writes exactly it", () => 
         { depthSize: "small" },
         safeDouble,
         fc.integer(),
-        fc.string({ unit: "binary" }).filter((s) => s.isWellFormed()),
+        fc.string({ unit: "binary" }).filter((s) => Buffer.from(s, "utf8").toString("utf8") === s), // no lone surrogate
         fc.constantFrom(true, false, null),
         fc.array(tie("node"), { maxLength: 4 }),
-        fc.dictionary(fc.string({ unit: "grapheme" }).filter((k) => !/^(?:0|[1-9][0-9]*)$/.test(k)), tie("node"), { maxKeys: 4 }),
+        fc.dictionary(
+          fc.string({ unit: "grapheme" }).filter((k) => !/^(?:0|[1-9][0-9]*)$/.test(k)),
+          tie("node"),
+          { maxKeys: 4 },
+        ),
       ),
     })).node;
     fc.assert(

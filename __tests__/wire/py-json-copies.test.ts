@@ -74,7 +74,18 @@ describe("dumpsPy copies a SpelledPyJson's text into its native write", () => {
   });
 
   test("a session view's shape: records whose request and response are copies, -0 log-probs beside them", () => {
-    const response = { choices: [{ meta_info: { output_token_logprobs: [[-0, 10061], [-0.0078125, 752]] } }] };
+    const response = {
+      choices: [
+        {
+          meta_info: {
+            output_token_logprobs: [
+              [-0, 10061],
+              [-0.0078125, 752],
+            ],
+          },
+        },
+      ],
+    };
     const request = { messages: [{ role: "user", content: "héllo, world: hi" }], input_ids: [1, 2, 3] };
     const record = (n: number): Record<string, unknown> => ({
       timestamp: 1796134910.5 + n,
@@ -106,7 +117,9 @@ describe("dumpsPy copies a SpelledPyJson's text into its native write", () => {
     const accessor = Object.defineProperty({ b: 1 }, "a", { get: copy, enumerable: true });
     const holdsMark = { a: copy(), b: SPLICE_MARK, c: [copy(), `${JSON.stringify(SPLICE_MARK)}`] };
     for (const value of [frozen, accessor, holdsMark, copy(), [frozen, -0]]) expectSameAsReference(value);
-    expect(dumpsPy(holdsMark, PY_RESPONSE_JSON)).toBe(`{"a":[1.5],"b":${JSON.stringify(SPLICE_MARK)},"c":[[1.5],${JSON.stringify(JSON.stringify(SPLICE_MARK))}]}`);
+    expect(dumpsPy(holdsMark, PY_RESPONSE_JSON)).toBe(
+      `{"a":[1.5],"b":${JSON.stringify(SPLICE_MARK)},"c":[[1.5],${JSON.stringify(JSON.stringify(SPLICE_MARK))}]}`,
+    );
   });
 });
 

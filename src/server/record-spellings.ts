@@ -17,6 +17,8 @@ export class RecordTexts {
     private requestDefault: string | undefined,
     /** `dumpsPy(record.response, PY_RESPONSE_JSON)`: the backend's own text when it was that already, or what the client was sent. */
     public response: string | undefined,
+    /** Heap bytes the texts hold (charged to the session with the record). */
+    readonly heapBytes: number,
   ) {}
 
   /** The request's compact text (`PY_RESPONSE_JSON`), derived once from the default one; undefined when unknown. */
@@ -27,6 +29,14 @@ export class RecordTexts {
     }
     return this.compact ?? undefined;
   }
+}
+
+/**
+ * Heap bytes of `text`, decoded from `utf8Length` bytes: one a character when those were all ASCII, else at most two
+ * (V8 keeps a string with a character past Latin-1 two bytes a character).
+ */
+export function textHeapBytes(text: string, utf8Length: number): number {
+  return text.length === utf8Length ? text.length : 2 * text.length;
 }
 
 /**

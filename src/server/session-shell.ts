@@ -14,7 +14,7 @@ import { SampleAssemblyError } from "./samples/assembly-error";
 import { addAdditionR3Offset, type ReplayRequestOptions } from "./replay-request";
 import { formatMiB, SESSION_OVERHEAD_BYTES, SessionBudgetError, SessionEntry, SessionStore, type SessionBudget } from "./session-store";
 import { recordBytes, sizeUpstreamBody, type SizedBody } from "./record-charge";
-import { RecordTexts, withKnownTexts } from "./record-spellings";
+import { RecordTexts, textHeapBytes, withKnownTexts } from "./record-spellings";
 import type { TitoKit } from "./tito-kit";
 import { CompletedTurn, NormalizedChatRequest, SessionHttpError, SessionRecord } from "./types";
 import { forwardHeaders, UpstreamClient } from "./upstream";
@@ -184,7 +184,11 @@ export class SessionShell {
   private getSession(res: ServerResponse, id: string): void {
     const entry = this.live(id);
     const view = this.policy.view(entry.state, this.ctx);
-    sendJson(res, 200, { session_id: id, records: view.records.map((record) => withKnownTexts(record, recordFacts.get(record)?.texts)), metadata: view.metadata });
+    sendJson(res, 200, {
+      session_id: id,
+      records: view.records.map((record) => withKnownTexts(record, recordFacts.get(record)?.texts)),
+      metadata: view.metadata,
+    });
   }
 
   private async deleteSession(res: ServerResponse, id: string): Promise<void> {
@@ -239,7 +243,7 @@ export class SessionShell {
   private recharge(entry: SessionEntry<unknown>, committed?: CompletedTurn, sizedBody?: SizedBody, texts?: RecordTexts): void {
     if (committed !== undefined) {
       const tokens = committed.promptIds.length + committed.completionIds.length;
-      recordFacts.set(committed.record, { charge: recordBytes(committed, sizedBody) + 8 * tokens, texts });
+      recordFacts.set(committed.record, { charge: recordBytes(committed, sizedBody) + 8 * tokens + (texts?.heapBytes ?? 0), texts });
     }
     const records = this.policy.storedRecords?.(entry.state);
     if (records === undefined) {
@@ -280,8 +284,11 @@ export class SessionShell {
     const result = await this.upstream.request("POST", "v1/chat/completions", "", headers, upstreamText);
     if (result.status !== 200) return sendUpstreamReply(res, result.status, result.headers, result.body);
     const completion = extractCompletion(result.body, this.ctx.tokenizer.vocabSize);
-    // The session view copies these texts instead of spelling the record's request and response again.
-    const texts = new RecordTexts(upstreamText, completion.spelledResponse?.text);
+    // The session view copies these texts instead of spelling the record's request and response again; the session
+    // is charged for them (the default text is ASCII; a reply spelled for the client later is about its bytes' size).
+    const spelled = completion.spelledResponse?.text;
+    const responseTextBytes = spelled !== undefined ? textHeapBytes(spelled, result.body.length) : request.clientStream ? 0 : result.body.length;
+    const texts = new RecordTexts(upstreamText, spelled, upstreamText.length + responseTextBytes);
 
     // Phase 3 (lock): commit unless the session went away meanwhile.
     await entry.lock.runExclusive(() => {
