@@ -1,6 +1,5 @@
 // The token rules that tell when a JSON text is already exactly what dumpsPy would write for the value it parses to
 // (compact, ensure_ascii=False), so a server can keep the text it received instead of spelling the value again.
-import { PyBigInt, PyFloat } from "./py-json-values";
 
 /** Most significant digits a decimal may have and still be the shortest spelling of its double (DBL_DIG). */
 const MAX_EXACT_DIGITS = 15;
@@ -97,24 +96,19 @@ export const CANONICAL_OUTSIDE = new Uint8Array(128);
 for (const c of ",:[]{}truefalsn") CANONICAL_OUTSIDE[c.charCodeAt(0)] = 1;
 
 /**
- * How many keys the objects of a parsed value hold, nested ones included: below the count of keys in its text
- * exactly when the text repeats a key somewhere (the parsers keep one entry per key).
+ * True when the key `text[start, end)` is one of the keys `text[starts[k], ends[k])` for `from <= k < to` (the keys
+ * its object held before it). Length and end characters first, so most comparisons cost two reads.
  */
-export function countParsedKeys(value: unknown): number {
-  if (value === null || typeof value !== "object" || value instanceof PyFloat || value instanceof PyBigInt) return 0;
-  let count = 0;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const item: unknown = value[i];
-      if (item !== null && typeof item === "object") count += countParsedKeys(item);
-    }
-    return count;
+export function isRepeatedKey(text: string, start: number, end: number, starts: readonly number[], ends: readonly number[], from: number, to: number): boolean {
+  const length = end - start;
+  for (let k = from; k < to; k++) {
+    const other = starts[k];
+    if (ends[k] - other !== length) continue;
+    if (length === 0) return true;
+    if (text.charCodeAt(other) !== text.charCodeAt(start) || text.charCodeAt(other + length - 1) !== text.charCodeAt(end - 1)) continue;
+    let j = 1;
+    while (j < length - 1 && text.charCodeAt(other + j) === text.charCodeAt(start + j)) j += 1;
+    if (j >= length - 1) return true;
   }
-  const record = value as Record<string, unknown>;
-  for (const key in record) {
-    count += 1;
-    const item = record[key];
-    if (item !== null && typeof item === "object") count += countParsedKeys(item);
-  }
-  return count;
+  return false;
 }

@@ -3,7 +3,7 @@
 import { PY_KEY_ORDER, PyBigInt, PyFloat, isArrayIndexKey, pyObjectKeys, rememberKeyOrder, type PyJson } from "./py-json-values";
 import { pythonFloatRepr } from "./py-repr";
 import { findJsonDepthExcess, MAX_JSON_DEPTH, type JsonDepthExcess } from "./json-depth";
-import { CANONICAL_OUTSIDE, countParsedKeys, hasCanonicalEscapes, isCanonicalNumberToken } from "./py-json-canonical";
+import { CANONICAL_OUTSIDE, hasCanonicalEscapes, isCanonicalNumberToken, isRepeatedKey } from "./py-json-canonical";
 
 export * from "./py-json-values";
 export * from "./py-repr";
@@ -206,15 +206,14 @@ export interface PyJsonBytesOptions {
  */
 export function parsePyJsonBytes(bytes: Buffer, maxDepth: number = MAX_JSON_DEPTH, options: PyJsonBytesOptions = {}): PyJsonBytesRead {
   const text = bytes.toString("utf8");
-  const canonical: CanonicalScan | null = options.keepSpelling === true && maxDepth <= MAX_WRITE_DEPTH ? { canonical: true, keys: 0 } : null;
+  const canonical: CanonicalScan | null = options.keepSpelling === true && maxDepth <= MAX_WRITE_DEPTH ? { canonical: true } : null;
   const scan = scanForNativeParse(text, maxDepth, canonical);
   if (scan === NESTED_TOO_DEEP) {
     const excess = findJsonDepthExcess(bytes, maxDepth);
     if (excess !== null) return { value: undefined, excess };
   }
   const value = readPyJson(text, scan !== NATIVE_EXACT);
-  // the parsers keep one entry per key: fewer keys in the value than in the text means a key was repeated
-  if (canonical === null || !canonical.canonical || countParsedKeys(value) !== canonical.keys) return { value, excess: null };
+  if (canonical === null || !canonical.canonical) return { value, excess: null };
   return { value, excess: null, spelled: new SpelledPyJson(value, text, PY_RESPONSE_JSON) };
 }
 
@@ -223,26 +222,33 @@ const NATIVE_EXACT = 0;
 const NATIVE_LOSSY = 1;
 const NESTED_TOO_DEEP = 2;
 
-/** What {@link scanForNativeParse} finds out about a text's spelling when asked: canonical so far, keys seen. */
+/** What {@link scanForNativeParse} finds out about a text's spelling when asked. */
 interface CanonicalScan {
   canonical: boolean;
-  keys: number;
 }
+
+/** Where each key of the objects open in a canonical scan starts and ends (reused; they only grow). */
+const keyStarts: number[] = [];
+const keyEnds: number[] = [];
+/** For each container open in a canonical scan: how many keys the arrays above held when it opened. */
+const scopeBases: number[] = [];
 
 /**
  * {@link isLossyForNativeParse} and {@link findJsonDepthExcess} of a string in one pass: NESTED_TOO_DEEP when an array
  * or object opens past `maxDepth` (outside strings, as the depth scan counts), else NATIVE_LOSSY or NATIVE_EXACT as the
  * lossy check answers. Number tokens are walked by hand rather than by the lossy check's int-run regex, so short
  * runs (a log-prob pair, a token's bytes) cost no regex call. Tests hold both answers to the two functions'. With
- * `spelling`, also whether the text is spelled as dumpsPy writes compactly (meaningful only when it parses) and how
- * many keys it holds.
+ * `spelling`, also whether the text is spelled as dumpsPy writes compactly (meaningful only when it parses): the
+ * tokens as {@link isCanonicalNumberToken} and {@link hasCanonicalEscapes} say, nothing outside them but
+ * {@link CANONICAL_OUTSIDE}, no integer-like key and no key twice in one object (the parsers would keep one entry).
  */
 function scanForNativeParse(text: string, maxDepth: number, spelling: CanonicalScan | null): number {
   const length = text.length;
   let depth = 0;
   let lossy = false;
   let canonical = spelling !== null;
-  let keys = 0;
+  let keyCount = 0;
+  scopeBases.length = 0;
   let backslash = canonical ? text.indexOf("\\") : -1;
   let i = 0;
   while (i < length) {
@@ -262,8 +268,12 @@ function scanForNativeParse(text: string, maxDepth: number, spelling: CanonicalS
           }
         }
         if (text.charCodeAt(i) === 58) {
-          keys += 1;
           if (end - start <= 10 && isIntegerLikeKey(text, start, end)) canonical = false; // JS would move it first
+          // canonical escapes spell each key one way only, so a repeated key repeats its text
+          if (isRepeatedKey(text, start, end, keyStarts, keyEnds, scopeBases[scopeBases.length - 1], keyCount)) canonical = false;
+          keyStarts[keyCount] = start;
+          keyEnds[keyCount] = end;
+          keyCount += 1;
         }
       }
       if (!lossy && end - start <= 10 && isIntegerLikeKey(text, start, end) && nextNonSpace(text, i) === 58) lossy = true;
@@ -290,17 +300,17 @@ function scanForNativeParse(text: string, maxDepth: number, spelling: CanonicalS
       i = end;
     } else if (c === 91 || c === 123) {
       if (++depth > maxDepth) return NESTED_TOO_DEEP;
+      if (canonical) scopeBases.push(keyCount);
       i += 1;
     } else {
-      if ((c === 93 || c === 125) && depth > 0) depth -= 1;
-      else if (canonical && (c >= 128 || CANONICAL_OUTSIDE[c] === 0)) canonical = false;
+      if ((c === 93 || c === 125) && depth > 0) {
+        depth -= 1;
+        if (canonical) keyCount = scopeBases.pop() as number; // the keys of the container that closed are gone
+      } else if (canonical && (c >= 128 || CANONICAL_OUTSIDE[c] === 0)) canonical = false;
       i += 1;
     }
   }
-  if (spelling !== null) {
-    spelling.canonical = canonical;
-    spelling.keys = keys;
-  }
+  if (spelling !== null) spelling.canonical = canonical;
   return lossy ? NATIVE_LOSSY : NATIVE_EXACT;
 }
 
