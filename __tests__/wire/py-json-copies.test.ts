@@ -195,6 +195,13 @@ describe("compactFromDefaultSpelling: the compact text from the default one", ()
     expect(compactFromDefaultSpelling(dumpsPy(["\ud800"], PY_DEFAULT_JSON))).toBeUndefined();
     expect(compactFromDefaultSpelling(dumpsPy(["\\u0000"], PY_DEFAULT_JSON))).toBe('["\\\\u0000"]');
     expect(compactFromDefaultSpelling("not json é")).toBeUndefined();
+    // a text about as long as the reused buffer with non-ASCII at its end is never taken for ASCII: with one byte of
+    // room too few, writing `[111…€é]` would stop before `é` with as many bytes written as there are characters
+    for (const size of [16384, 32768, 65536]) {
+      for (let length = size - 8; length <= size + 2; length++) {
+        expect(compactFromDefaultSpelling(`[${"1".repeat(length - 4)}€é]`)).toBeUndefined();
+      }
+    }
     expect(compactFromDefaultSpelling('["unterminated')).toBeUndefined();
   });
 });

@@ -15,15 +15,16 @@ let scratch = Buffer.allocUnsafeSlow(16384);
  */
 export function compactFromDefaultSpelling(defaultText: string): string | undefined {
   const length = defaultText.length;
+  // room for the text and 4 bytes more: a non-ASCII character then always shows as more bytes written than characters
+  // (UTF-8 is written in whole characters, so a cut short write leaves at most 3 bytes unused)
+  const room = length + 4;
   let out: Buffer;
-  if (length < SCRATCH_MAX_BYTES) {
-    if (scratch.length <= length) scratch = Buffer.allocUnsafeSlow(Math.min(Math.max(length + 1, scratch.length * 2), SCRATCH_MAX_BYTES));
+  if (room <= SCRATCH_MAX_BYTES) {
+    if (scratch.length < room) scratch = Buffer.allocUnsafeSlow(Math.min(Math.max(room, scratch.length * 2), SCRATCH_MAX_BYTES));
     out = scratch;
   } else {
-    out = Buffer.allocUnsafe(length + 1);
+    out = Buffer.allocUnsafe(room);
   }
-  // ASCII exactly when the UTF-8 bytes are as many as the characters (the buffer has room for one more, so a longer
-  // encoding shows even when it is cut short)
   if (out.write(defaultText, 0, "utf8") !== length) return undefined;
   let at = 0;
   let inString = false;
