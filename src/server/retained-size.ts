@@ -73,14 +73,20 @@ export function retainedBytesWithout(value: Record<string, unknown>, omitted: re
   const stack: unknown[] = [];
   for (const key of Object.keys(value)) {
     if (omitted.includes(key)) continue;
-    const field = value[key];
-    total += SLOT;
-    if (typeof field === "number") {
-      if (!isSmallInteger(field)) total += HEAP_NUMBER;
-    } else if (typeof field === "string") total += stringBytes(field);
-    else if (typeof field === "object" || typeof field === "bigint") stack.push(field);
+    total += fieldBytes(value[key], stack);
   }
   return stack.length === 0 ? total : total + walkRetained(stack, new Set());
+}
+
+/**
+ * The bytes one object field adds in place (its slot, a boxed number, a string's characters); an object or a bigint
+ * it holds goes onto `stack` to be walked.
+ */
+function fieldBytes(field: unknown, stack: unknown[]): number {
+  if (typeof field === "number") return isSmallInteger(field) ? SLOT : SLOT + HEAP_NUMBER;
+  if (typeof field === "string") return SLOT + stringBytes(field);
+  if (typeof field === "object" || typeof field === "bigint") stack.push(field);
+  return SLOT;
 }
 
 /** True when `Object.prototype` has no enumerable property (nothing added one), so for-in over a plain object lists only its own names. */
@@ -125,21 +131,11 @@ function walkRetained(roots: readonly unknown[], seen: Set<object> | null): numb
     if (plainKeysByForIn && Object.getPrototypeOf(record) === Object.prototype) {
       // for-in yields exactly Object.keys' names here (no enumerable inherited name) without allocating their list.
       for (const key in record) {
-        const field = record[key];
-        total += SLOT;
-        if (typeof field === "number") {
-          if (!isSmallInteger(field)) total += HEAP_NUMBER;
-        } else if (typeof field === "string") total += stringBytes(field);
-        else if (typeof field === "object" || typeof field === "bigint") stack.push(field);
+        total += fieldBytes(record[key], stack);
       }
     } else {
       for (const key of Object.keys(record)) {
-        const field = record[key];
-        total += SLOT;
-        if (typeof field === "number") {
-          if (!isSmallInteger(field)) total += HEAP_NUMBER;
-        } else if (typeof field === "string") total += stringBytes(field);
-        else if (typeof field === "object" || typeof field === "bigint") stack.push(field);
+        total += fieldBytes(record[key], stack);
       }
     }
     total += OBJECT_HEADER;
