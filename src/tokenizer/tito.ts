@@ -4,7 +4,7 @@ import { QWEN3_FAMILY } from "./families/qwen3";
 import { TitoModelError, type TitoFamily, type TokenRef } from "./families/types";
 import { MismatchComparator, type TitoMismatchEntry } from "./mismatch";
 import { RenderedIdsMemo } from "./rendered-ids-memo";
-import { TitoPrefixCache } from "./tito-prefix-cache";
+import { exactDataKeyAt, TitoPrefixCache } from "./tito-prefix-cache";
 import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolCall, ToolSpec } from "./types";
 import { pyEquals } from "../wire/py-equals";
 import { pyRepr } from "../wire/py-json";
@@ -72,6 +72,26 @@ export function resolveTokenRef(ref: TokenRef, resolver: TokenResolver, family: 
 
 function resolveAll(refs: readonly TokenRef[] | undefined, resolver: TokenResolver, family: string): number[] {
   return (refs ?? []).map((ref) => resolveTokenRef(ref, resolver, family));
+}
+
+/**
+ * Exact keys of a canonical render's messages and tools that the caller already holds, because those never change (a
+ * session server's committed history): each is {@link exactDataKeyAt} of the value at depth 1 (its place in the
+ * render memo's input list), null for a value that has no key. Only the render memo reads them; the render uses the
+ * values themselves.
+ */
+export interface KnownInputKeys {
+  /** `exactDataKeyAt(messages, 1)`, or null. */
+  readonly messages: string | null;
+  /** `exactDataKeyAt(tools, 1)`, or null. */
+  readonly tools: string | null;
+}
+
+/** The exact key of `["canonical", messages, tools, merged]` from the known keys of the messages and tools. */
+function canonicalInputsKey(known: KnownInputKeys, merged: ChatTemplateKwargs): string | undefined {
+  if (known.messages === null || known.tools === null) return undefined;
+  const kwargsKey = exactDataKeyAt(merged, 1);
+  return kwargsKey === undefined ? undefined : `["canonical",${known.messages},${known.tools},${kwargsKey}]`;
 }
 
 /** Options of {@link FamilyTito}. */
@@ -327,12 +347,15 @@ export class FamilyTito {
     return storedIds.concat(this.mergedTailIds(oldMessages, newMessages, storedIds, tools, kwargs));
   }
 
-  /** Ids of the canonical render of `messages` (no generation prompt): the reference of the mismatch report. */
-  canonicalIds(messages: readonly ChatMessage[], tools: readonly ToolSpec[] | null, kwargs?: ChatTemplateKwargs): number[] {
+  /**
+   * Ids of the canonical render of `messages` (no generation prompt): the reference of the mismatch report. `known`
+   * keys (of messages and tools that never change) spare the render memo serializing them again.
+   */
+  canonicalIds(messages: readonly ChatMessage[], tools: readonly ToolSpec[] | null, kwargs?: ChatTemplateKwargs, known?: KnownInputKeys): number[] {
     const merged = this.mergeKwargs(kwargs);
-    return this.memoized(["canonical", messages, tools, merged], () =>
-      this.tokenizer.encode(this.tokenizer.renderChatTemplate(messages, { tools, addGenerationPrompt: false, kwargs: merged })),
-    );
+    const render = (): number[] => this.tokenizer.encode(this.tokenizer.renderChatTemplate(messages, { tools, addGenerationPrompt: false, kwargs: merged }));
+    if (known === undefined || this.renderedIds === null) return this.memoized(["canonical", messages, tools, merged], render);
+    return this.renderedIds.getByKey(canonicalInputsKey(known, merged), render);
   }
 
   /**
@@ -345,15 +368,17 @@ export class FamilyTito {
 
   /**
    * The `tito_session_mismatch` report: renders `messages` canonically (no generation prompt) and compares the
-   * ids with `tokenIds` segment by segment. Empty when the accumulated ids are what the template renders.
+   * ids with `tokenIds` segment by segment. Empty when the accumulated ids are what the template renders. `known`:
+   * as for {@link canonicalIds}.
    */
   compareWithCanonical(
     messages: readonly ChatMessage[],
     tokenIds: readonly number[],
     tools: readonly ToolSpec[] | null,
     kwargs?: ChatTemplateKwargs,
+    known?: KnownInputKeys,
   ): TitoMismatchEntry[] {
-    return this.compareIds(this.canonicalIds(messages, tools, kwargs), tokenIds);
+    return this.compareIds(this.canonicalIds(messages, tools, kwargs, known), tokenIds);
   }
 }
 
