@@ -1,6 +1,6 @@
 // Keys put together from the keys of their parts (exactDataKeyAt at the parts' depth) are exactDataKey's own text for
 // the whole, on random and adversarial values (-0, NaN, undefined, class instances, nesting at the depth bound); the
-// canonical render memo given such keys answers, and shares its entries, exactly as it does given the values.
+// canonical render memo keyed by a caller's names for its inputs answers exactly what an unmemoized render does.
 import { beforeAll, describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import { buildInitialMessages, MOCK_TOOL_RESULTS, WEATHER_TOOLS } from "../../src/agent/texts";
@@ -10,11 +10,9 @@ import {
   loadTokenizer,
   Qwen3Tito,
   type ChatMessage,
-  type KnownInputKeys,
   type Qwen3Tokenizer,
   type RenderOptions,
   type Tokenizer,
-  type ToolSpec,
 } from "../../src/tokenizer";
 import { PyFloat } from "../../src/wire/py-json";
 
@@ -121,14 +119,7 @@ function countingTokenizer(): { tokenizer: Tokenizer; renders: () => number } {
   return { tokenizer: counting, renders: () => count };
 }
 
-/** The keys a caller holding the parts' keys passes: messages keyed item by item at depth 2, tools at depth 1. */
-function knownKeys(messages: readonly ChatMessage[], tools: readonly ToolSpec[] | null): KnownInputKeys {
-  const parts = messages.map((message) => exactDataKeyAt(message, 2));
-  const toolsKey = exactDataKeyAt(tools, 1);
-  return { messages: parts.some((part) => part === undefined) ? null : `[${parts.join(",")}]`, tools: toolsKey ?? null };
-}
-
-describe("canonicalIds with known keys", () => {
+describe("canonicalIds with the caller's names for its inputs", () => {
   const conversation = (city: string, extra: unknown): ChatMessage[] => [
     ...buildInitialMessages(),
     {
@@ -139,43 +130,34 @@ describe("canonicalIds with known keys", () => {
     { role: "tool", content: MOCK_TOOL_RESULTS[0], tool_call_id: "c0", extra },
   ];
 
-  it("gives the ids of an unmemoized render and shares memo entries with calls given the values", () => {
+  it("gives an unmemoized render's ids, rendering once per name and kwargs, apart from the exact keys' entries", () => {
     const { tokenizer: counting, renders } = countingTokenizer();
     const memoized = new Qwen3Tito(counting, { enable_thinking: false }, { memoizeRenders: true });
     const plain = new Qwen3Tito(tokenizer, { enable_thinking: false });
-    const extras: unknown[] = [undefined, 0, -0, 1.5, new PyFloat(1), nested(60, 1), { b: 1, a: 2 }, { a: 2, b: 1 }];
-    const tools: Array<readonly ToolSpec[] | null> = [WEATHER_TOOLS, null];
-    let expectedRenders = 0;
-    const seen = new Set<string>();
-    for (const city of ["Beijing", "東京"]) {
-      for (const extra of extras) {
-        for (const tool of tools) {
-          const messages = conversation(city, extra);
-          const reference = plain.canonicalIds(messages, tool);
-          const key = exactDataKey(["canonical", messages, tool, memoized.mergeKwargs()]);
-          // a value without a key is rendered every time; one with a key once, whichever way it is asked for
-          if (key === undefined) expectedRenders += 2;
-          else if (!seen.has(key)) {
-            seen.add(key);
-            expectedRenders += 1;
-          }
-          expect(memoized.canonicalIds(messages, tool, undefined, knownKeys(messages, tool))).toEqual(reference);
-          expect(memoized.canonicalIds(structuredClone(messages), tool)).toEqual(reference);
-          expect(renders()).toBe(expectedRenders);
-        }
+    const extras: unknown[] = [undefined, 0, -0, 1.5, { b: 1, a: 2 }, { a: 2, b: 1 }];
+    let expected = 0;
+    extras.forEach((extra, n) => {
+      for (const tools of [WEATHER_TOOLS, null]) {
+        const messages = conversation(n % 2 === 0 ? "Beijing" : "東京", extra);
+        const name = `${n},${tools === null ? 0 : 1}`;
+        const reference = plain.canonicalIds(messages, tools);
+        // first by name (a render), then by name again and under other kwargs, then by value (its own entry)
+        expect(memoized.canonicalIds(messages, tools, undefined, name)).toEqual(reference);
+        expect(memoized.canonicalIds(structuredClone(messages), tools, undefined, name)).toEqual(reference);
+        expect(memoized.canonicalIds(messages, tools, { enable_thinking: true }, name)).toEqual(plain.canonicalIds(messages, tools, { enable_thinking: true }));
+        expect(memoized.canonicalIds(messages, tools)).toEqual(reference);
+        expected += 3;
+        expect(renders()).toBe(expected);
       }
-    }
-    expect(seen.size).toBeGreaterThan(10);
+    });
   });
 
-  it("renders without the memo when a known key is null (a part without an exact key)", () => {
+  it("renders every time for a null name (inputs without an exact key)", () => {
     const { tokenizer: counting, renders } = countingTokenizer();
     const memoized = new Qwen3Tito(counting, {}, { memoizeRenders: true });
-    const messages = conversation("Beijing", undefined);
-    const reference = memoized.canonicalIds(messages, WEATHER_TOOLS);
-    const before = renders();
-    expect(memoized.canonicalIds(messages, WEATHER_TOOLS, undefined, { messages: null, tools: exactDataKeyAt(WEATHER_TOOLS, 1) ?? null })).toEqual(reference);
-    expect(memoized.canonicalIds(messages, WEATHER_TOOLS, undefined, { messages: knownKeys(messages, null).messages, tools: null })).toEqual(reference);
-    expect(renders()).toBe(before + 2);
+    const messages = conversation("Beijing", new PyFloat(1));
+    const reference = new Qwen3Tito(tokenizer).canonicalIds(messages, WEATHER_TOOLS);
+    for (let i = 0; i < 3; i += 1) expect(memoized.canonicalIds(messages, WEATHER_TOOLS, undefined, null)).toEqual(reference);
+    expect(renders()).toBe(3);
   });
 });

@@ -1,6 +1,5 @@
 // The seam between the shared HTTP shell and a trajectory policy: v1 (linear) and v2 (tree) implement it.
 // The shell calls prepare under the session lock, the upstream call without it, then commit under the lock.
-import type { KnownInputKeys } from "../tokenizer/tito";
 import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolSpec } from "../tokenizer/types";
 import type { ReplayAssemblyOptions } from "./samples/replay";
 import type { JsonObject } from "../wire/sample";
@@ -50,15 +49,15 @@ export interface TitoLike {
     kwargs: ChatTemplateKwargs,
   ): number[];
   /**
-   * Mismatch report between the canonical render of messages and the accumulated ids. `known`: exact keys of the
-   * messages and tools the caller holds (they never change), so the render memo does not serialize them again.
+   * Mismatch report between the canonical render of messages and the accumulated ids. `inputsName`: the caller's
+   * name for messages and tools that never change, which the render memo keys by (see FamilyTito.canonicalIds).
    */
   compareWithCanonical(
     messages: readonly ChatMessage[],
     tokenIds: readonly number[],
     tools: readonly ToolSpec[] | null,
     kwargs: ChatTemplateKwargs,
-    known?: KnownInputKeys,
+    inputsName?: string | null,
   ): JsonObject[];
 }
 

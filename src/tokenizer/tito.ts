@@ -75,23 +75,12 @@ function resolveAll(refs: readonly TokenRef[] | undefined, resolver: TokenResolv
 }
 
 /**
- * Exact keys of a canonical render's messages and tools that the caller already holds, because those never change (a
- * session server's committed history): each is {@link exactDataKeyAt} of the value at depth 1 (its place in the
- * render memo's input list), null for a value that has no key. Only the render memo reads them; the render uses the
- * values themselves.
+ * The render memo's key of a canonical render whose caller names its messages and tools (see
+ * {@link FamilyTito.canonicalIds}): a space of its own (an exact key never starts with NUL), the kwargs keyed exactly.
  */
-export interface KnownInputKeys {
-  /** `exactDataKeyAt(messages, 1)`, or null. */
-  readonly messages: string | null;
-  /** `exactDataKeyAt(tools, 1)`, or null. */
-  readonly tools: string | null;
-}
-
-/** The exact key of `["canonical", messages, tools, merged]` from the known keys of the messages and tools. */
-function canonicalInputsKey(known: KnownInputKeys, merged: ChatTemplateKwargs): string | undefined {
-  if (known.messages === null || known.tools === null) return undefined;
+function namedCanonicalKey(inputsName: string, merged: ChatTemplateKwargs): string | undefined {
   const kwargsKey = exactDataKeyAt(merged, 1);
-  return kwargsKey === undefined ? undefined : `["canonical",${known.messages},${known.tools},${kwargsKey}]`;
+  return kwargsKey === undefined ? undefined : `\u0000canonical\u0000${inputsName}\u0000${kwargsKey}`;
 }
 
 /** Options of {@link FamilyTito}. */
@@ -348,14 +337,17 @@ export class FamilyTito {
   }
 
   /**
-   * Ids of the canonical render of `messages` (no generation prompt): the reference of the mismatch report. `known`
-   * keys (of messages and tools that never change) spare the render memo serializing them again.
+   * Ids of the canonical render of `messages` (no generation prompt): the reference of the mismatch report.
+   * `inputsName`, for messages and tools that never change (a session server's committed history): the caller's
+   * name for them, which the render memo keys by instead of serializing them; two calls may give the same name only
+   * when their messages and tools are the same data as `exactDataKey` tells data apart. Null: they have no
+   * exact key (rendered, never remembered). Undefined: the memo keys by the values themselves.
    */
-  canonicalIds(messages: readonly ChatMessage[], tools: readonly ToolSpec[] | null, kwargs?: ChatTemplateKwargs, known?: KnownInputKeys): number[] {
+  canonicalIds(messages: readonly ChatMessage[], tools: readonly ToolSpec[] | null, kwargs?: ChatTemplateKwargs, inputsName?: string | null): number[] {
     const merged = this.mergeKwargs(kwargs);
     const render = (): number[] => this.tokenizer.encode(this.tokenizer.renderChatTemplate(messages, { tools, addGenerationPrompt: false, kwargs: merged }));
-    if (known === undefined || this.renderedIds === null) return this.memoized(["canonical", messages, tools, merged], render);
-    return this.renderedIds.getByKey(canonicalInputsKey(known, merged), render);
+    if (inputsName === undefined || this.renderedIds === null) return this.memoized(["canonical", messages, tools, merged], render);
+    return this.renderedIds.getByKey(inputsName === null ? undefined : namedCanonicalKey(inputsName, merged), render);
   }
 
   /**
@@ -368,17 +360,17 @@ export class FamilyTito {
 
   /**
    * The `tito_session_mismatch` report: renders `messages` canonically (no generation prompt) and compares the
-   * ids with `tokenIds` segment by segment. Empty when the accumulated ids are what the template renders. `known`:
-   * as for {@link canonicalIds}.
+   * ids with `tokenIds` segment by segment. Empty when the accumulated ids are what the template renders.
+   * `inputsName`: as for {@link canonicalIds}.
    */
   compareWithCanonical(
     messages: readonly ChatMessage[],
     tokenIds: readonly number[],
     tools: readonly ToolSpec[] | null,
     kwargs?: ChatTemplateKwargs,
-    known?: KnownInputKeys,
+    inputsName?: string | null,
   ): TitoMismatchEntry[] {
-    return this.compareIds(this.canonicalIds(messages, tools, kwargs, known), tokenIds);
+    return this.compareIds(this.canonicalIds(messages, tools, kwargs, inputsName), tokenIds);
   }
 }
 

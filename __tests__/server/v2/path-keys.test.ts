@@ -1,6 +1,7 @@
-// The v2 path keys put together from per-node parts are, for every node of random forests and in any order of asking,
-// exactDataKeyAt of the path's messages and of the record's tools; and the mismatch report of every leaf computed
-// through them is the report of an unmemoized TITO on the same path (real tokenizer, realistic and odd messages).
+// The names the v2 server gives a path's messages and tools for the canonical render memo: on random forests (odd
+// messages: -0, NaN, undefined, class instances, nesting at the bound), two paths share a name only when their exact
+// keys are equal, and have one exactly when they have an exact key; each leaf's mismatch report computed through them
+// is an unmemoized TITO's report of the same path (real tokenizer).
 import { beforeAll, describe, expect, test } from "@jest/globals";
 import fc from "fast-check";
 import { buildInitialMessages, MOCK_TOOL_RESULTS, WEATHER_TOOLS } from "../../../src/agent/texts";
@@ -8,9 +9,18 @@ import { strictMessageMatches, type PolicyContext } from "../../../src/server";
 import { computeSessionMismatch, recordTools } from "../../../src/server/session-metadata";
 import type { SessionRecord } from "../../../src/server/types";
 import { TrajectoryForest, type TrajectoryNode } from "../../../src/server/v2/forest";
-import { pathInputKeys } from "../../../src/server/v2/path-keys";
+import { pathInputsName, TextIds } from "../../../src/server/v2/path-keys";
 import { pathMismatch } from "../../../src/server/v2/session-view";
-import { exactDataKeyAt, loadTokenizer, Qwen3Tito, type ChatMessage, type Qwen3Tokenizer, type ToolCall, type ToolSpec } from "../../../src/tokenizer";
+import {
+  exactDataKey,
+  exactDataKeyAt,
+  loadTokenizer,
+  Qwen3Tito,
+  type ChatMessage,
+  type Qwen3Tokenizer,
+  type ToolCall,
+  type ToolSpec,
+} from "../../../src/tokenizer";
 import { PyFloat } from "../../../src/wire/py-json";
 
 function nested(depth: number, inner: unknown): unknown {
@@ -71,31 +81,48 @@ function buildForest(shape: ReadonlyArray<{ parent: number; root: boolean; delta
   return forest;
 }
 
-describe("pathInputKeys", () => {
-  test("equals exactDataKeyAt of the path messages (depth 1) and of the tools, for every node in any order", () => {
-    let keyed = 0;
-    let keyless = 0;
+/** exactDataKey of the canonical render's memo inputs for `node`'s path and `tools` (the reference the names stand for). */
+function exactInputsKey(node: TrajectoryNode, tools: readonly ToolSpec[] | null): string | undefined {
+  return exactDataKey(["canonical", node.pathMessages(), tools, {}]);
+}
+
+describe("pathInputsName", () => {
+  test("equal names only for equal exact keys, and a name exactly when there is an exact key (random forests)", () => {
+    let named = 0;
+    let unnamed = 0;
+    let shared = 0;
     fc.assert(
-      fc.property(forestShape, fc.array(fc.nat(), { minLength: 1, maxLength: 12 }), (shape, asks) => {
-        const forest = buildForest(shape);
-        for (const ask of [...asks, ...forest.nodes.map((node) => node.id)]) {
-          const node = forest.nodes[ask % forest.nodes.length];
+      fc.property(forestShape, forestShape, fc.array(fc.nat(), { minLength: 1, maxLength: 12 }), (shapeA, shapeB, asks) => {
+        const forests = [buildForest(shapeA), buildForest(shapeB), buildForest(shapeA)];
+        const nodes = forests.flatMap((forest) => forest.nodes);
+        const byName = new Map<string, string>();
+        for (const ask of [...asks, ...nodes.map((_, i) => i)]) {
+          const node = nodes[ask % nodes.length];
           const tools = recordTools(node.record);
-          const keys = pathInputKeys(node, tools);
-          const reference = exactDataKeyAt(node.pathMessages(), 1);
-          expect(keys.messages).toBe(reference ?? null);
-          expect(keys.tools).toBe(exactDataKeyAt(tools, 1) ?? null);
-          if (reference === undefined) keyless += 1;
-          else keyed += 1;
+          const name = pathInputsName(node, tools);
+          const key = exactInputsKey(node, tools);
+          expect(name === null).toBe(key === undefined);
+          if (name === null || key === undefined) {
+            unnamed += 1;
+            continue;
+          }
+          named += 1;
+          const known = byName.get(name);
+          if (known === undefined) byName.set(name, key);
+          else {
+            shared += 1;
+            expect(key).toBe(known);
+          }
         }
       }),
-      { numRuns: 400, seed: 2929 },
+      { numRuns: 300, seed: 2929 },
     );
-    expect(keyed).toBeGreaterThan(200);
-    expect(keyless).toBeGreaterThan(200);
+    expect(named).toBeGreaterThan(200);
+    expect(unnamed).toBeGreaterThan(200);
+    expect(shared).toBeGreaterThan(200);
   });
 
-  test("a message nested one container short of the bound keeps its key only where the path puts it (depth 2)", () => {
+  test("a message nested one container short of the bound has no key where the path puts it, so no name", () => {
     const forest = new TrajectoryForest();
     // 62 arrays: the innermost sits at depth 2 + 1 + 61 = 64 in the memo inputs, one past the bound
     const deep = { role: "user", content: "x", extra: nested(62, 1) } as ChatMessage;
@@ -109,8 +136,25 @@ describe("pathInputKeys", () => {
       finishReason: "stop",
     });
     expect(exactDataKeyAt(deep, 0)).toBeDefined();
-    expect(exactDataKeyAt(node.pathMessages(), 1)).toBeUndefined();
-    expect(pathInputKeys(node, null).messages).toBeNull();
+    expect(exactInputsKey(node, null)).toBeUndefined();
+    expect(pathInputsName(node, null)).toBeNull();
+  });
+
+  test("TextIds: past its bound it forgets every text and numbers it afresh, never giving an id to a second text", () => {
+    const ids = new TextIds(10);
+    const seen = new Map<number, string>();
+    const texts = ["[1]", "[2]", "[1]", "[12345]", "[2]", "[1]", "[3]", "[123]", "[1]"];
+    let repeats = 0;
+    for (const text of texts) {
+      const id = ids.idOf(text);
+      if (seen.has(id)) {
+        expect(seen.get(id)).toBe(text);
+        repeats += 1;
+      }
+      seen.set(id, text);
+    }
+    expect(repeats).toBeGreaterThan(0);
+    expect(new Set(seen.values()).size).toBeLessThan(seen.size); // some text was numbered again after a reset
   });
 });
 

@@ -1,59 +1,86 @@
-// The render memo's exact keys of a v2 path's messages and tools, put together from parts kept per committed node and
-// record: the mismatch report of a leaf that shares nodes with one already keyed serializes only its own deltas.
-import type { KnownInputKeys } from "../../tokenizer/tito";
+// Names for the messages and tools of a v2 path's canonical render, so the render memo keys a leaf's mismatch report by
+// a short list of ids instead of serializing the whole path: each committed node's delta is serialized once, ever.
 import { exactDataKeyAt } from "../../tokenizer/tito-prefix-cache";
 import type { ToolSpec } from "../../tokenizer/types";
 import type { TrajectoryNode } from "./forest";
 
-/** Where the memo's inputs `[tag, messages, tools, kwargs]` hold the message list and the tools. */
+/** Where the memo's inputs `[tag, messages, tools, kwargs]` hold the tools (and where a delta's list would sit). */
 const LIST_DEPTH = 1;
-/** Where they hold each message. */
-const MESSAGE_DEPTH = 2;
 
-/** Per committed node: the keys of its delta messages joined by `,` ("" for none), null when one has no key. */
-const deltaKeys = new WeakMap<TrajectoryNode, string | null>();
-/** Per tools array of a committed record: its key, or null. */
-const toolsKeys = new WeakMap<readonly ToolSpec[], string | null>();
+/** Default bound of the interned texts, in characters (their ids stay valid after a reset; see {@link TextIds}). */
+const DEFAULT_INTERNED_CHARS = 4_000_000;
 
-/** The delta part of the path key of `node` (computed once: a committed node's messages never change). */
-function deltaKey(node: TrajectoryNode): string | null {
-  let key = deltaKeys.get(node);
-  if (key !== undefined) return key;
-  key = "";
-  const delta = node.deltaMessages;
-  for (let i = 0; i < delta.length; i++) {
-    const part = exactDataKeyAt(delta[i], MESSAGE_DEPTH);
-    if (part === undefined) {
-      key = null;
-      break;
+/**
+ * Numbers exact key texts: equal texts get the same id while the text is held, and an id is never given to another
+ * text. Past `maxChars` of held texts it forgets them all; a text seen again then gets a fresh id (a memo miss,
+ * never two texts under one id).
+ */
+export class TextIds {
+  private readonly ids = new Map<string, number>();
+  private chars = 0;
+  private next = 0;
+
+  /** @param maxChars bound on the characters of the texts held */
+  constructor(readonly maxChars: number = DEFAULT_INTERNED_CHARS) {}
+
+  /** The id of `text`. */
+  idOf(text: string): number {
+    let id = this.ids.get(text);
+    if (id === undefined) {
+      if (this.chars + text.length > this.maxChars) {
+        this.ids.clear();
+        this.chars = 0;
+      }
+      id = this.next++;
+      this.ids.set(text, id);
+      this.chars += text.length;
     }
-    key = i === 0 ? part : `${key},${part}`;
+    return id;
   }
-  deltaKeys.set(node, key);
-  return key;
 }
 
-/** `exactDataKeyAt(tools, 1)` of a committed record's tools, computed once per array. */
-function toolsKey(tools: readonly ToolSpec[] | null): string | null {
-  if (tools === null) return "null";
-  let key = toolsKeys.get(tools);
-  if (key === undefined) {
-    key = exactDataKeyAt(tools, LIST_DEPTH) ?? null;
-    toolsKeys.set(tools, key);
+const texts = new TextIds();
+/** Per committed node: the id of its delta's exact key (at the message list's depth), null when it has none. */
+const deltaIds = new WeakMap<TrajectoryNode, number | null>();
+/** Per tools array of a committed record: the id of its exact key, or null. */
+const toolsIds = new WeakMap<readonly ToolSpec[], number | null>();
+
+/** The id of `node`'s delta messages (computed once: a committed node's messages never change). */
+function deltaId(node: TrajectoryNode): number | null {
+  let id = deltaIds.get(node);
+  if (id === undefined) {
+    const key = exactDataKeyAt(node.deltaMessages, LIST_DEPTH);
+    id = key === undefined ? null : texts.idOf(key);
+    deltaIds.set(node, id);
   }
-  return key;
+  return id;
+}
+
+/** The id of a committed record's tools (null: none; the key of `null` then). */
+function toolsId(tools: readonly ToolSpec[] | null): number | null {
+  if (tools === null) return texts.idOf("null");
+  let id = toolsIds.get(tools);
+  if (id === undefined) {
+    const key = exactDataKeyAt(tools, LIST_DEPTH);
+    id = key === undefined ? null : texts.idOf(key);
+    toolsIds.set(tools, id);
+  }
+  return id;
 }
 
 /**
- * The keys of `leaf.pathMessages()` and of `tools` (the leaf's record's, which never change) as the canonical render
- * memo would write them ({@link KnownInputKeys}): the messages' key is the path's delta parts in `[]`.
+ * The name of `leaf.pathMessages()` with `tools` (the leaf record's, which never change) for the canonical render memo:
+ * the tools' id, then each path node's delta id. Equal names mean equal tools and equal deltas, hence equal path
+ * messages, as exactDataKey tells data apart. Null when the tools or a delta have no exact key.
  */
-export function pathInputKeys(leaf: TrajectoryNode, tools: readonly ToolSpec[] | null): KnownInputKeys {
-  let messages = "";
+export function pathInputsName(leaf: TrajectoryNode, tools: readonly ToolSpec[] | null): string | null {
+  const first = toolsId(tools);
+  if (first === null) return null;
+  let name = String(first);
   for (const node of leaf.pathNodes()) {
-    const part = deltaKey(node);
-    if (part === null) return { messages: null, tools: toolsKey(tools) };
-    if (part !== "") messages = messages === "" ? part : `${messages},${part}`;
+    const id = deltaId(node);
+    if (id === null) return null;
+    name += `,${id}`;
   }
-  return { messages: `[${messages}]`, tools: toolsKey(tools) };
+  return name;
 }

@@ -4,7 +4,7 @@ import type { JsonObject } from "../../wire/sample";
 import type { PolicyContext, SessionView } from "../policy";
 import { computeSessionMismatch, MismatchMemo, recordTools, trajectoryMetadataWithReport } from "../session-metadata";
 import type { TrajectoryNode } from "./forest";
-import { pathInputKeys } from "./path-keys";
+import { pathInputsName } from "./path-keys";
 import type { V2SessionState } from "./serving";
 import { buildTreeMetadata, type V2SessionMetadata } from "./tree-metadata";
 
@@ -18,14 +18,14 @@ const nodeReports = new MismatchMemo<TrajectoryNode>();
  * `tito_session_mismatch` for the path root -> `leaf`: the canonical render of the path messages compared
  * with the leaf's snapshot (server default kwargs, tools of the leaf's request). Null when it cannot run.
  * Computed once per node and server context; `cache` additionally shares one copy within an operation. The render
- * memo's key of the path is put together from per-node parts, so leaves sharing nodes serialize those once.
+ * memo keys the path by its nodes' ids ({@link pathInputsName}): each node's messages are serialized once, ever.
  */
 export function pathMismatch(leaf: TrajectoryNode, ctx: PolicyContext, cache?: MismatchCache): JsonObject[] | null {
   const known = cache?.get(leaf.id);
   if (known !== undefined) return known;
   const report = nodeReports.report(leaf, [ctx], () => {
     const tools = recordTools(leaf.record);
-    return computeSessionMismatch(ctx, leaf.pathMessages(), leaf.tokenIds, tools, pathInputKeys(leaf, tools));
+    return computeSessionMismatch(ctx, leaf.pathMessages(), leaf.tokenIds, tools, pathInputsName(leaf, tools));
   });
   cache?.set(leaf.id, report);
   return report;
