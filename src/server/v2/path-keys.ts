@@ -1,5 +1,6 @@
 // Names for the messages and tools of a v2 path's canonical render, so the render memo keys a leaf's mismatch report by
 // a short list of ids instead of serializing the whole path: each committed node's delta is serialized once, ever.
+import { heapScaledBound } from "../../tokenizer/heap-scaled";
 import { exactDataKeyAt } from "../../tokenizer/tito-prefix-cache";
 import type { ToolSpec } from "../../tokenizer/types";
 import type { TrajectoryNode } from "./forest";
@@ -7,7 +8,7 @@ import type { TrajectoryNode } from "./forest";
 /** Where the memo's inputs `[tag, messages, tools, kwargs]` hold the tools (and where a delta's list would sit). */
 const LIST_DEPTH = 1;
 
-/** Default bound of the interned texts, in characters (their ids stay valid after a reset; see {@link TextIds}). */
+/** Default bound of the interned texts, in characters, less on a small heap (ids outlive a reset; see {@link TextIds}). */
 const DEFAULT_INTERNED_CHARS = 4_000_000;
 
 /**
@@ -21,7 +22,7 @@ export class TextIds {
   private next = 0;
 
   /** @param maxChars bound on the characters of the texts held */
-  constructor(readonly maxChars: number = DEFAULT_INTERNED_CHARS) {}
+  constructor(readonly maxChars: number = heapScaledBound(DEFAULT_INTERNED_CHARS, 2)) {}
 
   /** The id of `text`. */
   idOf(text: string): number {
