@@ -17,6 +17,8 @@ const DEFAULT_INTERNED_CHARS = 4_000_000;
  * never two texts under one id).
  */
 export class TextIds {
+  /** Starts every name built from these ids: names of two numberings (two copies of this module) never meet. */
+  readonly token = Math.random().toString(36).slice(2);
   private readonly ids = new Map<string, number>();
   private chars = 0;
   private next = 0;
@@ -70,14 +72,14 @@ function toolsId(tools: readonly ToolSpec[] | null): number | null {
 }
 
 /**
- * The name of `leaf.pathMessages()` with `tools` (the leaf record's, which never change) for the canonical render memo:
- * the tools' id, then each path node's delta id. Equal names mean equal tools and equal deltas, hence equal path
- * messages, as exactDataKey tells data apart. Null when the tools or a delta have no exact key.
+ * The name of `leaf.pathMessages()` with `tools` (the leaf record's, which never change) for the canonical render
+ * memo: the numbering's token, the tools' id, then each path node's delta id. Equal names mean equal tools and equal
+ * deltas, hence equal path messages, as exactDataKey tells data apart. Null when the tools or a delta have no exact key.
  */
 export function pathInputsName(leaf: TrajectoryNode, tools: readonly ToolSpec[] | null): string | null {
   const first = toolsId(tools);
   if (first === null) return null;
-  let name = String(first);
+  let name = `${texts.token}:${first}`;
   for (const node of leaf.pathNodes()) {
     const id = deltaId(node);
     if (id === null) return null;
