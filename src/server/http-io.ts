@@ -1,7 +1,7 @@
 // Small node:http helpers for the session server: write compact JSON, text, SSE or raw bytes.
 // Keeping them here lets the route handlers read as protocol rules instead of stream plumbing.
 import type { ServerResponse } from "node:http";
-import { dumpsPy, parsePyJson, PY_RESPONSE_JSON, PyJsonWriteError } from "../wire/py-json";
+import { dumpsPy, dumpsPyBytes, parsePyJson, PY_RESPONSE_JSON, PyJsonWriteError } from "../wire/py-json";
 import { findJsonDepthExcess } from "../wire/json-depth";
 import { redactAbsolutePaths } from "./redaction";
 
@@ -33,7 +33,15 @@ export function sendChunks(res: ServerResponse, status: number, chunks: readonly
  * spelling). A value Python refuses to write (NaN, Infinity) is a plain-text 500, as an exception there is.
  */
 export function sendJson(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
-  sendJsonText(res, status, payload, headers);
+  let bytes: Buffer;
+  try {
+    bytes = dumpsPyBytes(payload, PY_RESPONSE_JSON); // the text's bytes, without joining a view's copied texts first
+  } catch (error) {
+    if (!(error instanceof PyJsonWriteError)) throw error;
+    sendText(res, 500, "Internal Server Error");
+    return;
+  }
+  sendBytes(res, status, bytes, { ...headers, "content-type": "application/json" });
 }
 
 /** {@link sendJson}, returning the JSON text written (undefined when the answer was the 500). */

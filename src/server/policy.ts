@@ -48,12 +48,16 @@ export interface TitoLike {
     tools: readonly ToolSpec[] | null,
     kwargs: ChatTemplateKwargs,
   ): number[];
-  /** Mismatch report between the canonical render of messages and the accumulated ids. */
+  /**
+   * Mismatch report between the canonical render of messages and the accumulated ids. `inputsName`: the caller's
+   * name for messages and tools that never change, which the render memo keys by (see FamilyTito.canonicalIds).
+   */
   compareWithCanonical(
     messages: readonly ChatMessage[],
     tokenIds: readonly number[],
     tools: readonly ToolSpec[] | null,
     kwargs: ChatTemplateKwargs,
+    inputsName?: string | null,
   ): JsonObject[];
 }
 

@@ -13,17 +13,19 @@ export function recordTools(record: SessionRecord | undefined): ToolSpec[] | nul
 
 /**
  * `tito_session_mismatch` for a trajectory: null when it is empty or the comparison could not run (logged).
- * Renders with the server's default kwargs, as the original does.
+ * Renders with the server's default kwargs, as the original does. `inputsName`: the caller's name for messages and
+ * tools that never change, which the render memo keys by (see FamilyTito.canonicalIds).
  */
 export function computeSessionMismatch(
   ctx: PolicyContext,
   messages: readonly ChatMessage[],
   tokenIds: readonly number[],
   tools: readonly ToolSpec[] | null,
+  inputsName?: string | null,
 ): JsonObject[] | null {
   if (tokenIds.length === 0) return null;
   try {
-    return ctx.tito.compareWithCanonical(messages, tokenIds, tools, ctx.defaultChatTemplateKwargs);
+    return ctx.tito.compareWithCanonical(messages, tokenIds, tools, ctx.defaultChatTemplateKwargs, inputsName);
   } catch (error) {
     ctx.logger.warn(`failed to compute tito_session_mismatch: ${(error as Error)?.message ?? String(error)}`);
     return null;

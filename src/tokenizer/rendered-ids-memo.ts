@@ -36,7 +36,14 @@ export class RenderedIdsMemo {
 
   /** The ids for `inputs`: a copy of the remembered ones, or `compute()`'s (remembered when `inputs` have an exact key). */
   get(inputs: readonly unknown[], compute: () => number[]): number[] {
-    const key = exactDataKey(inputs);
+    return this.getByKey(exactDataKey(inputs), compute);
+  }
+
+  /**
+   * {@link get} for inputs whose exact key the caller already holds (`exactDataKey(inputs)`, put together from the
+   * keys of parts it knows; undefined: no key, nothing is remembered).
+   */
+  getByKey(key: string | undefined, compute: () => number[]): number[] {
     if (key === undefined) return compute();
     const known = this.entries.get(key);
     if (known !== undefined) {

@@ -76,10 +76,20 @@ function writeKey(value: unknown, depth: number, out: string[]): boolean {
  * instances, sparse arrays, nesting deeper than 64): such input is not cached.
  */
 export function exactDataKey(value: unknown): string | undefined {
+  return exactDataKeyAt(value, 0);
+}
+
+/**
+ * The text {@link exactDataKey} writes for `value` where it sits `depth` containers deep inside a larger value (the
+ * nesting bound counts from the outermost one). Writing a container's items at `depth + 1`, joined by `,` inside `[]`,
+ * gives its key: a caller holding the keys of parts that never change can put a whole key together without
+ * serializing those parts again.
+ */
+export function exactDataKeyAt(value: unknown, depth: number): string | undefined {
   // Data JSON.stringify writes exactly as writeKey would (no -0, NaN, infinities or undefined) takes the native writer.
-  if (isNativeKeyData(value, 0)) return JSON.stringify(value);
+  if (isNativeKeyData(value, depth)) return JSON.stringify(value);
   const out: string[] = [];
-  return writeKey(value, 0, out) ? out.join("") : undefined;
+  return writeKey(value, depth, out) ? out.join("") : undefined;
 }
 
 /**

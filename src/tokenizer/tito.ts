@@ -4,7 +4,7 @@ import { QWEN3_FAMILY } from "./families/qwen3";
 import { TitoModelError, type TitoFamily, type TokenRef } from "./families/types";
 import { MismatchComparator, type TitoMismatchEntry } from "./mismatch";
 import { RenderedIdsMemo } from "./rendered-ids-memo";
-import { TitoPrefixCache } from "./tito-prefix-cache";
+import { exactDataKeyAt, TitoPrefixCache } from "./tito-prefix-cache";
 import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolCall, ToolSpec } from "./types";
 import { pyEquals } from "../wire/py-equals";
 import { pyRepr } from "../wire/py-json";
@@ -72,6 +72,15 @@ export function resolveTokenRef(ref: TokenRef, resolver: TokenResolver, family: 
 
 function resolveAll(refs: readonly TokenRef[] | undefined, resolver: TokenResolver, family: string): number[] {
   return (refs ?? []).map((ref) => resolveTokenRef(ref, resolver, family));
+}
+
+/**
+ * The render memo's key of a canonical render whose caller names its messages and tools (see
+ * {@link FamilyTito.canonicalIds}): a space of its own (an exact key never starts with NUL), the kwargs keyed exactly.
+ */
+function namedCanonicalKey(inputsName: string, merged: ChatTemplateKwargs): string | undefined {
+  const kwargsKey = exactDataKeyAt(merged, 1);
+  return kwargsKey === undefined ? undefined : `\u0000canonical\u0000${inputsName}\u0000${kwargsKey}`;
 }
 
 /** Options of {@link FamilyTito}. */
@@ -327,12 +336,18 @@ export class FamilyTito {
     return storedIds.concat(this.mergedTailIds(oldMessages, newMessages, storedIds, tools, kwargs));
   }
 
-  /** Ids of the canonical render of `messages` (no generation prompt): the reference of the mismatch report. */
-  canonicalIds(messages: readonly ChatMessage[], tools: readonly ToolSpec[] | null, kwargs?: ChatTemplateKwargs): number[] {
+  /**
+   * Ids of the canonical render of `messages` (no generation prompt): the reference of the mismatch report.
+   * `inputsName`, for messages and tools that never change (a session server's committed history): the caller's
+   * name for them, which the render memo keys by instead of serializing them; two calls may give the same name only
+   * when their messages and tools are the same data as `exactDataKey` tells data apart. Null: they have no
+   * exact key (rendered, never remembered). Undefined: the memo keys by the values themselves.
+   */
+  canonicalIds(messages: readonly ChatMessage[], tools: readonly ToolSpec[] | null, kwargs?: ChatTemplateKwargs, inputsName?: string | null): number[] {
     const merged = this.mergeKwargs(kwargs);
-    return this.memoized(["canonical", messages, tools, merged], () =>
-      this.tokenizer.encode(this.tokenizer.renderChatTemplate(messages, { tools, addGenerationPrompt: false, kwargs: merged })),
-    );
+    const render = (): number[] => this.tokenizer.encode(this.tokenizer.renderChatTemplate(messages, { tools, addGenerationPrompt: false, kwargs: merged }));
+    if (inputsName === undefined || this.renderedIds === null) return this.memoized(["canonical", messages, tools, merged], render);
+    return this.renderedIds.getByKey(inputsName === null ? undefined : namedCanonicalKey(inputsName, merged), render);
   }
 
   /**
@@ -346,14 +361,16 @@ export class FamilyTito {
   /**
    * The `tito_session_mismatch` report: renders `messages` canonically (no generation prompt) and compares the
    * ids with `tokenIds` segment by segment. Empty when the accumulated ids are what the template renders.
+   * `inputsName`: as for {@link canonicalIds}.
    */
   compareWithCanonical(
     messages: readonly ChatMessage[],
     tokenIds: readonly number[],
     tools: readonly ToolSpec[] | null,
     kwargs?: ChatTemplateKwargs,
+    inputsName?: string | null,
   ): TitoMismatchEntry[] {
-    return this.compareIds(this.canonicalIds(messages, tools, kwargs), tokenIds);
+    return this.compareIds(this.canonicalIds(messages, tools, kwargs, inputsName), tokenIds);
   }
 }
 

@@ -636,17 +636,60 @@ export function isNativeSpelledNumberArray(array: readonly unknown[]): boolean {
  * @throws PyJsonWriteError for NaN/Infinity when `allowNan` is false, and for values JSON cannot hold
  */
 export function dumpsPy(value: unknown, options: PyDumpsOptions): string {
-  // Python's default separators cannot come out of JSON.stringify for less than the recursive writer costs.
-  if (options.compact) {
-    const zeros: unknown[] = [];
-    const splices: unknown[] = [];
-    if (isNativeSpelledValue(value, 0, zeros, splices, options) === NATIVE_SPELLED) {
-      const text = zeros.length === 0 && splices.length === 0 ? nativeStringify(value) : stringifyMarking(value, zeros, splices);
-      // Non-ASCII characters only occur inside strings and keys, so escaping the whole text escapes exactly those.
-      if (text !== undefined) return options.ensureAscii ? text.replace(NON_ASCII, asciiEscape) : text;
-    }
+  const pieces = nativePieces(value, options);
+  if (pieces === undefined) return new PyJsonTextWriter(options).spell(value);
+  if (pieces.length === 1) return pieces[0];
+  let out = pieces[0];
+  for (let k = 1; k < pieces.length; k++) out += pieces[k];
+  return out;
+}
+
+/**
+ * `Buffer.from(dumpsPy(value, options), "utf8")`, the same bytes, without joining the native write and the copies it
+ * splices in into one string first: each piece goes into the buffer once, an ASCII one as its characters (the bytes
+ * UTF-8 gives them). A session view is mostly copied texts, and UTF-8 encoding its joined text cost more than the copies.
+ * @throws PyJsonWriteError as {@link dumpsPy} does
+ */
+export function dumpsPyBytes(value: unknown, options: PyDumpsOptions): Buffer {
+  return utf8Bytes(nativePieces(value, options) ?? [new PyJsonTextWriter(options).spell(value)]);
+}
+
+/** The UTF-8 bytes of `pieces` joined (no piece may end inside a surrogate pair the next one completes). */
+function utf8Bytes(pieces: readonly string[]): Buffer {
+  const lengths = new Array<number>(pieces.length);
+  let total = 0;
+  for (let k = 0; k < pieces.length; k++) {
+    lengths[k] = Buffer.byteLength(pieces[k], "utf8");
+    total += lengths[k];
   }
-  return new PyJsonTextWriter(options).spell(value);
+  const out = Buffer.allocUnsafe(total);
+  let at = 0;
+  // as many bytes as characters: all ASCII, whose Latin-1 bytes are their UTF-8 bytes (and a plain copy)
+  for (let k = 0; k < pieces.length; k++) at += out.write(pieces[k], at, lengths[k], lengths[k] === pieces[k].length ? "latin1" : "utf8");
+  return out;
+}
+
+/**
+ * The native write of `value` under compact settings, as pieces whose concatenation is {@link dumpsPy}'s text: the
+ * JSON.stringify text between the copies it splices in, alternating with those copies' texts. Undefined when the
+ * recursive writer must answer instead.
+ */
+function nativePieces(value: unknown, options: PyDumpsOptions): string[] | undefined {
+  // Python's default separators cannot come out of JSON.stringify for less than the recursive writer costs.
+  if (!options.compact) return undefined;
+  const zeros: unknown[] = [];
+  const splices: unknown[] = [];
+  if (isNativeSpelledValue(value, 0, zeros, splices, options) !== NATIVE_SPELLED) return undefined;
+  let pieces: string[] | undefined;
+  if (zeros.length === 0 && splices.length === 0) {
+    const text = nativeStringify(value);
+    pieces = text === undefined ? undefined : [text];
+  } else {
+    pieces = stringifyMarking(value, zeros, splices);
+  }
+  // Non-ASCII characters only occur inside strings and keys, so escaping every piece escapes exactly those.
+  if (pieces !== undefined && options.ensureAscii) for (let k = 0; k < pieces.length; k++) pieces[k] = pieces[k].replace(NON_ASCII, asciiEscape);
+  return pieces;
 }
 
 /**
@@ -833,10 +876,11 @@ function writableSlots(slots: unknown[], stride: number): boolean {
 /**
  * `JSON.stringify(value)` with each `-0` at `zeros` (container, key pairs) written `-0.0` and each SpelledPyJson at
  * `splices` (container, key, copy triples, in the order the native writer meets them) written as its text: the
- * slots hold marks during the call and get their values back before it returns. Undefined when a slot is not a
- * plain writable data property or a mark's text turns up elsewhere; the writer then runs.
+ * slots hold marks during the call and get their values back before it returns: the native text's pieces between
+ * the copies, alternating with the copies' texts. Undefined when a slot is not a plain writable data property or a
+ * mark's text turns up elsewhere; the writer then runs.
  */
-function stringifyMarking(value: unknown, zeros: unknown[], splices: unknown[]): string | undefined {
+function stringifyMarking(value: unknown, zeros: unknown[], splices: unknown[]): string[] | undefined {
   if (!writableSlots(zeros, 2) || !writableSlots(splices, 3)) return undefined;
   let text: string | undefined;
   try {
@@ -856,13 +900,17 @@ function stringifyMarking(value: unknown, zeros: unknown[], splices: unknown[]):
     if (marks !== zeros.length / 2) return undefined;
     text = replaced;
   }
-  if (splices.length === 0) return text;
+  if (splices.length === 0) return [text];
   // the quoted mark cannot overlap itself, and a string holding it adds an occurrence: as many pieces as copies plus
   // one means each piece boundary is a copy's place, in the order the scan met them (the native writer's order)
   const pieces = text.split(SPLICE_MARK_TEXT);
   if (pieces.length !== splices.length / 3 + 1) return undefined;
-  let out = pieces[0];
-  for (let k = 1; k < pieces.length; k++) out += (splices[3 * k - 1] as SpelledPyJson).text + pieces[k];
+  const out = new Array<string>(2 * pieces.length - 1);
+  out[0] = pieces[0];
+  for (let k = 1; k < pieces.length; k++) {
+    out[2 * k - 1] = (splices[3 * k - 1] as SpelledPyJson).text;
+    out[2 * k] = pieces[k];
+  }
   return out;
 }
 

@@ -4,6 +4,7 @@ import type { JsonObject } from "../../wire/sample";
 import type { PolicyContext, SessionView } from "../policy";
 import { computeSessionMismatch, MismatchMemo, recordTools, trajectoryMetadataWithReport } from "../session-metadata";
 import type { TrajectoryNode } from "./forest";
+import { pathInputsName } from "./path-keys";
 import type { V2SessionState } from "./serving";
 import { buildTreeMetadata, type V2SessionMetadata } from "./tree-metadata";
 
@@ -16,12 +17,16 @@ const nodeReports = new MismatchMemo<TrajectoryNode>();
 /**
  * `tito_session_mismatch` for the path root -> `leaf`: the canonical render of the path messages compared
  * with the leaf's snapshot (server default kwargs, tools of the leaf's request). Null when it cannot run.
- * Computed once per node and server context; `cache` additionally shares one copy within an operation.
+ * Computed once per node and server context; `cache` additionally shares one copy within an operation. The render
+ * memo keys the path by its nodes' ids ({@link pathInputsName}): each node's messages are serialized once, ever.
  */
 export function pathMismatch(leaf: TrajectoryNode, ctx: PolicyContext, cache?: MismatchCache): JsonObject[] | null {
   const known = cache?.get(leaf.id);
   if (known !== undefined) return known;
-  const report = nodeReports.report(leaf, [ctx], () => computeSessionMismatch(ctx, leaf.pathMessages(), leaf.tokenIds, recordTools(leaf.record)));
+  const report = nodeReports.report(leaf, [ctx], () => {
+    const tools = recordTools(leaf.record);
+    return computeSessionMismatch(ctx, leaf.pathMessages(), leaf.tokenIds, tools, pathInputsName(leaf, tools));
+  });
   cache?.set(leaf.id, report);
   return report;
 }
