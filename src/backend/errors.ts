@@ -27,7 +27,9 @@ export interface MockReply {
   status: number;
   headers: Record<string, string>;
   /** The body (UTF-8 on the wire). */
-  text: string;
+  readonly text: string;
+  /** The body's bytes when it is already written as them (`Buffer.from(text)`), which the loopback bridge sends as they are. */
+  readonly bytes?: Buffer;
 }
 
 /** An error reply with `status` and SGLang's error body. */
