@@ -339,8 +339,8 @@ function templatedReply(
   let now: unknown;
   const recording: ReplyContext = {
     ...context,
-    newId: () => (id = context.newId()) as string,
-    now: () => (now = context.now()) as number,
+    newId: () => (id = context.newId()),
+    now: () => (now = context.now()),
   };
   const text = kind === "chat" ? chatCompletionJson(body, prompt, result, recording) : generateReplyJson(prompt, result, recording);
   const template = makeTemplate(kind, text, result, context, id, now);
