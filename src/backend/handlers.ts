@@ -153,7 +153,8 @@ class MockEngine {
   private readonly clock: () => number;
   private readonly idSource: () => string;
   private readonly latencyWaits = new LatencyWaits();
-  private readonly repeats = new WeakMap<ParsedBody, RepeatNotes>();
+  private readonly chatRepeats = new WeakMap<ParsedBody, RepeatNotes>();
+  private readonly generateRepeats = new WeakMap<ParsedBody, RepeatNotes>();
 
   constructor(
     private readonly options: LazyBackendOptions,
@@ -200,7 +201,7 @@ class MockEngine {
     const deferCopy = copy !== undefined && (path === "/generate" || (view["input_ids"] !== undefined && view["input_ids"] !== null));
     let body = copy !== undefined && !deferCopy ? copy() : view;
     // What such a repeat derives from its body alone is kept with it: its prompt, routing flags and reply templates.
-    const repeat = deferCopy ? this.repeatOf(parsedBody) : undefined;
+    const repeat = deferCopy ? this.repeatOf(path, parsedBody) : undefined;
     let tokenizer: Tokenizer;
     let prompt: PromptView;
     let routing: RoutingRequest;
@@ -262,12 +263,13 @@ class MockEngine {
     }
   }
 
-  /** The notes kept with a repeated body (the same ParsedBody object for every repeat of its bytes). */
-  private repeatOf(body: ParsedBody): RepeatNotes {
-    let notes = this.repeats.get(body);
+  /** The notes kept with a repeated body for one route (the same ParsedBody object for every repeat of its bytes). */
+  private repeatOf(path: GenerationPath, body: ParsedBody): RepeatNotes {
+    const repeats = path === "/generate" ? this.generateRepeats : this.chatRepeats;
+    let notes = repeats.get(body);
     if (notes === undefined) {
       notes = {};
-      this.repeats.set(body, notes);
+      repeats.set(body, notes);
     }
     return notes;
   }
@@ -296,11 +298,11 @@ function flattenBeforeWait(text: string): void {
   text.charCodeAt(0);
 }
 
-/** What a repeated body's requests share once the first of them has derived it (per engine: its tokenizer, options). */
+/** What a repeated body's requests to one route share once the first of them has derived it (per engine and route). */
 interface RepeatNotes {
   /** The prompt of the kept parse (its `input_ids` array itself, or the ids of its `text`) and its routing flags. */
   derived?: { tokenizer: Tokenizer; prompt: PromptView; routing: RoutingRequest };
-  /** The latest reply templates of this body, newest first. */
+  /** The latest reply templates of this body on this route with that tokenizer, newest first. */
   templates?: ReplyTemplate[];
 }
 
