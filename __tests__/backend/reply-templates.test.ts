@@ -132,6 +132,21 @@ describe("repeated weather bodies", () => {
   });
 });
 
+test("a reply past the template size bound (routed experts of a long prompt) is built every time, with the same bytes", async () => {
+  const routing = { routedExperts: { numLayers: 64, topk: 64, numExperts: 64 } };
+  const ids = ["0000abcd"];
+  const times = [1_800_000_000.5];
+  const fast = directEngine({ process: weatherScript, ...routing, ...sequences(ids, times) });
+  const reference = directEngine({ process: (prompt, request, context) => weatherScript(prompt, request, context), ...routing, ...sequences(ids, times) });
+  const body = Buffer.from(JSON.stringify({ input_ids: Array.from({ length: 100 }, (_, i) => 1000 + i), return_routed_experts: true }));
+  for (let round = 0; round < 3; round++) {
+    const [a, b] = [await fast("/v1/chat/completions", body), await reference("/v1/chat/completions", body)];
+    expect(a.text.length).toBeGreaterThan(1024 * 1024);
+    expect(a.bytes).toBeUndefined();
+    expect(a.text).toBe(b.text);
+  }
+});
+
 /** How a generated result is handed over: plain, or in a form whose reads the fast path must not trust. */
 type ResultForm = "plain" | "null-prototype" | "same-object" | "flipping-getter" | "proxy" | "class" | "meta-getter" | "meta-object" | "throws";
 

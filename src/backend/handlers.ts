@@ -153,8 +153,7 @@ class MockEngine {
   private readonly clock: () => number;
   private readonly idSource: () => string;
   private readonly latencyWaits = new LatencyWaits();
-  private readonly chatRepeats = new WeakMap<ParsedBody, RepeatNotes>();
-  private readonly generateRepeats = new WeakMap<ParsedBody, RepeatNotes>();
+  private readonly repeats = new RepeatNotesStore();
 
   constructor(
     private readonly options: LazyBackendOptions,
@@ -201,7 +200,7 @@ class MockEngine {
     const deferCopy = copy !== undefined && (path === "/generate" || (view["input_ids"] !== undefined && view["input_ids"] !== null));
     let body = copy !== undefined && !deferCopy ? copy() : view;
     // What such a repeat derives from its body alone is kept with it: its prompt, routing flags and reply templates.
-    const repeat = deferCopy ? this.repeatOf(path, parsedBody) : undefined;
+    const repeat = deferCopy ? this.repeats.notes(path, parsedBody) : undefined;
     let tokenizer: Tokenizer;
     let prompt: PromptView;
     let routing: RoutingRequest;
@@ -251,7 +250,7 @@ class MockEngine {
       checkProcessResult(result);
       const context = this.replyContext(tokenizer, routing);
       // the builders read only the kept parse (no copy was made): the reply may come from a template of that body
-      if (repeat !== undefined && body === view) return templatedReply(path, repeat, body, prompt, result, context);
+      if (repeat !== undefined && body === view) return templatedReply(path, repeat, this.repeats, body, prompt, result, context);
       if (path === "/generate") return jsonTextReply(200, generateReplyJson(prompt, result, context));
       if (body["stream"] === true) return chatSseReply(body, prompt, result, context);
       return jsonTextReply(200, chatCompletionJson(body, prompt, result, context));
@@ -261,17 +260,6 @@ class MockEngine {
     } finally {
       this.stats.exit();
     }
-  }
-
-  /** The notes kept with a repeated body for one route (the same ParsedBody object for every repeat of its bytes). */
-  private repeatOf(path: GenerationPath, body: ParsedBody): RepeatNotes {
-    const repeats = path === "/generate" ? this.generateRepeats : this.chatRepeats;
-    let notes = repeats.get(body);
-    if (notes === undefined) {
-      notes = {};
-      repeats.set(body, notes);
-    }
-    return notes;
   }
 
   private replyContext(tokenizer: Tokenizer, routing: RoutingRequest): ReplyContext {
@@ -308,6 +296,42 @@ interface RepeatNotes {
 
 /** Most reply templates kept per repeated body (a process function may answer the same prompt in a few ways). */
 const TEMPLATES_PER_BODY = 4;
+/** Larger replies are not kept as templates. */
+const TEMPLATE_MAX_BYTES = 1024 * 1024;
+/** Most template bytes made before every note is dropped (the bodies kept then derive theirs again). */
+const TEMPLATE_BUDGET_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The notes of repeated bodies, per route; each lives as long as its body is kept by the memo (the same ParsedBody
+ * object for every repeat of its bytes), and all are dropped once the templates made pass a byte budget.
+ */
+class RepeatNotesStore {
+  private chat = new WeakMap<ParsedBody, RepeatNotes>();
+  private generate = new WeakMap<ParsedBody, RepeatNotes>();
+  private templateBytes = 0;
+
+  notes(path: GenerationPath, body: ParsedBody): RepeatNotes {
+    const byBody = path === "/generate" ? this.generate : this.chat;
+    let notes = byBody.get(body);
+    if (notes === undefined) {
+      notes = {};
+      byBody.set(body, notes);
+    }
+    return notes;
+  }
+
+  /** Whether a template of `bytes` may be kept; counts it when it may. */
+  keep(bytes: number): boolean {
+    if (bytes > TEMPLATE_MAX_BYTES) return false;
+    this.templateBytes += bytes;
+    if (this.templateBytes > TEMPLATE_BUDGET_BYTES) {
+      this.chat = new WeakMap();
+      this.generate = new WeakMap();
+      this.templateBytes = bytes;
+    }
+    return true;
+  }
+}
 
 function chatSseReply(body: Record<string, unknown>, prompt: PromptView, result: ProcessResult, context: ReplyContext): MockReply {
   const text = chatCompletionSseText(body, prompt, result, context);
@@ -322,6 +346,7 @@ function chatSseReply(body: Record<string, unknown>, prompt: PromptView, result:
 function templatedReply(
   path: GenerationPath,
   repeat: RepeatNotes,
+  store: RepeatNotesStore,
   body: Record<string, unknown>,
   prompt: PromptView,
   result: ProcessResult,
@@ -346,7 +371,7 @@ function templatedReply(
   };
   const text = kind === "chat" ? chatCompletionJson(body, prompt, result, recording) : generateReplyJson(prompt, result, recording);
   const template = makeTemplate(kind, text, result, context, id, now);
-  if (template !== undefined) {
+  if (template !== undefined && store.keep(template.head.length + template.tail.length)) {
     templates.unshift(template);
     if (templates.length > TEMPLATES_PER_BODY) templates.pop();
   }
