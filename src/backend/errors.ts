@@ -28,8 +28,11 @@ export interface MockReply {
   headers: Record<string, string>;
   /** The body (UTF-8 on the wire). */
   readonly text: string;
-  /** The body's bytes when it is already written as them (`Buffer.from(text)`), which the loopback bridge sends as they are. */
-  readonly bytes?: Buffer;
+  /**
+   * The body's bytes when it is already written as them, in pieces (their concatenation is `Buffer.from(text)`),
+   * which the loopback bridge sends as they are, in one write.
+   */
+  readonly parts?: readonly Buffer[];
 }
 
 /** An error reply with `status` and SGLang's error body. */

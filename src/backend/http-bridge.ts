@@ -160,7 +160,7 @@ function fetchBody(body: Buffer, headers: Headers): Buffer | string {
 /**
  * Writes a reply as {@link writeResponse} writes the Response made from it: the same status, header lines (Fetch
  * Headers iterate in sorted lowercase order, then content-length is set from the body) and body bytes. A reply
- * already written as bytes goes out as them; otherwise, with only ASCII headers, the body goes to the socket as the
+ * already written as bytes goes out as its pieces, in the one write that carries the header; otherwise, with only ASCII headers, the body goes to the socket as the
  * text itself, which node encodes as UTF-8 (the bytes `Buffer.from(text)` holds) in the write that carries the header.
  */
 function writeReply(res: ServerResponse, reply: MockReply): void {
@@ -178,8 +178,9 @@ function writeReply(res: ServerResponse, reply: MockReply): void {
       lines.splice(at, 0, line);
     }
   }
-  const body: string | Buffer = reply.bytes ?? (ascii ? reply.text : Buffer.from(reply.text, "utf8"));
-  const length = String(typeof body === "string" ? Buffer.byteLength(body, "utf8") : body.length);
+  const parts = reply.parts;
+  const body: string | Buffer | undefined = parts !== undefined ? undefined : ascii ? reply.text : Buffer.from(reply.text, "utf8");
+  const length = String(body === undefined ? partsLength(parts) : typeof body === "string" ? Buffer.byteLength(body, "utf8") : body.length);
   let headers: Record<string, string>;
   if (json) {
     // the two lines the sort below would give, in its order
@@ -189,8 +190,22 @@ function writeReply(res: ServerResponse, reply: MockReply): void {
     for (const [name, value] of lines) headers[name] = value;
     headers["content-length"] = length;
   }
+  if (body !== undefined || parts === undefined) {
+    res.writeHead(reply.status, headers);
+    res.end(body);
+    return;
+  }
+  // corked: the header and every piece leave in the one write end() makes
+  res.cork();
   res.writeHead(reply.status, headers);
-  res.end(body);
+  for (let i = 0; i < parts.length - 1; i++) res.write(parts[i]);
+  res.end(parts[parts.length - 1]);
+}
+
+function partsLength(parts: readonly Buffer[] | undefined): number {
+  let length = 0;
+  for (const part of parts ?? []) length += part.length;
+  return length;
 }
 
 /** True for a JSON reply's own headers: `content-type: application/json` and an ASCII `content-length`, nothing else. */

@@ -193,17 +193,19 @@ export function fitsTemplate(template: ReplyTemplate, result: ProcessResult, con
   );
 }
 
-/** A reply whose body is already written as bytes; its text (for a Fetch Response) is decoded on demand. */
+/** A reply whose body is already written as bytes, in pieces; its text (for a Fetch Response) is decoded on demand. */
 class WrittenReply implements MockReply {
   readonly status = 200;
   readonly headers: Record<string, string>;
 
-  constructor(readonly bytes: Buffer) {
-    this.headers = { "content-type": "application/json", "content-length": String(bytes.length) };
+  constructor(readonly parts: readonly Buffer[]) {
+    let length = 0;
+    for (const part of parts) length += part.length;
+    this.headers = { "content-type": "application/json", "content-length": String(length) };
   }
 
   get text(): string {
-    return this.bytes.toString("utf8");
+    return Buffer.concat(this.parts).toString("utf8");
   }
 }
 
@@ -216,32 +218,26 @@ function plainAsciiLength(text: string): number {
   return text.length;
 }
 
-/** Bytes of the slab replies are cut from (one off-heap allocation per dozen replies instead of one per two or per reply). */
-const SLAB_BYTES = 64 * 1024;
-/** Larger replies get their own buffer. */
-const SLAB_MAX_REPLY = 16 * 1024;
-let slab = Buffer.allocUnsafeSlow(0);
-let slabUsed = 0;
-
-/**
- * A buffer of `length` bytes to fill, cut from a shared slab (each reply's own range, never handed out twice; the
- * slab lives as long as one of its replies does, as Buffer's pool does).
- */
-function replyBytes(length: number): Buffer {
-  if (length > SLAB_MAX_REPLY) return Buffer.allocUnsafe(length);
-  if (slabUsed + length > slab.length) {
-    slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
-    slabUsed = 0;
-  }
-  const bytes = slab.subarray(slabUsed, slabUsed + length);
-  // the next range starts aligned to 8 bytes, as Buffer's pool aligns
-  slabUsed += (length + 7) & ~7;
-  return bytes;
-}
-
 function putAscii(target: Buffer, text: string, at: number): number {
   for (let i = 0; i < text.length; i++) target[at + i] = text.charCodeAt(i);
   return at + text.length;
+}
+
+/** Writes the JSON string of `text` at `at` (as it is when plain, else as JSON.stringify spells it); returns the end. */
+function putJsonString(target: Buffer, text: string, json: string | undefined, at: number): number {
+  if (json !== undefined) return at + target.write(json, at, "utf8");
+  target[at] = 0x22;
+  const end = putAscii(target, text, at + 1);
+  target[end] = 0x22;
+  return end + 1;
+}
+
+/** The JSON of a string id when it is not plain ASCII (undefined: written as it is, quoted), and its byte length. */
+function idJson(id: string): { json: string | undefined; bytes: number } {
+  const plain = plainAsciiLength(id);
+  if (plain !== -1) return { json: undefined, bytes: plain + 2 };
+  const json = JSON.stringify(id);
+  return { json, bytes: Buffer.byteLength(json, "utf8") };
 }
 
 let lastCreated = Number.NaN;
@@ -258,47 +254,25 @@ function createdJson(created: number): string {
 
 /**
  * The chat reply of a fitting template: the context's id source and then its clock are called once each, as the
- * reference builder calls them, and their values are written where the first reply had its own.
+ * reference builder calls them, and their values go into a small buffer written before the template's kept tail (the
+ * bridge writes both in one write, so no reply-sized buffer is filled per request).
  */
 export function writeChatTemplate(template: ReplyTemplate, context: ReplyContext): MockReply {
   const id = `chatcmpl-${context.newId()}`;
   const created = createdJson(Math.floor(context.now()));
-  const plainId = plainAsciiLength(id);
-  const idJson = plainId === -1 ? JSON.stringify(id) : undefined;
-  const idBytes = idJson === undefined ? plainId + 2 : Buffer.byteLength(idJson, "utf8");
-  const { head, tail } = template;
-  const bytes = replyBytes(head.length + idBytes + CHAT_MIDDLE_BYTES.length + created.length + tail.length);
-  bytes.set(head, 0);
-  let at = head.length;
-  if (idJson === undefined) {
-    bytes[at] = 0x22;
-    at = putAscii(bytes, id, at + 1);
-    bytes[at++] = 0x22;
-  } else {
-    at += bytes.write(idJson, at, "utf8");
-  }
-  bytes.set(CHAT_MIDDLE_BYTES, at);
-  at = putAscii(bytes, created, at + CHAT_MIDDLE_BYTES.length);
-  bytes.set(tail, at);
-  return new WrittenReply(bytes);
+  const { json, bytes: idBytes } = idJson(id);
+  const prefix = Buffer.allocUnsafe(template.head.length + idBytes + CHAT_MIDDLE_BYTES.length + created.length);
+  prefix.set(template.head, 0);
+  const at = putJsonString(prefix, id, json, template.head.length);
+  prefix.set(CHAT_MIDDLE_BYTES, at);
+  putAscii(prefix, created, at + CHAT_MIDDLE_BYTES.length);
+  return new WrittenReply([prefix, template.tail]);
 }
 
-/** The `/generate` reply of a fitting template with the id the context's id source gave (a string). */
+/** The `/generate` reply of a fitting template with the id the context's id source gave (a string), between its kept head and tail. */
 export function writeGenerateTemplate(template: ReplyTemplate, id: string): MockReply {
-  const plainId = plainAsciiLength(id);
-  const idJson = plainId === -1 ? JSON.stringify(id) : undefined;
-  const idBytes = idJson === undefined ? plainId + 2 : Buffer.byteLength(idJson, "utf8");
-  const { head, tail } = template;
-  const bytes = replyBytes(head.length + idBytes + tail.length);
-  bytes.set(head, 0);
-  let at = head.length;
-  if (idJson === undefined) {
-    bytes[at] = 0x22;
-    at = putAscii(bytes, id, at + 1);
-    bytes[at++] = 0x22;
-  } else {
-    at += bytes.write(idJson, at, "utf8");
-  }
-  bytes.set(tail, at);
-  return new WrittenReply(bytes);
+  const { json, bytes } = idJson(id);
+  const idPart = Buffer.allocUnsafe(bytes);
+  putJsonString(idPart, id, json, 0);
+  return new WrittenReply([template.head, idPart, template.tail]);
 }
