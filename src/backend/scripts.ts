@@ -94,7 +94,7 @@ function inFormats(reply: ProcessResult, formats: MockFormats | undefined): Proc
  * the first therefore gets a real tool round trip: its opening tool-result step finds the w4 promise (no tool call),
  * the failure mode recovers, and the follow-up is answered with a tool call again. The replies follow the mock's
  * formats (`context.formats`): the family's tool-call spelling, and a reasoning block first when the generation
- * prompt opened one.
+ * prompt opened one. It never reads its request argument (marked so: a repeated body is then handed over as kept).
  */
 export const weatherScript: ProcessFunction = markRequestBlind((prompt, _request, context) => {
   let latest: ProcessResult = WEATHER_SCRIPT_REPLIES.beijingCall;
@@ -134,5 +134,5 @@ export function lastUserTurn(prompt: string): string {
   return last;
 }
 
-/** Answers `echo: <last user message>` (read from the rendered prompt, so `input_ids` requests work too). */
+/** Answers `echo: <last user message>` (read from the rendered prompt, so `input_ids` requests work too; the request is never read). */
 export const echoScript: ProcessFunction = markRequestBlind((prompt) => ({ text: `echo: ${lastUserTurn(prompt)}` }));
