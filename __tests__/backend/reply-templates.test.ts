@@ -11,6 +11,7 @@ import { fitsTemplate, makeTemplate, writeChatTemplate, writeGenerateTemplate, t
 import { ignoresRequest, markRequestBlind } from "../../src/backend/request-blind";
 import { WEATHER_SCRIPT_REPLIES } from "../../src/backend/scripts";
 import type { MockReply } from "../../src/backend/errors";
+import { resolveMockFormats } from "../../src/backend/mock-model";
 import type { ProcessFunction, ProcessResult } from "../../src/backend/types";
 import type { MockRoutingOptions } from "../../src/backend/routing-buffers";
 import { loadTokenizer } from "../../src/tokenizer/load";
@@ -284,7 +285,13 @@ test("generated repeats through the fast path and the reference path give the sa
       fc.array(resultSpecs, { minLength: 1, maxLength: 3 }),
       fc.array(idValues, { minLength: 1, maxLength: 3 }),
       fc.array(timeValues, { minLength: 1, maxLength: 3 }),
-      fc.record({ emitStopToken: fc.boolean(), model: fc.constantFrom(undefined, "served-model") }),
+      fc.record({
+        emitStopToken: fc.boolean(),
+        model: fc.constantFrom(undefined, "served-model"),
+        formats: fc
+          .constantFrom(undefined, "qwen3", "qwennext")
+          .map((family) => (family === undefined ? undefined : resolveMockFormats({ titoModel: family }).formats)),
+      }),
       routingOptions,
       async (shapes, sends, specs, ids, times, engineOptions, routing) => {
         const fast = directEngine({ process: markRequestBlind(scheduled(specs)), ...engineOptions, ...routing, ...sequences(ids, times) });
@@ -315,6 +322,7 @@ describe("the rule that lets a template answer", () => {
     model: string;
     routing: boolean;
     numLayers: number;
+    family: "qwen25" | "qwen3" | "qwennext";
   }
 
   const plainResults = resultSpecs.map((spec): ProcessResult => {
@@ -334,6 +342,7 @@ describe("the rule that lets a template answer", () => {
     model: fc.constantFrom("mock-model", "other"),
     routing: fc.boolean(),
     numLayers: fc.constantFrom(1, 2),
+    family: fc.constantFrom<Inputs["family"]>("qwen25", "qwen3", "qwennext"),
   });
   /** A second request's inputs: the first's, or the first's with one field changed (the result's fields, the context's). */
   const changed = (first: Inputs): fc.Arbitrary<Inputs> =>
@@ -361,13 +370,21 @@ describe("the rule that lets a template answer", () => {
         model: other.model,
         routing: other.routing,
         numLayers: other.numLayers,
+        family: other.family,
       })),
     );
 
+  /** One formats object per family, as an engine holds its own for every request. */
+  const familyFormats = {
+    qwen25: undefined,
+    qwen3: resolveMockFormats({ titoModel: "qwen3" }).formats,
+    qwennext: resolveMockFormats({ titoModel: "qwennext" }).formats,
+  };
   const body = { tools: WEATHER_TOOLS, return_routed_experts: true, input_ids: [9707, 11, 1879] };
   const prompt: PromptView = { text: "Hello, world", ids: body.input_ids };
   const context = (input: Inputs): ReplyContext => ({
     tokenizer,
+    formats: familyFormats[input.family],
     stopTokenId: input.stopTokenId,
     emitStopToken: input.emitStopToken,
     model: input.model,
@@ -450,6 +467,7 @@ describe("the rule that lets a template answer", () => {
       model: "m",
       routing: false,
       numLayers: 1,
+      family: "qwen25",
     };
     const template = templateOf("chat", input) as ReplyTemplate;
     const awkward: ProcessResult[] = [
