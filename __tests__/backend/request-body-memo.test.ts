@@ -70,6 +70,9 @@ test("repeated bytes are answered from the kept parse with a fresh copy per requ
   (second.input_ids as number[]).length = 0;
   const again = memo.parsed(Buffer.from(text)).body;
   expect(again.parsed).toBe(hit.parsed);
+  // every repeat of the same bytes gets the same frozen ParsedBody (what an engine derives from it is kept by it)
+  expect(again).toBe(hit);
+  expect(Object.isFrozen(again)).toBe(true);
   const third = (again.copy as () => Record<string, unknown>)();
   expect(third).not.toBe(second);
   expectSameJson(third, JSON.parse(text));

@@ -27,7 +27,12 @@ export interface MockReply {
   status: number;
   headers: Record<string, string>;
   /** The body (UTF-8 on the wire). */
-  text: string;
+  readonly text: string;
+  /**
+   * The body's bytes when it is already written as them, in pieces (their concatenation is `Buffer.from(text)`),
+   * which the loopback bridge sends as they are, in one write.
+   */
+  readonly parts?: readonly Buffer[];
 }
 
 /** An error reply with `status` and SGLang's error body. */

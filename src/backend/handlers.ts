@@ -15,6 +15,8 @@ import type { DirectRoute } from "./http-bridge";
 import { errorReply, errorResponse, jsonResponse, jsonTextReply, notFoundMessage, toResponse, type MockReply } from "./errors";
 import { checkRoutingOptions, readRoutingRequest, type MockRoutingOptions, type RoutingRequest } from "./routing-buffers";
 import { chatCompletionJson, chatCompletionSseText, generateReplyJson, type PromptView, type ReplyContext } from "./replies";
+import { fitsTemplate, makeTemplate, writeChatTemplate, writeGenerateTemplate, type ReplyTemplate } from "./reply-templates";
+import { ignoresRequest } from "./request-blind";
 
 /** The stop token a Qwen3 engine reports at the end of a finished turn. */
 export const QWEN3_STOP_TOKEN = "<|im_end|>";
@@ -151,6 +153,7 @@ class MockEngine {
   private readonly clock: () => number;
   private readonly idSource: () => string;
   private readonly latencyWaits = new LatencyWaits();
+  private readonly repeats = new RepeatNotesStore();
 
   constructor(
     private readonly options: LazyBackendOptions,
@@ -192,9 +195,12 @@ class MockEngine {
     if (view === undefined) return errorReply(400, problem ?? "request body must be a JSON object");
     // A repeated body comes as its kept parse, which nothing may change. When the prompt comes from `input_ids` or
     // `text` (no template renders `messages`), that kept parse is only read until the latency is over, and the
-    // request's own copy is made then, so the copy is not held through the wait. Otherwise it is made now.
+    // request's own copy is made then, so the copy is not held through the wait (and never made for a process
+    // function that does not read its request: the builders only read the body). Otherwise it is made now.
     const deferCopy = copy !== undefined && (path === "/generate" || (view["input_ids"] !== undefined && view["input_ids"] !== null));
     let body = copy !== undefined && !deferCopy ? copy() : view;
+    // What such a repeat derives from its body alone is kept with it: its prompt, routing flags and reply templates.
+    const repeat = deferCopy ? this.repeats.notes(path, parsedBody) : undefined;
     let tokenizer: Tokenizer;
     let prompt: PromptView;
     let routing: RoutingRequest;
@@ -204,9 +210,18 @@ class MockEngine {
       return errorReply(500, `mock backend could not load its tokenizer: ${(error as Error).message}`);
     }
     try {
-      prompt = path === "/generate" ? generatePrompt(body, tokenizer) : chatPrompt(body, tokenizer, this.options.chatTemplateKwargs);
-      flattenBeforeWait(prompt.text);
-      routing = readRoutingRequest(body, prompt.ids.length, this.options);
+      const derived = repeat?.derived;
+      if (derived !== undefined && derived.tokenizer === tokenizer) {
+        ({ prompt, routing } = derived);
+      } else {
+        prompt = path === "/generate" ? generatePrompt(body, tokenizer) : chatPrompt(body, tokenizer, this.options.chatTemplateKwargs);
+        flattenBeforeWait(prompt.text);
+        routing = readRoutingRequest(body, prompt.ids.length, this.options);
+        if (repeat !== undefined) {
+          repeat.derived = { tokenizer, prompt, routing };
+          repeat.templates = [];
+        }
+      }
     } catch (error) {
       return errorReply(400, (error as Error).message);
     }
@@ -214,7 +229,7 @@ class MockEngine {
     this.stats.enter();
     try {
       if (this.latencyMs > 0) await this.latencyWaits.wait(this.latencyMs, signal);
-      if (deferCopy) {
+      if (deferCopy && !ignoresRequest(this.options.process)) {
         body = copy();
         // the prompt's ids are the body's own `input_ids` array, as for a body parsed afresh
         if (prompt.ids === view["input_ids"]) prompt = { text: prompt.text, ids: body["input_ids"] as number[] };
@@ -234,11 +249,10 @@ class MockEngine {
         }));
       checkProcessResult(result);
       const context = this.replyContext(tokenizer, routing);
+      // the builders read only the kept parse (no copy was made): the reply may come from a template of that body
+      if (repeat !== undefined && body === view) return templatedReply(path, repeat, this.repeats, body, prompt, result, context);
       if (path === "/generate") return jsonTextReply(200, generateReplyJson(prompt, result, context));
-      if (body["stream"] === true) {
-        const text = chatCompletionSseText(body, prompt, result, context);
-        return { status: 200, text, headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } };
-      }
+      if (body["stream"] === true) return chatSseReply(body, prompt, result, context);
       return jsonTextReply(200, chatCompletionJson(body, prompt, result, context));
     } catch (error) {
       if (signal?.aborted) return errorReply(503, "mock backend is shutting down");
@@ -270,6 +284,98 @@ class MockEngine {
  */
 function flattenBeforeWait(text: string): void {
   text.charCodeAt(0);
+}
+
+/** What a repeated body's requests to one route share once the first of them has derived it (per engine and route). */
+interface RepeatNotes {
+  /** The prompt of the kept parse (its `input_ids` array itself, or the ids of its `text`) and its routing flags. */
+  derived?: { tokenizer: Tokenizer; prompt: PromptView; routing: RoutingRequest };
+  /** The latest reply templates of this body on this route with that tokenizer, newest first. */
+  templates?: ReplyTemplate[];
+}
+
+/** Most reply templates kept per repeated body (a process function may answer the same prompt in a few ways). */
+const TEMPLATES_PER_BODY = 4;
+/** Larger replies are not kept as templates. */
+const TEMPLATE_MAX_BYTES = 1024 * 1024;
+/** Most template bytes made before every note is dropped (the bodies kept then derive theirs again). */
+const TEMPLATE_BUDGET_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The notes of repeated bodies, per route; each lives as long as its body is kept by the memo (the same ParsedBody
+ * object for every repeat of its bytes), and all are dropped once the templates made pass a byte budget.
+ */
+class RepeatNotesStore {
+  private chat = new WeakMap<ParsedBody, RepeatNotes>();
+  private generate = new WeakMap<ParsedBody, RepeatNotes>();
+  private templateBytes = 0;
+
+  notes(path: GenerationPath, body: ParsedBody): RepeatNotes {
+    const byBody = path === "/generate" ? this.generate : this.chat;
+    let notes = byBody.get(body);
+    if (notes === undefined) {
+      notes = {};
+      byBody.set(body, notes);
+    }
+    return notes;
+  }
+
+  /** Whether a template of `bytes` may be kept; counts it when it may. */
+  keep(bytes: number): boolean {
+    if (bytes > TEMPLATE_MAX_BYTES) return false;
+    this.templateBytes += bytes;
+    if (this.templateBytes > TEMPLATE_BUDGET_BYTES) {
+      this.chat = new WeakMap();
+      this.generate = new WeakMap();
+      this.templateBytes = bytes;
+    }
+    return true;
+  }
+}
+
+function chatSseReply(body: Record<string, unknown>, prompt: PromptView, result: ProcessResult, context: ReplyContext): MockReply {
+  const text = chatCompletionSseText(body, prompt, result, context);
+  return { status: 200, text, headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } };
+}
+
+/**
+ * The reply to a repeated body that the builders read as kept: written from a template of an earlier reply to it when
+ * the result and context fit one (the id source and clock called as the builders call them), else built by the
+ * builders and kept as a template for the next repeat. A stream is always built.
+ */
+function templatedReply(
+  path: GenerationPath,
+  repeat: RepeatNotes,
+  store: RepeatNotesStore,
+  body: Record<string, unknown>,
+  prompt: PromptView,
+  result: ProcessResult,
+  context: ReplyContext,
+): MockReply {
+  const kind = path === "/generate" ? "generate" : "chat";
+  if (kind === "chat" && body["stream"] === true) return chatSseReply(body, prompt, result, context);
+  const templates = (repeat.templates ??= []);
+  for (const template of templates) {
+    if (!fitsTemplate(template, result, context)) continue;
+    if (kind === "chat") return writeChatTemplate(template, context);
+    const id: unknown = context.newId();
+    if (typeof id === "string") return writeGenerateTemplate(template, id);
+    return jsonTextReply(200, generateReplyJson(prompt, result, { ...context, newId: () => id as string }));
+  }
+  let id: unknown;
+  let now: unknown;
+  const recording: ReplyContext = {
+    ...context,
+    newId: () => (id = context.newId()),
+    now: () => (now = context.now()),
+  };
+  const text = kind === "chat" ? chatCompletionJson(body, prompt, result, recording) : generateReplyJson(prompt, result, recording);
+  const template = makeTemplate(kind, text, result, context, id, now);
+  if (template !== undefined && store.keep(template.head.length + template.tail.length)) {
+    templates.unshift(template);
+    if (templates.length > TEMPLATES_PER_BODY) templates.pop();
+  }
+  return jsonTextReply(200, text);
 }
 
 const FINISH_REASONS: readonly string[] = ["stop", "tool_calls", "length", "abort"] satisfies readonly FinishReason[];

@@ -159,33 +159,69 @@ function fetchBody(body: Buffer, headers: Headers): Buffer | string {
 
 /**
  * Writes a reply as {@link writeResponse} writes the Response made from it: the same status, header lines (Fetch
- * Headers iterate in sorted lowercase order, then content-length is set from the body) and body bytes. With only
- * ASCII headers the body goes to the socket as the text itself, which node encodes as UTF-8 (the bytes
- * `Buffer.from(text)` holds) in the write that carries the header: no Buffer copy on or off the heap.
+ * Headers iterate in sorted lowercase order, then content-length is set from the body) and body bytes. A reply
+ * already written as bytes goes out as its pieces, in the one write that carries the header; otherwise, with only ASCII headers, the body goes to the socket as the
+ * text itself, which node encodes as UTF-8 (the bytes `Buffer.from(text)` holds) in the write that carries the header.
  */
 function writeReply(res: ServerResponse, reply: MockReply): void {
   if (res.destroyed) return;
+  const json = isJsonReplyHeaders(reply.headers);
   const lines: [name: string, value: string][] = [];
   let ascii = true;
-  for (const name of Object.keys(reply.headers)) {
-    // a stable insertion sort of the (few) lowercased names
-    const line: [string, string] = [name.toLowerCase(), reply.headers[name]];
-    ascii &&= isAscii(line[0]) && isAscii(line[1]);
-    let at = lines.length;
-    while (at > 0 && lines[at - 1][0] > line[0]) at--;
-    lines.splice(at, 0, line);
+  if (!json) {
+    for (const name of Object.keys(reply.headers)) {
+      // a stable insertion sort of the (few) lowercased names
+      const line: [string, string] = [name.toLowerCase(), reply.headers[name]];
+      ascii &&= isAscii(line[0]) && isAscii(line[1]);
+      let at = lines.length;
+      while (at > 0 && lines[at - 1][0] > line[0]) at--;
+      lines.splice(at, 0, line);
+    }
   }
-  const body: string | Buffer = ascii ? reply.text : Buffer.from(reply.text, "utf8");
-  const headers: Record<string, string> = {};
-  for (const [name, value] of lines) headers[name] = value;
-  headers["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body, "utf8") : body.length);
+  const parts = reply.parts;
+  const body: string | Buffer | undefined = parts !== undefined ? undefined : ascii ? reply.text : Buffer.from(reply.text, "utf8");
+  const length = String(body === undefined ? partsLength(parts) : typeof body === "string" ? Buffer.byteLength(body, "utf8") : body.length);
+  let headers: Record<string, string>;
+  if (json) {
+    // the two lines the sort below would give, in its order
+    headers = { "content-length": length, "content-type": "application/json" };
+  } else {
+    headers = {};
+    for (const [name, value] of lines) headers[name] = value;
+    headers["content-length"] = length;
+  }
+  if (body !== undefined || parts === undefined) {
+    res.writeHead(reply.status, headers);
+    res.end(body);
+    return;
+  }
+  // corked: the header and every piece leave in the one write end() makes
+  res.cork();
   res.writeHead(reply.status, headers);
-  res.end(body);
+  for (let i = 0; i < parts.length - 1; i++) res.write(parts[i]);
+  res.end(parts[parts.length - 1]);
+}
+
+function partsLength(parts: readonly Buffer[] | undefined): number {
+  let length = 0;
+  for (const part of parts ?? []) length += part.length;
+  return length;
+}
+
+/** True for a JSON reply's own headers: `content-type: application/json` and an ASCII `content-length`, nothing else. */
+function isJsonReplyHeaders(headers: Record<string, string>): boolean {
+  let count = 0;
+  for (const name in headers) {
+    if ((name !== "content-type" && name !== "content-length") || !Object.prototype.hasOwnProperty.call(headers, name)) return false;
+    count++;
+  }
+  return count === 2 && headers["content-type"] === "application/json" && typeof headers["content-length"] === "string" && isAscii(headers["content-length"]);
 }
 
 /** True when every character is ASCII (only then is a string's UTF-8 byte length its length). */
 function isAscii(text: string): boolean {
-  return Buffer.byteLength(text, "utf8") === text.length;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
 }
 
 async function writeResponse(res: ServerResponse, response: Response): Promise<void> {

@@ -10,7 +10,11 @@ const BODY_MEMO_TOTAL_BYTES = 2 * 1024 * 1024;
 /** Deeper values are not kept (their copy would recurse that deep). */
 const COPY_MAX_DEPTH = 128;
 
-/** A request body as the handler answers it: the parsed object, or the problem a 400 names. */
+/**
+ * A request body as the handler answers it: the parsed object, or the problem a 400 names. A repeat's is the same
+ * (frozen) object for every repeat of those bytes while they are kept, so what is derived from the body can be kept
+ * by it.
+ */
 export interface ParsedBody {
   /** The parsed object; for a repeat, the kept parse itself, to be read and never changed (see `copy`). */
   parsed?: Record<string, unknown>;
@@ -47,8 +51,10 @@ function copyJsonValue(value: unknown, depth: number): unknown {
 
 interface KeptBody {
   bytes: Buffer;
-  /** Never handed out: each repeat gets its own copy (a process function may change the body it is given). */
+  /** Read by every repeat and never changed: a repeat that needs its own object makes a copy (`copy`). */
   value: Record<string, unknown>;
+  /** What every repeat of these bytes is answered with (made once, so a repeat allocates nothing here). */
+  repeat: MemoizedBody;
 }
 
 /** A bucket key from the length and up to 16 sampled bytes (equal keys are then compared byte for byte). */
@@ -87,10 +93,7 @@ export class RequestBodyMemo {
   parsed(bytes: Uint8Array): MemoizedBody {
     const key = bytes.length > BODY_MEMO_MAX_BYTES ? undefined : bucketKey(bytes);
     const kept = key === undefined ? undefined : this.kept.get(key);
-    if (kept !== undefined && kept.bytes.equals(bytes)) {
-      const value = kept.value;
-      return { body: { parsed: value, copy: () => copyJsonValue(value, 0) as Record<string, unknown> }, logged: kept.bytes };
-    }
+    if (kept !== undefined && kept.bytes.equals(bytes)) return kept.repeat;
     const text = this.decode(bytes);
     const body = this.parse(text);
     if (key === undefined || body.parsed === undefined) return { body, logged: text };
@@ -107,10 +110,15 @@ export class RequestBodyMemo {
     }
     const replaced = this.kept.get(key);
     if (replaced !== undefined) this.keptBytes -= replaced.bytes.length;
-    this.kept.set(key, { bytes: Buffer.from(bytes), value });
+    this.kept.set(key, keptBody(Buffer.from(bytes), value));
     this.keptBytes += bytes.length;
     return { body, logged: text };
   }
+}
+
+function keptBody(bytes: Buffer, value: Record<string, unknown>): KeptBody {
+  const body: ParsedBody = Object.freeze({ parsed: value, copy: () => copyJsonValue(value, 0) as Record<string, unknown> });
+  return { bytes, value, repeat: Object.freeze({ body, logged: bytes }) };
 }
 
 /** Test hook: {@link copyJsonValue} from the top. */

@@ -11,6 +11,7 @@ import {
 import { QWEN25_TOOL_CALLS } from "./formats/qwen25";
 import type { MockFormats } from "./mock-model";
 import type { ProcessFunction, ProcessResult } from "./types";
+import { markRequestBlind } from "./request-blind";
 
 /** The weather call of one city, as data (each family's format spells it its own way). */
 interface WeatherCall {
@@ -93,9 +94,9 @@ function inFormats(reply: ProcessResult, formats: MockFormats | undefined): Proc
  * the first therefore gets a real tool round trip: its opening tool-result step finds the w4 promise (no tool call),
  * the failure mode recovers, and the follow-up is answered with a tool call again. The replies follow the mock's
  * formats (`context.formats`): the family's tool-call spelling, and a reasoning block first when the generation
- * prompt opened one.
+ * prompt opened one. It never reads its request argument (marked so: a repeated body is then handed over as kept).
  */
-export const weatherScript: ProcessFunction = (prompt, _request, context) => {
+export const weatherScript: ProcessFunction = markRequestBlind((prompt, _request, context) => {
   let latest: ProcessResult = WEATHER_SCRIPT_REPLIES.beijingCall;
   let latestAt = -1;
   for (const [needle, reply] of WEATHER_RULES) {
@@ -106,7 +107,7 @@ export const weatherScript: ProcessFunction = (prompt, _request, context) => {
     }
   }
   return inFormats(latest, context?.formats);
-};
+});
 
 /**
  * `text.lastIndexOf(needle)` when that is greater than `after`, else -1: the same decision as comparing
@@ -133,5 +134,5 @@ export function lastUserTurn(prompt: string): string {
   return last;
 }
 
-/** Answers `echo: <last user message>` (read from the rendered prompt, so `input_ids` requests work too). */
-export const echoScript: ProcessFunction = (prompt) => ({ text: `echo: ${lastUserTurn(prompt)}` });
+/** Answers `echo: <last user message>` (read from the rendered prompt, so `input_ids` requests work too; the request is never read). */
+export const echoScript: ProcessFunction = markRequestBlind((prompt) => ({ text: `echo: ${lastUserTurn(prompt)}` }));
