@@ -55,8 +55,30 @@ export class DecodeWork {
 /**
  * Counts occurrences of `needle` in `haystack` up to `stop` (returns early once reached), in one pass over the bytes.
  * A JSON key spelled with escapes is not counted, so callers use this to refuse early and re-check after parsing.
+ * Occurrences do not overlap: each search resumes after the previous match, as a left-to-right scan finds them.
  */
 export function countOccurrences(haystack: Uint8Array, needle: Uint8Array, stop: number, work?: DecodeWork): number {
+  if (needle.length === 0) return countByLoop(haystack, needle, stop, work);
+  // the native search (memchr and friends) on a view of the same bytes: no copy, a fraction of a byte loop's time
+  const bytes = Buffer.from(haystack.buffer, haystack.byteOffset, haystack.length);
+  let count = 0;
+  let at = 0;
+  while (count < stop) {
+    const found = bytes.indexOf(needle, at);
+    if (found === -1) {
+      // where the byte loop's cursor ends without a further match: past the last place a match could start
+      if (haystack.length >= needle.length) at = Math.max(at, haystack.length - needle.length + 1);
+      break;
+    }
+    count += 1;
+    at = found + needle.length;
+  }
+  if (work) work.scannedBytes += Math.min(at, haystack.length);
+  return count;
+}
+
+/** {@link countOccurrences} as a byte loop: the reference the native search is held to (and the empty needle's case). */
+export function countByLoop(haystack: Uint8Array, needle: Uint8Array, stop: number, work?: DecodeWork): number {
   const first = needle[0];
   const last = haystack.length - needle.length;
   let count = 0;
