@@ -21,6 +21,7 @@ import {
 } from "../../src/wire";
 import { Sample } from "../../src/wire/sample";
 import { Tensor } from "../../src/wire/tensor";
+import { isLossyForNativeParse, parsePyJson, parsePyJsonBytes, PyFloat } from "../../src/wire/py-json";
 import { computedSample, valueStructure } from "./wire-test-helpers";
 
 const { countByLoop, countOccurrences } = decodeLimits;
@@ -147,6 +148,61 @@ describe("cannotNestPast: the count of opening brackets that spares the nesting 
     expect(cannotNestPast(bytes('{"a":'.repeat(129) + "1" + "}".repeat(129)))).toBe(false);
     expect(cannotNestPast(bytes("[]".repeat(129)))).toBe(false); // shallow, but only the scan can tell
     expect(MAX_JSON_DEPTH).toBe(128);
+  });
+});
+
+describe("isLossyForNativeParse remembers its last long int run (v2 spells the accumulated ids twice)", () => {
+  /** A space after each `[` keeps every token and so every verdict, but turns the shortcut off (it needs the bracket just before the run). */
+  const withoutShortcut = (text: string): string => text.replaceAll("[", "[ ");
+  /** The value parsePyJson gives beside the one of parsePyJsonBytes, whose scan decides the reader on its own. */
+  const readings = (text: string): [unknown, unknown] => {
+    const read = (parse: () => unknown): unknown => {
+      try {
+        return valueStructure(parse());
+      } catch (error) {
+        return `${(error as Error).name}: ${(error as Error).message}`;
+      }
+    };
+    return [read(() => parsePyJson(text)), read(() => parsePyJsonBytes(Buffer.from(text, "utf8"), 10_000).value)];
+  };
+  const run = fc
+    .array(fc.oneof(fc.integer({ min: 0, max: 200_000 }), fc.constantFrom(0, 1, 999_999_999_999_999)), { minLength: 60, maxLength: 90 })
+    .map((ids) => ids.join(","));
+  const firstTail = fc.constantFrom("", "", "", ",5", ".5", ".0");
+  const tail = fc.constantFrom("", ".0", "e5", "0", "E-2", ",5", ",1.0", ",-0", ", 7", ".5", "00");
+
+  test("a copy of the run, with any continuation, gets the verdict and the value the reference scan gives", () => {
+    fc.assert(
+      fc.property(
+        run,
+        firstTail,
+        tail,
+        fc.constantFrom("[", "[", "[1,", "[ "),
+        fc.oneof(fc.constant(0), fc.nat({ max: 30 })),
+        (ids, firstTail, secondTail, opening, cut) => {
+          const second = cut === 0 ? ids : ids.slice(0, ids.length - cut);
+          const text = `{"a":[${ids}${firstTail}],"b":{"accumulated_token_ids":${opening}${second}${secondTail}]},"c":[${ids}]}`;
+          expect([text, isLossyForNativeParse(text)]).toEqual([text, isLossyForNativeParse(withoutShortcut(text))]);
+          const [fast, reference] = readings(text);
+          expect(fast).toEqual(reference);
+        },
+      ),
+      { numRuns: 300, seed: 20261206 },
+    );
+  });
+
+  test("the shortcut decides: a copy followed by .0 or by a 16th digit is lossy, the copy itself is not", () => {
+    const ids = Array.from({ length: 80 }, (_, i) => 151_000 + i * 7).join(",");
+    const long = `${ids},123456789012345`; // the last id has 15 digits: one more makes it lossy
+    expect(isLossyForNativeParse(`[[${long}],[${long}]]`)).toBe(false);
+    expect(isLossyForNativeParse(`[[${long}],[${long}.0]]`)).toBe(true);
+    expect(isLossyForNativeParse(`[[${long}],[${long}6]]`)).toBe(true);
+    expect(isLossyForNativeParse(`[[${long}],[${long}e0]]`)).toBe(true);
+    expect(isLossyForNativeParse(`[[${long}],[${long},-0]]`)).toBe(true);
+    expect(parsePyJson(`[[${long}],[${long}.0]]`)).toEqual([
+      long.split(",").map(Number),
+      [...long.split(",").slice(0, -1).map(Number), new PyFloat(123456789012345)],
+    ]);
   });
 });
 
