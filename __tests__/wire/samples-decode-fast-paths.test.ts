@@ -149,6 +149,24 @@ describe("cannotNestPast: the count of opening brackets that spares the nesting 
     expect(cannotNestPast(bytes("[]".repeat(129)))).toBe(false); // shallow, but only the scan can tell
     expect(MAX_JSON_DEPTH).toBe(128);
   });
+
+  test("texts longer than one search chunk: brackets at and across the chunk edges are each counted once", () => {
+    const chunk = 1 << 16;
+    const places = [0, chunk - 1, chunk, chunk + 1, 2 * chunk - 1, 2 * chunk, 3 * chunk + 5];
+    for (const extra of [0, 1]) {
+      const outer = Buffer.alloc(3 * chunk + 200 + 2, 0x61);
+      outer[0] = 0x5b; // outside the view
+      outer[outer.length - 1] = 0x7b; // outside the view
+      const view = outer.subarray(1, outer.length - 1);
+      let openers = 0;
+      for (const at of places) view[at] = openers++ % 2 === 0 ? 0x5b : 0x7b;
+      for (let at = 3 * chunk + 6; openers < 128 + extra; at += 1) view[at] = openers++ % 2 === 0 ? 0x7b : 0x5b;
+      expect([extra, cannotNestPast(view)]).toEqual([extra, extra === 0]);
+    }
+    const braces = new Uint8Array(Buffer.alloc(5 * chunk, 0x7b));
+    expect(cannotNestPast(braces)).toBe(false);
+    expect(findJsonDepthExcess(braces)).toEqual({ offset: 128, maxDepth: 128 });
+  });
 });
 
 describe("isLossyForNativeParse remembers its last long int run (v2 spells the accumulated ids twice)", () => {
