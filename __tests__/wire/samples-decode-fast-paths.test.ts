@@ -109,6 +109,19 @@ describe("countOccurrences (native search) against the byte loop", () => {
     );
   });
 
+  test("a match at any distance from the previous one (around the looped stretch after each match) is found", () => {
+    const needle = bytesOf(['"nulls"']);
+    for (let gap = 0; gap < 160; gap++) {
+      for (const lead of [0, 1, 63, 64, 65]) {
+        const text = bytesOf(["x".repeat(lead), '"nulls"', "y".repeat(gap), '"nulls"', "z".repeat(gap % 7), '"nulls"']);
+        const fastWork = new DecodeWork();
+        const loopWork = new DecodeWork();
+        expect([gap, lead, countOccurrences(text, needle, 10, fastWork)]).toEqual([gap, lead, countByLoop(text, needle, 10, loopWork)]);
+        expect(fastWork.scannedBytes).toBe(loopWork.scannedBytes);
+      }
+    }
+  });
+
   test("matches do not overlap, a stop ends the search at the match that reached it, an empty needle counts nothing", () => {
     const text = bytesOf(['"nulls"nulls"', "x", '"nulls"']);
     const needle = bytesOf(['"nulls"']);
