@@ -55,3 +55,24 @@ export function mutatePayload(
   tensors.set(SAMPLES_META_TENSOR, new Tensor("U8", [metaBytes.length], metaBytes));
   return writeSafetensors(tensors);
 }
+
+/** A value as a comparable tree: prototypes by name, every own key in order with its attributes, -0 apart from 0. */
+export function valueStructure(value: unknown, depth = 0): unknown {
+  if (depth > 400) throw new Error("valueStructure: nested deeper than any decoded value can be");
+  if (typeof value === "number") return Object.is(value, -0) ? "number -0" : `number ${value}`;
+  if (typeof value === "bigint") return `bigint ${value}`;
+  if (value === null || typeof value !== "object") return `${typeof value} ${String(value)}`;
+  if (ArrayBuffer.isView(value)) {
+    const items = Array.from(value as unknown as ArrayLike<number | bigint>, (item) => valueStructure(item));
+    return { view: Object.prototype.toString.call(value), items };
+  }
+  const prototype = Object.getPrototypeOf(value) as { constructor?: { name?: string } } | null;
+  return {
+    prototype: prototype === null ? "null" : (prototype.constructor?.name ?? "anonymous"),
+    keys: Reflect.ownKeys(value).map((key) => {
+      const descriptor = Object.getOwnPropertyDescriptor(value, key) as PropertyDescriptor;
+      const attributes = `${descriptor.enumerable ? "e" : ""}${descriptor.writable ? "w" : ""}${descriptor.configurable ? "c" : ""}`;
+      return [String(key), attributes, "value" in descriptor ? valueStructure(descriptor.value, depth + 1) : "accessor"];
+    }),
+  };
+}

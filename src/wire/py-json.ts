@@ -42,6 +42,9 @@ function describePosition(text: string, position: number): string {
 export function isLossyForNativeParse(text: string): boolean {
   const length = text.length;
   let i = 0;
+  // the last long run the regex passed, as text: a list that opens with the same characters again (v2's samples
+  // reply spells the session's accumulated ids and the active leaf's copy alike) is passed by one comparison
+  let longRun = "";
   while (i < length) {
     const c = text.charCodeAt(i);
     if (c === 34) {
@@ -52,8 +55,14 @@ export function isLossyForNativeParse(text: string): boolean {
       i = end + 1;
       if (end - start <= 10 && isIntegerLikeKey(text, start, end) && nextNonSpace(text, i) === 58) return true;
     } else if (c === 45 || (c >= 48 && c <= 57)) {
+      // the same ints, and after them no character that would make the last one a longer number: the run again
+      if (longRun !== "" && isRunAgain(text, i, longRun)) {
+        i += longRun.length;
+        continue;
+      }
       SAFE_INT_RUN.lastIndex = i;
       if (SAFE_INT_RUN.test(text)) {
+        if (SAFE_INT_RUN.lastIndex - i >= REPEATED_RUN_MIN_CHARS) longRun = text.slice(i, SAFE_INT_RUN.lastIndex);
         i = SAFE_INT_RUN.lastIndex;
         continue;
       }
@@ -65,6 +74,25 @@ export function isLossyForNativeParse(text: string): boolean {
     }
   }
   return false;
+}
+
+/** From this many characters on, an int run is remembered for {@link isLossyForNativeParse} to recognize again. */
+const REPEATED_RUN_MIN_CHARS = 256;
+
+/**
+ * True when a list's items at `at` (just after its `[`) are `run` again, with no digit, `.`, `e` or `E` after them.
+ * The first and last characters turn most other lists away before the comparison of the whole text (a copy
+ * compared at memory speed, which `startsWith` is not).
+ */
+function isRunAgain(text: string, at: number, run: string): boolean {
+  const end = at + run.length;
+  if (text.charCodeAt(at - 1) !== 91 || text.charCodeAt(at) !== run.charCodeAt(0) || text.charCodeAt(end - 1) !== run.charCodeAt(run.length - 1)) return false;
+  return !continuesNumber(text.charCodeAt(end)) && text.slice(at, end) === run;
+}
+
+/** True for a character that continues a number token as the int-run regex's lookahead sees it (`0-9`, `.`, `e`, `E`). */
+function continuesNumber(c: number): boolean {
+  return (c >= 48 && c <= 57) || c === 46 || c === 101 || c === 69;
 }
 
 /**

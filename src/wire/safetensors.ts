@@ -2,7 +2,7 @@
 // The samples payload travels in this format so a Python `safetensors` reader opens it unchanged, and vice versa.
 import { countOccurrences, type DecodeWork } from "./decode-limits";
 import { SafetensorsFormatError } from "./errors";
-import { describeJsonDepthExcess, findJsonDepthExcess } from "./json-depth";
+import { cannotNestPast, describeJsonDepthExcess, findJsonDepthExcess } from "./json-depth";
 import { DTYPE_ARRAY, DTYPE_BYTES, Tensor, isDtype, type Dtype, type TensorData } from "./tensor";
 
 /** Largest header the reader accepts, in bytes (the reference implementation's limit). Checked before any allocation. */
@@ -204,7 +204,7 @@ export function concatChunks(chunks: readonly Uint8Array[]): Uint8Array {
 function parseHeader(headerBytes: Uint8Array): Record<string, unknown> {
   // The nesting cap is checked on the raw bytes first: a header of nested brackets is refused after reading
   // 129 of them, before the whole header is decoded or parsed.
-  const excess = findJsonDepthExcess(headerBytes);
+  const excess = cannotNestPast(headerBytes) ? null : findJsonDepthExcess(headerBytes);
   if (excess !== null) throw new SafetensorsFormatError(`safetensors: header ${describeJsonDepthExcess(excess)}`);
   let text: string;
   try {

@@ -7,9 +7,15 @@ import { isPlainObject } from "./wire-json";
 
 /** A deep copy of `sample`: no array, object or tensor memory is shared with the original. */
 export function deepCopySample(sample: Sample): Sample {
-  const init: Record<string, unknown> = {};
-  for (const field of Sample.FIELDS) init[field] = deepCopyValue(sample[field]);
-  return new Sample(init);
+  // a default Sample with each copied field assigned (an undefined one keeps its default, as the constructor's
+  // init does): every key is a declared field, so the constructor's check of an init object has nothing to refuse
+  const copy = new Sample();
+  const fields = copy as unknown as Record<string, unknown>;
+  for (const field of Sample.FIELDS) {
+    const value = deepCopyValue(sample[field]);
+    if (value !== undefined) fields[field] = value;
+  }
+  return copy;
 }
 
 function deepCopyValue(value: unknown): unknown {
