@@ -2,63 +2,10 @@
 // the refusal) must be those of the straightforward path, each list converted to its typed array and the whole map
 // handed to writeSafetensorsChunks; replay tensors stay views on the samples' memory.
 import fc from "fast-check";
-import {
-  SAMPLES_META_TENSOR,
-  SafetensorsFormatError,
-  SamplesCodecError,
-  WIRE_FIELDS_V1,
-  WIRE_FIELDS_V2,
-  WIRE_TENSOR_FIELDS,
-  concatChunks,
-  encodeSamples,
-  encodeSamplesChunks,
-  writeSafetensorsChunks,
-} from "../../src/wire";
-import { IdListTexts } from "../../src/wire/int-array-json";
+import { SafetensorsFormatError, WIRE_FIELDS_V1, WIRE_FIELDS_V2, concatChunks, encodeSamples, encodeSamplesChunks } from "../../src/wire";
 import { PrefixCacheInfo, SAMPLE_STATUSES, Sample, type JsonObject } from "../../src/wire/sample";
 import { Tensor } from "../../src/wire/tensor";
-import { float64FromNumbers, int64FromNumbers, uint8FromNumbers } from "../../src/wire/wire-arrays";
-import { stringifyExactJson } from "../../src/wire/wire-json";
-import { computedSample } from "./wire-test-helpers";
-
-const failEncode = (path: string, problem: string): never => {
-  throw new SamplesCodecError(`${path}: ${problem}`);
-};
-
-/**
- * The reference: every tensor field converted in sample order (tokens, loss mask, log-probs, replay tensors as they
- * are), the JSON fields written in the canonical order, the session metadata, then one writeSafetensorsChunks call
- * over the map (whose checks come last). Valid JSON fields only (the field checks themselves are not re-derived).
- */
-function referenceEncode(samples: readonly Sample[], sessionMetadata: JsonObject, fields: readonly string[]): Uint8Array {
-  const jsonFields = WIRE_FIELDS_V2.filter((field) => fields.includes(field));
-  const tensors = new Map<string, Tensor>();
-  const idLists = new IdListTexts();
-  const texts = samples.map((sample, index) => {
-    const nulls: string[] = [];
-    for (const field of WIRE_TENSOR_FIELDS) {
-      const value = sample[field];
-      const label = `encodeSamples: ${field} of sample ${index}`;
-      const name = `${field}.${index}`;
-      if (value === null || value === undefined) nulls.push(field);
-      else if (field === "tokens") tensors.set(name, new Tensor("I64", [(value as number[]).length], int64FromNumbers(value as number[], label)));
-      else if (field === "loss_mask") tensors.set(name, new Tensor("U8", [(value as number[]).length], uint8FromNumbers(value as number[], label)));
-      else if (field === "rollout_log_probs") tensors.set(name, new Tensor("F64", [(value as number[]).length], float64FromNumbers(value as number[], label)));
-      else tensors.set(name, value as Tensor);
-    }
-    const parts = jsonFields.map((field) => {
-      const raw = sample[field] as unknown;
-      const value = raw instanceof PrefixCacheInfo ? raw.toDict() : raw;
-      return `${JSON.stringify(field)}:${stringifyExactJson(value, `encodeSamples: ${field} of sample ${index}`, failEncode, idLists)}`;
-    });
-    parts.push(`"nulls":${JSON.stringify(nulls)}`);
-    return `{${parts.join(",")}}`;
-  });
-  const session = stringifyExactJson(sessionMetadata, "encodeSamples: session_metadata", failEncode, idLists);
-  const meta = new TextEncoder().encode(`{"samples":[${texts.join(",")}],"session_metadata":${session},"empty_reason":null}`);
-  tensors.set(SAMPLES_META_TENSOR, new Tensor("U8", [meta.length], meta));
-  return concatChunks(writeSafetensorsChunks(tensors));
-}
+import { computedSample, referenceEncode } from "./wire-test-helpers";
 
 type Outcome = { bytes: Buffer } | { error: string; kind: string };
 

@@ -2,52 +2,12 @@
 // (keys added to a spread's copy are slow in V8): the result must be the spread's, key for key, on odd keys too.
 import { describe, expect, test } from "@jest/globals";
 import fc from "fast-check";
-import { defaultPostprocess, SERVER_OWNED_METADATA_KEYS } from "../../../src/server/v2/default-postprocess";
-import { readLeafDescriptor, type TreeNodeRow, type V2SessionMetadata } from "../../../src/server/v2/tree-metadata";
+import { defaultPostprocess } from "../../../src/server/v2/default-postprocess";
+import type { V2SessionMetadata } from "../../../src/server/v2/tree-metadata";
 import { PY_KEY_ORDER } from "../../../src/wire/py-json-values";
 import type { JsonObject, JsonValue, Sample } from "../../../src/wire/sample";
+import { referencePostprocess } from "../support/samples-op-reference";
 import { Grower, rawLeafSample, recordingLogger, sessionMetadataOf } from "./support/forest-builders";
-
-/** The post-processor as it was written with spreads (the reference). */
-function referencePostprocess(samples: Sample[], sessionMetadata: V2SessionMetadata): Sample[] {
-  const rowById = new Map<number, TreeNodeRow>(sessionMetadata.tree.nodes.map((row) => [row.id, row]));
-  const agent: JsonObject = sessionMetadata.agent ?? {};
-  const reward = agent.reward;
-  const agentMetadata: JsonObject = Object.fromEntries(Object.entries(agent).filter(([key]) => !SERVER_OWNED_METADATA_KEYS.includes(key)));
-  const leaves = samples.map((sample) => readLeafDescriptor(sample.metadata));
-  const owner = new Map<number, number>();
-  for (const leaf of leaves) {
-    for (const id of leaf.path_node_ids) {
-      const current = owner.get(id);
-      if (current === undefined || leaf.node_id < current) owner.set(id, leaf.node_id);
-    }
-  }
-  samples.forEach((sample, i) => {
-    const leaf = leaves[i];
-    const responseStart = sample.tokens.length - sample.response_length;
-    if (sample.loss_mask !== null) {
-      const mask = [...sample.loss_mask];
-      for (const id of leaf.path_node_ids) {
-        if (owner.get(id) === leaf.node_id) continue;
-        const row = rowById.get(id);
-        if (row === undefined) throw new Error(`defaultPostprocess: node ${id} is not in session_metadata.tree.nodes`);
-        const start = Math.max(row.completion_span[0] - responseStart, 0);
-        const end = Math.min(row.completion_span[1] - responseStart, sample.response_length);
-        for (let p = start; p < end; p += 1) mask[p] = 0;
-      }
-      sample.loss_mask = mask;
-    }
-    const serverOwned: JsonObject = Object.fromEntries(
-      SERVER_OWNED_METADATA_KEYS.filter((key) => Object.prototype.hasOwnProperty.call(sample.metadata, key)).map((key): [string, JsonValue] => [
-        key,
-        sample.metadata[key],
-      ]),
-    );
-    sample.metadata = { ...sample.metadata, ...agentMetadata, ...serverOwned };
-    if (reward !== undefined && reward !== null) sample.reward = reward;
-  });
-  return samples;
-}
 
 /** Everything observable about an object's own properties: keys in order, descriptors (values by identity), prototype. */
 function shape(object: object): unknown[] {
