@@ -123,7 +123,9 @@ export function encodeSamples(samples: readonly Sample[], sessionMetadata: JsonO
 /**
  * {@link encodeSamples} as chunks whose concatenation is byte-identical to its result, for streaming a
  * large reply (`res.write` per chunk). Replay tensors are not copied: their chunks are views on the
- * samples' tensor memory, so leave the samples untouched until the chunks are written.
+ * samples' tensor memory, so leave the samples untouched until the chunks are written. Everything else
+ * (the header, the per-token lists, the metadata) is written into fresh chunks, one per run between replay
+ * tensors: a reply without replay tensors is a single chunk.
  */
 export function encodeSamplesChunks(samples: readonly Sample[], sessionMetadata: JsonObject, options: EncodeSamplesOptions): Uint8Array[] {
   const jsonFields = resolveJsonFields(options.fields);
