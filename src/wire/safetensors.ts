@@ -195,15 +195,16 @@ export function safetensorsHead(entries: SafetensorsEntry[], metadata?: Readonly
     parts.push(`${JSON.stringify(name)}:{"dtype":"${dtype}","shape":[${shape.join(",")}],"data_offsets":[${offset},${offset + byteLength}]}`);
     offset += byteLength;
   }
-  const headerText = UTF8_ENCODER.encode(`{${parts.join(",")}}`);
-  const headerSize = Math.ceil(headerText.length / 8) * 8;
+  const headerText = `{${parts.join(",")}}`;
+  const headerBytes = Buffer.byteLength(headerText, "utf8");
+  const headerSize = Math.ceil(headerBytes / 8) * 8;
 
   const head = new Uint8Array(8 + headerSize);
   const sizeView = new DataView(head.buffer, 0, 8);
   sizeView.setUint32(0, headerSize % 0x1_0000_0000, true);
   sizeView.setUint32(4, Math.floor(headerSize / 0x1_0000_0000), true);
-  head.set(headerText, 8);
-  head.fill(0x20, 8 + headerText.length);
+  UTF8_ENCODER.encodeInto(headerText, head.subarray(8)); // the names hold no lone surrogate (checked), so the UTF-8 length is exact
+  head.fill(0x20, 8 + headerBytes);
   return head;
 }
 

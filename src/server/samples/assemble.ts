@@ -33,7 +33,10 @@ interface PrefixState {
 export class PathPrefixMemo {
   /** @internal */
   readonly prefixes = new Map<SessionRecord, PrefixState>();
-  /** @internal Records already read (reading is pure: a record that failed has ended the op). */
+  /**
+   * @internal Records already read (reading is pure: a record that failed has ended the op). A read's repeated-id
+   * count is against the record read before it on the first path that read it; the merge uses it only for that one.
+   */
   readonly reads = new Map<SessionRecord, RecordTokens>();
 }
 
