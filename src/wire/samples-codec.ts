@@ -220,26 +220,16 @@ function writeReplyChunks(head: Uint8Array, entries: readonly WireTensorEntry[])
   return chunks;
 }
 
-/** Writes a checked list entry's bytes at `out[at]`: int64 by words, float64 and uint8 by a typed array's `set`. */
+/**
+ * Writes a checked list entry's bytes at `out[at]`: int64 by words, float64 and uint8 by a typed array's `set`. The
+ * 8-byte dtypes lead the layout, right after the head (a multiple of 8 bytes) in a fresh chunk, so their views are
+ * aligned (a misaligned one would be a RangeError, never wrong bytes).
+ */
 function writeListEntry(entry: WireTensorEntry, out: Uint8Array, at: number): void {
   const values = entry.values as readonly number[];
-  const count = values.length;
-  if (entry.dtype === "U8") {
-    out.set(values, at);
-    return;
-  }
-  const offset = out.byteOffset + at;
-  // The 8-byte dtypes come first in the layout, right after the head (a multiple of 8): always aligned in practice.
-  const aligned = offset % 8 === 0;
-  if (entry.dtype === "I64") {
-    const words = aligned ? new Int32Array(out.buffer, offset, 2 * count) : new Int32Array(2 * count);
-    writeInt64Words(values, words, 0);
-    if (!aligned) out.set(new Uint8Array(words.buffer), at);
-  } else {
-    const floats = aligned ? new Float64Array(out.buffer, offset, count) : new Float64Array(count);
-    floats.set(values);
-    if (!aligned) out.set(new Uint8Array(floats.buffer), at);
-  }
+  if (entry.dtype === "U8") out.set(values, at);
+  else if (entry.dtype === "I64") writeInt64Words(values, new Int32Array(out.buffer, out.byteOffset + at, 2 * values.length), 0);
+  else new Float64Array(out.buffer, out.byteOffset + at, values.length).set(values);
 }
 
 /**
