@@ -1,8 +1,21 @@
-// Shared builders for the wire tests: a sample carrying every computed field, and raw container assembly.
+// Shared builders for the wire tests: a sample carrying every computed field, raw container assembly, the reference encoder.
 // buildContainer writes safetensors bytes by hand from the format rules, independent of the package's writer.
-import { PrefixCacheInfo, Sample, type SampleInit } from "../../src/wire/sample";
+import { PrefixCacheInfo, Sample, type JsonObject, type SampleInit } from "../../src/wire/sample";
 import { Tensor } from "../../src/wire/tensor";
-import { SAMPLES_META_TENSOR, readSafetensors, writeSafetensors } from "../../src/wire";
+import {
+  SAMPLES_META_TENSOR,
+  SamplesCodecError,
+  WIRE_FIELDS_V2,
+  WIRE_TENSOR_FIELDS,
+  concatChunks,
+  readSafetensors,
+  writeSafetensors,
+  writeSafetensorsChunks,
+  type EmptyReason,
+} from "../../src/wire";
+import { IdListTexts } from "../../src/wire/int-array-json";
+import { float64FromNumbers, int64FromNumbers, uint8FromNumbers } from "../../src/wire/wire-arrays";
+import { stringifyExactJson } from "../../src/wire/wire-json";
 
 /** A sample as the server assembles it: every wire field set, indexer top-k null. */
 export function computedSample(overrides: SampleInit = {}): Sample {
@@ -75,4 +88,48 @@ export function valueStructure(value: unknown, depth = 0): unknown {
       return [String(key), attributes, "value" in descriptor ? valueStructure(descriptor.value, depth + 1) : "accessor"];
     }),
   };
+}
+
+const failEncode = (path: string, problem: string): never => {
+  throw new SamplesCodecError(`${path}: ${problem}`);
+};
+
+/**
+ * The reference: every tensor field converted in sample order (tokens, loss mask, log-probs, replay tensors as they
+ * are), the JSON fields written in the canonical order, the session metadata, then one writeSafetensorsChunks call
+ * over the map (whose checks come last). Valid JSON fields only (the field checks themselves are not re-derived).
+ */
+export function referenceEncode(
+  samples: readonly Sample[],
+  sessionMetadata: JsonObject,
+  fields: readonly string[],
+  emptyReason: EmptyReason | null = null,
+): Uint8Array {
+  const jsonFields = WIRE_FIELDS_V2.filter((field) => fields.includes(field));
+  const tensors = new Map<string, Tensor>();
+  const idLists = new IdListTexts();
+  const texts = samples.map((sample, index) => {
+    const nulls: string[] = [];
+    for (const field of WIRE_TENSOR_FIELDS) {
+      const value = sample[field];
+      const label = `encodeSamples: ${field} of sample ${index}`;
+      const name = `${field}.${index}`;
+      if (value === null || value === undefined) nulls.push(field);
+      else if (field === "tokens") tensors.set(name, new Tensor("I64", [(value as number[]).length], int64FromNumbers(value as number[], label)));
+      else if (field === "loss_mask") tensors.set(name, new Tensor("U8", [(value as number[]).length], uint8FromNumbers(value as number[], label)));
+      else if (field === "rollout_log_probs") tensors.set(name, new Tensor("F64", [(value as number[]).length], float64FromNumbers(value as number[], label)));
+      else tensors.set(name, value as Tensor);
+    }
+    const parts = jsonFields.map((field) => {
+      const raw = sample[field] as unknown;
+      const value = raw instanceof PrefixCacheInfo ? raw.toDict() : raw;
+      return `${JSON.stringify(field)}:${stringifyExactJson(value, `encodeSamples: ${field} of sample ${index}`, failEncode, idLists)}`;
+    });
+    parts.push(`"nulls":${JSON.stringify(nulls)}`);
+    return `{${parts.join(",")}}`;
+  });
+  const session = stringifyExactJson(sessionMetadata, "encodeSamples: session_metadata", failEncode, idLists);
+  const meta = new TextEncoder().encode(`{"samples":[${texts.join(",")}],"session_metadata":${session},"empty_reason":${JSON.stringify(emptyReason)}}`);
+  tensors.set(SAMPLES_META_TENSOR, new Tensor("U8", [meta.length], meta));
+  return concatChunks(writeSafetensorsChunks(tensors));
 }

@@ -165,27 +165,47 @@ export function writeSafetensorsChunks(
   assertLittleEndianHost();
   const items: Array<[string, Tensor]> =
     tensors instanceof Map ? [...(tensors as ReadonlyMap<string, Tensor>).entries()] : Object.entries(tensors as Record<string, Tensor>);
-  for (const [name, tensor] of items) checkWritable(name, tensor);
-  items.sort(([nameA, a], [nameB, b]) => DTYPE_RANK[b.dtype] - DTYPE_RANK[a.dtype] || compareCodePoints(nameA, nameB));
+  for (const [name, tensor] of items) assertWritableTensor(name, tensor);
+  const entries = items.map(([name, tensor]) => ({ name, dtype: tensor.dtype, shape: tensor.shape, byteLength: tensor.data.byteLength, tensor }));
+  const head = safetensorsHead(entries, metadata);
+  return [head, ...entries.map((entry) => entry.tensor.bytes())];
+}
 
+/** One tensor as a container's header describes it: name, dtype, shape and the byte length of its data. */
+export interface SafetensorsEntry {
+  readonly name: string;
+  readonly dtype: Dtype;
+  readonly shape: readonly number[];
+  readonly byteLength: number;
+}
+
+/**
+ * For a writer that places the tensor bytes itself: sorts `entries` in place into the layout order of
+ * {@link writeSafetensorsChunks} (descending dtype alignment, then name by code point) and returns the bytes before
+ * the data: the 8-byte little-endian header size, then the compact JSON header (`__metadata__` first, keys sorted,
+ * when given) padded with spaces to a multiple of 8. Entries are taken as valid (see {@link assertWritableTensor}).
+ */
+export function safetensorsHead(entries: SafetensorsEntry[], metadata?: Readonly<Record<string, string>>): Uint8Array {
+  assertLittleEndianHost();
+  entries.sort((a, b) => DTYPE_RANK[b.dtype] - DTYPE_RANK[a.dtype] || compareCodePoints(a.name, b.name));
   const parts: string[] = [];
   if (metadata !== undefined) parts.push(`${JSON.stringify(SAFETENSORS_METADATA_KEY)}:${metadataJson(metadata)}`);
   let offset = 0;
-  for (const [name, tensor] of items) {
-    const length = tensor.data.byteLength;
-    parts.push(`${JSON.stringify(name)}:{"dtype":"${tensor.dtype}","shape":[${tensor.shape.join(",")}],"data_offsets":[${offset},${offset + length}]}`);
-    offset += length;
+  for (const { name, dtype, shape, byteLength } of entries) {
+    parts.push(`${JSON.stringify(name)}:{"dtype":"${dtype}","shape":[${shape.join(",")}],"data_offsets":[${offset},${offset + byteLength}]}`);
+    offset += byteLength;
   }
-  const headerText = UTF8_ENCODER.encode(`{${parts.join(",")}}`);
-  const headerSize = Math.ceil(headerText.length / 8) * 8;
+  const headerText = `{${parts.join(",")}}`;
+  const headerBytes = Buffer.byteLength(headerText, "utf8");
+  const headerSize = Math.ceil(headerBytes / 8) * 8;
 
   const head = new Uint8Array(8 + headerSize);
   const sizeView = new DataView(head.buffer, 0, 8);
   sizeView.setUint32(0, headerSize % 0x1_0000_0000, true);
   sizeView.setUint32(4, Math.floor(headerSize / 0x1_0000_0000), true);
-  head.set(headerText, 8);
-  head.fill(0x20, 8 + headerText.length);
-  return [head, ...items.map(([, tensor]) => tensor.bytes())];
+  UTF8_ENCODER.encodeInto(headerText, head.subarray(8)); // the names hold no lone surrogate (checked), so the UTF-8 length is exact
+  head.fill(0x20, 8 + headerBytes);
+  return head;
 }
 
 /** Concatenates byte chunks into one fresh Uint8Array. */
@@ -317,7 +337,12 @@ function materialize(bytes: Uint8Array, dataStart: number, entry: HeaderEntry): 
   }
 }
 
-function checkWritable(name: string, tensor: Tensor): void {
+/**
+ * Refuses what {@link writeSafetensorsChunks} cannot write: an invalid tensor name (not a string, `__metadata__`, a
+ * lone surrogate), a value that is not a {@link Tensor}, data not matching the dtype or the shape.
+ * @throws SafetensorsFormatError naming the tensor
+ */
+export function assertWritableTensor(name: string, tensor: Tensor): void {
   if (typeof name !== "string" || name === SAFETENSORS_METADATA_KEY || LONE_SURROGATE.test(name)) {
     throw new SafetensorsFormatError(`safetensors: invalid tensor name ${JSON.stringify(name)}`);
   }

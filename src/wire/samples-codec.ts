@@ -3,11 +3,11 @@
 import { InputSampleDefaultsError, SamplesCodecError } from "./errors";
 import { PrefixCacheInfo, SAMPLE_STATUSES, Sample, SpecInfo, type JsonObject, type JsonValue, type SampleStatus } from "./sample";
 import { deepCopySample } from "./sample-copy";
-import { concatChunks, readSafetensors, writeSafetensorsChunks } from "./safetensors";
+import { assertWritableTensor, concatChunks, readSafetensors, safetensorsHead, type SafetensorsEntry } from "./safetensors";
 import { countOccurrences, DecodeWork, resolveDecodeLimits, type SamplesDecodeLimits } from "./decode-limits";
 import { cannotNestPast, describeJsonDepthExcess, findJsonDepthExcess } from "./json-depth";
-import { Tensor, type Dtype } from "./tensor";
-import { float64FromNumbers, int64FromNumbers, numbersFromInt64, numbersFromTyped, uint8FromNumbers } from "./wire-arrays";
+import { DTYPE_BYTES, Tensor, type Dtype } from "./tensor";
+import { checkWireNumbers, numbersFromInt64, numbersFromTyped, writeInt64Words } from "./wire-arrays";
 import { parsePyJson, pyNumberValue } from "./py-json";
 import { assignJsonKeys, isJsonObject, stringifyExactJson } from "./wire-json";
 import { IdListTexts } from "./int-array-json";
@@ -123,7 +123,9 @@ export function encodeSamples(samples: readonly Sample[], sessionMetadata: JsonO
 /**
  * {@link encodeSamples} as chunks whose concatenation is byte-identical to its result, for streaming a
  * large reply (`res.write` per chunk). Replay tensors are not copied: their chunks are views on the
- * samples' tensor memory, so leave the samples untouched until the chunks are written.
+ * samples' tensor memory, so leave the samples untouched until the chunks are written. Everything else
+ * (the header, the per-token lists, the metadata) is written into fresh chunks, one per run between replay
+ * tensors: a reply without replay tensors is a single chunk.
  */
 export function encodeSamplesChunks(samples: readonly Sample[], sessionMetadata: JsonObject, options: EncodeSamplesOptions): Uint8Array[] {
   const jsonFields = resolveJsonFields(options.fields);
@@ -134,7 +136,7 @@ export function encodeSamplesChunks(samples: readonly Sample[], sessionMetadata:
   if (!Array.isArray(samples)) throw new SamplesCodecError("encodeSamples: samples must be an array");
   if (!isJsonObject(sessionMetadata)) throw new SamplesCodecError("encodeSamples: session metadata must be a JSON object");
 
-  const tensors = new Map<string, Tensor>();
+  const entries: WireTensorEntry[] = [];
   const sampleTexts: string[] = [];
   const idLists = new IdListTexts(); // v2: the session's accumulated ids and the active leaf's copy are one text
   samples.forEach((sample: Sample, index) => {
@@ -143,7 +145,7 @@ export function encodeSamplesChunks(samples: readonly Sample[], sessionMetadata:
     for (const field of WIRE_TENSOR_FIELDS) {
       const value = sample[field] as unknown;
       if (value === null || value === undefined) nulls.push(field);
-      else tensors.set(`${field}.${index}`, encodeTensorField(field, value, `encodeSamples: ${field} of sample ${index}`));
+      else entries.push(checkTensorField(field, value, `${field}.${index}`, `encodeSamples: ${field} of sample ${index}`));
     }
     const parts = jsonFields.map((field) => {
       const label = `encodeSamples: ${field} of sample ${index}`;
@@ -155,11 +157,79 @@ export function encodeSamplesChunks(samples: readonly Sample[], sessionMetadata:
     sampleTexts.push(`{${parts.join(",")}}`);
   });
   const sessionText = stringifyExactJson(sessionMetadata, "encodeSamples: session_metadata", failEncode, idLists);
-  const metaBytes = UTF8_ENCODER.encode(
-    `{"samples":[${sampleTexts.join(",")}],"session_metadata":${sessionText},"empty_reason":${JSON.stringify(emptyReason)}}`,
-  );
-  tensors.set(SAMPLES_META_TENSOR, new Tensor("U8", [metaBytes.length], metaBytes));
-  return writeSafetensorsChunks(tensors);
+  const metaBytes = utf8Scratch(`{"samples":[${sampleTexts.join(",")}],"session_metadata":${sessionText},"empty_reason":${JSON.stringify(emptyReason)}}`);
+  entries.push({ name: SAMPLES_META_TENSOR, dtype: "U8", shape: [metaBytes.length], byteLength: metaBytes.length, values: metaBytes, tensor: null });
+  // The container writer's checks, in its order: only a replay tensor can fail them (the rest is made here).
+  for (const entry of entries) if (entry.tensor !== null) assertWritableTensor(entry.name, entry.tensor);
+  return writeReplyChunks(safetensorsHead(entries), entries);
+}
+
+/**
+ * One tensor of the reply: a checked per-token list (or the metadata bytes) that {@link writeReplyChunks} writes into
+ * the reply itself, or a sample's replay tensor, sent as a view on its own memory.
+ */
+interface WireTensorEntry extends SafetensorsEntry {
+  readonly values: readonly number[] | Uint8Array | null;
+  readonly tensor: Tensor | null;
+}
+
+/** Kept scratch for the metadata's UTF-8 bytes (copied into the reply before {@link encodeSamplesChunks} returns). */
+let metaScratch = new Uint8Array(1 << 16);
+/** The scratch grows to this at most; a longer text is encoded into memory of its own. */
+const MAX_META_SCRATCH = 1 << 22;
+
+/**
+ * `UTF8_ENCODER.encode(text)`, into the kept scratch (`encodeInto` spares the fresh buffer and its copy). The bytes
+ * are valid until the next call.
+ */
+function utf8Scratch(text: string): Uint8Array {
+  const most = 3 * text.length; // a UTF-16 code unit never takes more than 3 UTF-8 bytes
+  if (metaScratch.length < most && most <= MAX_META_SCRATCH) metaScratch = new Uint8Array(Math.min(Math.max(most, 2 * metaScratch.length), MAX_META_SCRATCH));
+  if (metaScratch.length < most) return UTF8_ENCODER.encode(text);
+  const { written } = UTF8_ENCODER.encodeInto(text, metaScratch);
+  return metaScratch.subarray(0, written);
+}
+
+/**
+ * The reply as chunks in layout order (`entries` sorted by {@link safetensorsHead}): the head and each run of lists
+ * between replay tensors written into one fresh chunk, each replay tensor a view on its own memory. Concatenated,
+ * the bytes `writeSafetensorsChunks` writes for the same tensors; without replay tensors, one chunk.
+ */
+function writeReplyChunks(head: Uint8Array, entries: readonly WireTensorEntry[]): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  for (let k = 0, first = true; k <= entries.length; first = false) {
+    let end = k;
+    let bytes = first ? head.byteLength : 0;
+    while (end < entries.length && entries[end].tensor === null) bytes += entries[end++].byteLength;
+    if (bytes > 0) {
+      const out = new Uint8Array(bytes);
+      let at = 0;
+      if (first) {
+        out.set(head);
+        at = head.byteLength;
+      }
+      for (let j = k; j < end; j++) {
+        writeListEntry(entries[j], out, at);
+        at += entries[j].byteLength;
+      }
+      chunks.push(out);
+    }
+    if (end < entries.length) chunks.push((entries[end].tensor as Tensor).bytes());
+    k = end + 1;
+  }
+  return chunks;
+}
+
+/**
+ * Writes a checked list entry's bytes at `out[at]`: int64 by words, float64 and uint8 by a typed array's `set`. The
+ * 8-byte dtypes lead the layout, right after the head (a multiple of 8 bytes) in a fresh chunk, so their views are
+ * aligned (a misaligned one would be a RangeError, never wrong bytes).
+ */
+function writeListEntry(entry: WireTensorEntry, out: Uint8Array, at: number): void {
+  const values = entry.values as readonly number[];
+  if (entry.dtype === "U8") out.set(values, at);
+  else if (entry.dtype === "I64") writeInt64Words(values, new Int32Array(out.buffer, out.byteOffset + at, 2 * values.length), 0);
+  else new Float64Array(out.buffer, out.byteOffset + at, values.length).set(values);
 }
 
 /**
@@ -339,7 +409,8 @@ function overlaySample(
   return sample;
 }
 
-function encodeTensorField(field: WireTensorField, value: unknown, label: string): Tensor {
+/** Checks one tensor field's value for the wire (the refusals of its dtype conversion) and returns its reply entry. */
+function checkTensorField(field: WireTensorField, value: unknown, name: string, label: string): WireTensorEntry {
   const spec = TENSOR_SPECS[field];
   if (!spec.list) {
     if (!(value instanceof Tensor)) throw new SamplesCodecError(`${label} must be an I32 Tensor, got ${describe(value)}`);
@@ -347,13 +418,13 @@ function encodeTensorField(field: WireTensorField, value: unknown, label: string
     if (tensor.dtype !== spec.dtype || !(tensor.data instanceof Int32Array)) {
       throw new SamplesCodecError(`${label} must have dtype I32, got ${tensor.dtype} (replay tensors are never converted)`);
     }
-    return tensor;
+    return { name, dtype: tensor.dtype, shape: tensor.shape, byteLength: tensor.data.byteLength, values: null, tensor };
   }
   if (!Array.isArray(value)) throw new SamplesCodecError(`${label} must be an array of numbers, got ${describe(value)}`);
   const values = value as number[];
-  if (field === "tokens") return new Tensor("I64", [values.length], int64FromNumbers(values, label));
-  if (field === "loss_mask") return new Tensor("U8", [values.length], uint8FromNumbers(values, label));
-  return new Tensor("F64", [values.length], float64FromNumbers(values, label));
+  const dtype = spec.dtype as "I64" | "U8" | "F64";
+  checkWireNumbers(dtype, values, label);
+  return { name, dtype, shape: [values.length], byteLength: values.length * DTYPE_BYTES[dtype], values, tensor: null };
 }
 
 function decodeTensorField(sample: Sample, field: WireTensorField, tensor: Tensor, name: string): void {

@@ -31,6 +31,48 @@ export function int64FromNumbers(values: readonly number[], label: string): BigI
   return out;
 }
 
+/**
+ * The refusals of {@link int64FromNumbers}, {@link uint8FromNumbers} and {@link float64FromNumbers} (same texts, same
+ * first offender) without the conversion, for a writer that places the values itself later: a list that passes holds
+ * no hole and converts exactly through {@link writeInt64Words} or a typed array's `set`.
+ */
+export function checkWireNumbers(dtype: "I64" | "U8" | "F64", values: readonly number[], label: string): void {
+  const fail = (i: number, problem: string): never => {
+    throw new SamplesCodecError(`${label}: value ${describeValue(values[i])} at index ${i} ${problem}`);
+  };
+  if (dtype === "I64") {
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i];
+      if (typeof value !== "number" || !Number.isSafeInteger(value)) fail(i, "does not fit wire dtype I64 exactly (needs a safe integer)");
+    }
+  } else if (dtype === "U8") {
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i];
+      if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > 255) fail(i, "does not fit wire dtype U8");
+    }
+  } else {
+    for (let i = 0; i < values.length; i++) if (typeof values[i] !== "number") fail(i, "does not fit wire dtype F64 (not a number)");
+  }
+}
+
+/**
+ * Writes safe integers (checked by {@link checkWireNumbers}) as little-endian int64 into `words`, two int32 words per
+ * value from word `at`: the bytes {@link int64FromNumbers} makes.
+ */
+export function writeInt64Words(values: readonly number[], words: Int32Array, at: number): void {
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (value >= -0x8000_0000 && value <= 0x7fff_ffff) {
+      words[at + 2 * i] = value;
+      words[at + 2 * i + 1] = value < 0 ? -1 : 0;
+    } else {
+      const high = Math.floor(value / TWO_POW_32);
+      words[at + 2 * i] = (value - high * TWO_POW_32) | 0;
+      words[at + 2 * i + 1] = high;
+    }
+  }
+}
+
 /** Unpacks int64 into numbers; a value outside the safe-integer range is refused rather than rounded. */
 export function numbersFromInt64(data: BigInt64Array, label: string): number[] {
   const words = new Int32Array(data.buffer, data.byteOffset, data.length * 2);

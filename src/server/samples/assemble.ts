@@ -33,7 +33,10 @@ interface PrefixState {
 export class PathPrefixMemo {
   /** @internal */
   readonly prefixes = new Map<SessionRecord, PrefixState>();
-  /** @internal Records already read (reading is pure: a record that failed has ended the op). */
+  /**
+   * @internal Records already read (reading is pure: a record that failed has ended the op). A read's repeated-id
+   * count is against the record read before it on the first path that read it; the merge uses it only for that one.
+   */
   readonly reads = new Map<SessionRecord, RecordTokens>();
 }
 
@@ -96,8 +99,11 @@ function foldTurnsFromRecords(records: readonly SessionRecord[], accumulated: re
   const last = records.length - 1;
   const turns = new Array<FoldTurn>(records.length);
   let cursor = 0;
+  let previous: RecordTokens | null = null;
   for (let i = 0; i <= last; i++) {
-    const aligned = alignRecordTokens(readRecord(records[i], i + 1), i === last, accumulated, options.maxTrimTokens);
+    const read = readRecord(records[i], i + 1, previous);
+    previous = read;
+    const aligned = alignRecordTokens(read, i === last, accumulated, options.maxTrimTokens);
     cursor = aligned.cursor;
     turns[i] = foldTurn(records, i, aligned, options.decode, options.replay);
   }
@@ -122,13 +128,15 @@ function foldThroughMemo(
   let resume: PrefixState | null = null;
   let covered = true; // every turn so far lies inside a prefix the memo holds
   let cursor = 0;
+  let previous: RecordTokens | null = null;
   for (let i = 0; i <= last; i++) {
     const record = records[i];
     let read = memo.reads.get(record);
     if (read === undefined) {
-      read = readRecord(record, i + 1);
+      read = readRecord(record, i + 1, previous);
       memo.reads.set(record, read);
     }
+    previous = read;
     const aligned = alignRecordTokens(read, i === last, accumulated, options.maxTrimTokens);
     cursor = aligned.cursor;
     trims.push(aligned.trimCount);

@@ -184,7 +184,9 @@ function turnTokensStartWith(long: FoldTurn, short: FoldTurn): boolean {
   const shortLength = shortPrompt.length + short.outputLength;
   if (longPrompt.length + long.outputLength < shortLength) return false;
   if (shortLength <= longPrompt.length) {
-    // The usual case: the next turn's prompt re-renders the whole previous turn.
+    // The usual case: the next turn's prompt re-renders the whole previous turn, as reading it found (same comparisons).
+    const repeated = long.parts.repeated;
+    if (repeated !== undefined && repeated.of === short.parts && repeated.length >= shortLength) return true;
     for (let i = 0; i < shortPrompt.length; i++) if (longPrompt[i] !== shortPrompt[i]) return false;
     for (let i = shortPrompt.length; i < shortLength; i++) if (longPrompt[i] !== shortOutput[i - shortPrompt.length]) return false;
     return true;

@@ -55,19 +55,28 @@ export interface RecordTokens {
   readonly meta: Record<string, unknown>;
   /** `choices[0].finish_reason` as found. */
   readonly finishReason: unknown;
+  /**
+   * How many leading input ids repeat the tokens of the turn read before this one (`of`: its `promptIds + outputIds`,
+   * compared with `===`, stopping at an undefined id): found by {@link readRecord} when given that turn, where it spares
+   * the integer check over those ids; the merge takes it instead of comparing them again.
+   */
+  readonly repeated?: { readonly of: RecordTokens; readonly length: number };
 }
 
 /**
  * Reads and checks the parts of record number `turn` (1-based, for the messages) the assembly uses. Pure: the same
- * record always reads the same (a holed array's holes are skipped, as `every`/`forEach` skip them).
+ * record always reads the same (a holed array's holes are skipped, as `every`/`forEach` skip them). Given the read of
+ * the turn before it, also finds how many input ids repeat that turn's tokens (see {@link RecordTokens.repeated}):
+ * those equal ids that are integers already, so the integer check reads only the ids after them.
  * @throws SampleAssemblyError when input ids or the output (logprob, id) pairs are missing or malformed
  */
-export function readRecord(record: SessionRecord, turn: number): RecordTokens {
+export function readRecord(record: SessionRecord, turn: number, previous: RecordTokens | null = null): RecordTokens {
   const promptIds = record.request?.input_ids;
   if (promptIds === null || promptIds === undefined) {
     throw new SampleAssemblyError("input_ids not found in request \u2014 the session server should populate it"); // Python's text
   }
-  if (!Array.isArray(promptIds) || !allIntegers(promptIds)) {
+  const repeated = previous !== null && Array.isArray(promptIds) ? repeatedPrefix(promptIds as unknown[], previous) : 0;
+  if (!Array.isArray(promptIds) || !allIntegers(promptIds, repeated)) {
     throw new SampleAssemblyError(`record ${turn}: request.input_ids missing or not integer ids; the session server should populate it`);
   }
   const choices = record.response?.choices;
@@ -89,12 +98,31 @@ export function readRecord(record: SessionRecord, turn: number): RecordTokens {
     outputLogProbs.push(logProb);
     outputIds.push((pair as unknown[])[1] as number);
   }
-  return { promptIds: promptIds as number[], outputIds, outputLogProbs, meta, finishReason: choice.finish_reason };
+  const finishReason: unknown = choice.finish_reason;
+  if (previous === null) return { promptIds: promptIds as number[], outputIds, outputLogProbs, meta, finishReason };
+  return { promptIds: promptIds as number[], outputIds, outputLogProbs, meta, finishReason, repeated: { of: previous, length: repeated } };
 }
 
-/** `ids.every(Number.isInteger)` as a loop (holes pass, as `every` skips them). */
-function allIntegers(ids: readonly unknown[]): boolean {
-  for (let i = 0; i < ids.length; i++) {
+/**
+ * How many leading `ids` equal (`===`) the tokens of `previous` (`promptIds + outputIds`), stopping at an undefined
+ * id (a hole of the previous prompt reads undefined, and an undefined id is no integer): each id counted is then an
+ * integer, as the previous turn's ids passed the checks.
+ */
+function repeatedPrefix(ids: readonly unknown[], previous: RecordTokens): number {
+  const prompt = previous.promptIds;
+  const output = previous.outputIds;
+  const inPrompt = Math.min(ids.length, prompt.length);
+  let k = 0;
+  while (k < inPrompt && ids[k] === prompt[k] && ids[k] !== undefined) k++;
+  if (k < prompt.length) return k;
+  const end = Math.min(ids.length, prompt.length + output.length);
+  while (k < end && ids[k] === output[k - prompt.length]) k++; // output ids are integers (checked when read)
+  return k;
+}
+
+/** `ids.every(Number.isInteger)` as a loop from index `from` (holes pass, as `every` skips them). */
+function allIntegers(ids: readonly unknown[], from: number): boolean {
+  for (let i = from; i < ids.length; i++) {
     if (!Number.isInteger(ids[i]) && i in ids) return false;
   }
   return true;

@@ -1,8 +1,9 @@
 // The raw material of the v2 samples op: one assembled sample per leaf, tagged with its leaf and snapshot.
-// Uses the v1 assembly on each root -> leaf record chain, sharing merged root-side turns between leaves; leaves truncated away are skipped.
+// Uses the v1 assembly on each root -> leaf record chain, sharing merged root-side turns and decoded texts between leaves; leaves truncated away are skipped.
 import type { Sample } from "../../wire/sample";
 import type { PolicyContext } from "../policy";
 import { assembleTrajectorySample, PathPrefixMemo, SampleAssemblyError } from "../samples";
+import { decodeByContent } from "../samples/decode-memo";
 import type { TrajectoryForest } from "./forest";
 import { pathMismatch, type MismatchCache } from "./session-view";
 import { leafDescriptor } from "./tree-metadata";
@@ -14,7 +15,8 @@ import { leafDescriptor } from "./tree-metadata";
  */
 export function buildLeafMaterial(forest: TrajectoryForest, maxSeqLen: number | null, ctx: PolicyContext, cache?: MismatchCache): Sample[] {
   const material: Sample[] = [];
-  const decode = (ids: readonly number[]): string => ctx.tokenizer.decode(ids);
+  // one decode per distinct id list of the op: retried siblings share outputs and observations
+  const decode = decodeByContent((ids) => ctx.tokenizer.decode(ids));
   const prefixMemo = new PathPrefixMemo(); // leaves of one tree share their root-side turns
   for (const leaf of forest.leaves()) {
     const path = leaf.pathNodes();
