@@ -4,16 +4,8 @@
 import { beforeAll, describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import { buildInitialMessages, MOCK_TOOL_RESULTS, WEATHER_TOOLS } from "../../src/agent/texts";
-import {
-  exactDataKey,
-  exactDataKeyAt,
-  loadTokenizer,
-  Qwen3Tito,
-  type ChatMessage,
-  type Qwen3Tokenizer,
-  type RenderOptions,
-  type Tokenizer,
-} from "../../src/tokenizer";
+import { exactDataKey, exactDataKeyAt, loadTokenizer, Qwen3Tito, type ChatMessage, type Qwen3Tokenizer } from "../../src/tokenizer";
+import { countingTokenizer } from "./counting-tokenizer";
 import { PyFloat } from "../../src/wire/py-json";
 
 /** `depth` arrays around `inner`. */
@@ -101,24 +93,6 @@ beforeAll(async () => {
   tokenizer = await loadTokenizer();
 });
 
-/** The Qwen3 tokenizer, counting every chat-template render. */
-function countingTokenizer(): { tokenizer: Tokenizer; renders: () => number } {
-  let count = 0;
-  const counting: Tokenizer = {
-    family: tokenizer.family,
-    source: tokenizer.source,
-    specialIds: tokenizer.specialIds,
-    encode: (text) => tokenizer.encode(text),
-    decode: (ids, options) => tokenizer.decode(ids, options),
-    tokenToId: (token) => tokenizer.tokenToId(token),
-    renderChatTemplate: (messages: readonly ChatMessage[], options?: RenderOptions) => {
-      count += 1;
-      return tokenizer.renderChatTemplate(messages, options);
-    },
-  };
-  return { tokenizer: counting, renders: () => count };
-}
-
 describe("canonicalIds with the caller's names for its inputs", () => {
   const conversation = (city: string, extra: unknown): ChatMessage[] => [
     ...buildInitialMessages(),
@@ -131,7 +105,7 @@ describe("canonicalIds with the caller's names for its inputs", () => {
   ];
 
   it("gives an unmemoized render's ids, rendering once per name and kwargs, apart from the exact keys' entries", () => {
-    const { tokenizer: counting, renders } = countingTokenizer();
+    const { tokenizer: counting, renders } = countingTokenizer(tokenizer);
     const memoized = new Qwen3Tito(counting, { enable_thinking: false }, { memoizeRenders: true });
     const plain = new Qwen3Tito(tokenizer, { enable_thinking: false });
     const extras: unknown[] = [undefined, 0, -0, 1.5, { b: 1, a: 2 }, { a: 2, b: 1 }];
@@ -153,7 +127,7 @@ describe("canonicalIds with the caller's names for its inputs", () => {
   });
 
   it("renders every time for a null name (inputs without an exact key)", () => {
-    const { tokenizer: counting, renders } = countingTokenizer();
+    const { tokenizer: counting, renders } = countingTokenizer(tokenizer);
     const memoized = new Qwen3Tito(counting, {}, { memoizeRenders: true });
     const messages = conversation("Beijing", new PyFloat(1));
     const reference = new Qwen3Tito(tokenizer).canonicalIds(messages, WEATHER_TOOLS);

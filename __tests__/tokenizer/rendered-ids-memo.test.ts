@@ -3,41 +3,14 @@
 import { beforeAll, describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import { buildInitialMessages, MOCK_TOOL_RESULTS, WEATHER_TOOLS } from "../../src/agent/texts";
-import {
-  loadTokenizer,
-  Qwen3Tito,
-  RenderedIdsMemo,
-  type ChatMessage,
-  type ChatTemplateKwargs,
-  type Qwen3Tokenizer,
-  type RenderOptions,
-  type Tokenizer,
-  type ToolSpec,
-} from "../../src/tokenizer";
+import { loadTokenizer, Qwen3Tito, RenderedIdsMemo, type ChatMessage, type ChatTemplateKwargs, type Qwen3Tokenizer, type ToolSpec } from "../../src/tokenizer";
+import { countingTokenizer } from "./counting-tokenizer";
 
 let tokenizer: Qwen3Tokenizer;
 
 beforeAll(async () => {
   tokenizer = await loadTokenizer();
 });
-
-/** The Qwen3 tokenizer, counting every chat-template render. */
-function countingTokenizer(): { tokenizer: Tokenizer; renders: () => number } {
-  let count = 0;
-  const counting: Tokenizer = {
-    family: tokenizer.family,
-    source: tokenizer.source,
-    specialIds: tokenizer.specialIds,
-    encode: (text) => tokenizer.encode(text),
-    decode: (ids, options) => tokenizer.decode(ids, options),
-    tokenToId: (token) => tokenizer.tokenToId(token),
-    renderChatTemplate: (messages: readonly ChatMessage[], options?: RenderOptions) => {
-      count += 1;
-      return tokenizer.renderChatTemplate(messages, options);
-    },
-  };
-  return { tokenizer: counting, renders: () => count };
-}
 
 describe("RenderedIdsMemo", () => {
   it("computes once per exact input and hands out fresh copies nobody can use to alter the memo", () => {
@@ -123,7 +96,7 @@ describe("Qwen3Tito with memoizeRenders", () => {
     pick === 0 ? undefined : pick === 1 ? { enable_thinking: true } : { enable_thinking: false };
 
   it("returns what an unmemoized instance returns for prompts, appended suffixes and canonical ids", () => {
-    const { tokenizer: counting } = countingTokenizer();
+    const { tokenizer: counting } = countingTokenizer(tokenizer);
     const memoized = new Qwen3Tito(counting, { enable_thinking: false }, { memoizeRenders: true });
     const plain = new Qwen3Tito(tokenizer, { enable_thinking: false });
     fc.assert(
@@ -148,7 +121,7 @@ describe("Qwen3Tito with memoizeRenders", () => {
   });
 
   it("renders a repeated conversation once, an equal copy of it too, and a changed one again", () => {
-    const { tokenizer: counting, renders } = countingTokenizer();
+    const { tokenizer: counting, renders } = countingTokenizer(tokenizer);
     const tito = new Qwen3Tito(counting, { enable_thinking: false }, { memoizeRenders: true });
     const messages = history(2, "Beijing");
     const first = tito.canonicalIds(messages, WEATHER_TOOLS);

@@ -11,35 +11,16 @@ import {
   type ChatMessage,
   type ChatTemplateKwargs,
   type Qwen3Tokenizer,
-  type RenderOptions,
-  type Tokenizer,
   type ToolCall,
   type ToolSpec,
 } from "../../src/tokenizer";
+import { countingTokenizer } from "./counting-tokenizer";
 
 let tokenizer: Qwen3Tokenizer;
 
 beforeAll(async () => {
   tokenizer = await loadTokenizer();
 });
-
-/** The Qwen3 tokenizer, counting the renders made without a generation prompt (TITO's prefix renders). */
-function countingTokenizer(): { tokenizer: Tokenizer; prefixRenders: () => number } {
-  let count = 0;
-  const counting: Tokenizer = {
-    family: tokenizer.family,
-    source: tokenizer.source,
-    specialIds: tokenizer.specialIds,
-    encode: (text) => tokenizer.encode(text),
-    decode: (ids, options) => tokenizer.decode(ids, options),
-    tokenToId: (token) => tokenizer.tokenToId(token),
-    renderChatTemplate: (messages: readonly ChatMessage[], options?: RenderOptions) => {
-      if (!options?.addGenerationPrompt) count += 1;
-      return tokenizer.renderChatTemplate(messages, options);
-    },
-  };
-  return { tokenizer: counting, prefixRenders: () => count };
-}
 
 describe("exactDataKey", () => {
   it("keeps apart values that a lossy serialization would merge", () => {
@@ -182,7 +163,7 @@ describe("tokenizeAppended with the cached prefix", () => {
     pick === 0 ? undefined : pick === 1 ? { enable_thinking: true } : { enable_thinking: false, extra: pick };
 
   it("gives the uncached result for random tools, kwargs, stored tool calls and appended messages, rendering each prefix once", () => {
-    const { tokenizer: counting, prefixRenders } = countingTokenizer();
+    const { tokenizer: counting, renders: prefixRenders } = countingTokenizer(tokenizer, (options) => !options?.addGenerationPrompt);
     const cached = new Qwen3Tito(counting, { enable_thinking: false });
     const distinct = new Set<string>();
     fc.assert(

@@ -3,23 +3,8 @@
 // astral and lone-surrogate characters next to ASCII ones, -0s, planted marks), and it must throw where dumpsPy throws.
 import { describe, expect, test } from "@jest/globals";
 import fc from "fast-check";
-import {
-  dumpsPy,
-  dumpsPyBytes,
-  dumpsPyWriter,
-  PY_DEFAULT_JSON,
-  PY_RESPONSE_JSON,
-  PY_SAMPLES_META_JSON,
-  PY_TOJSON,
-  PyBigInt,
-  PyFloat,
-  SpelledPyJson,
-  type PyDumpsOptions,
-} from "../../src/wire/py-json";
-
-const COMPACT_ASCII: PyDumpsOptions = { ensureAscii: true, compact: true, allowNan: true };
-const ALL_OPTIONS = [PY_DEFAULT_JSON, PY_TOJSON, PY_RESPONSE_JSON, PY_SAMPLES_META_JSON, COMPACT_ASCII];
-const SPLICE_MARK = "\u0000jest-session-parity:spelled\u0000";
+import { dumpsPy, dumpsPyBytes, dumpsPyWriter, PY_RESPONSE_JSON, PyBigInt, PyFloat, SpelledPyJson, type PyDumpsOptions } from "../../src/wire/py-json";
+import { ALL_OPTIONS, SPLICE_MARK } from "./py-json-settings";
 
 /** What dumpsPy gives: its text's UTF-8 bytes, or the error it throws. */
 function reference(value: unknown, options: PyDumpsOptions): Buffer | string {

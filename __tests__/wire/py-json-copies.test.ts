@@ -11,19 +11,14 @@ import {
   PY_DEFAULT_JSON,
   PY_RESPONSE_JSON,
   PY_SAMPLES_META_JSON,
-  PY_TOJSON,
   PyBigInt,
   PyFloat,
   pyObjectFromEntries,
   SpelledPyJson,
   type PyDumpsOptions,
 } from "../../src/wire/py-json";
+import { ALL_OPTIONS, SPLICE_MARK } from "./py-json-settings";
 import { compactFromDefaultSpelling } from "../../src/wire/py-json-compact";
-
-const COMPACT_ASCII: PyDumpsOptions = { ensureAscii: true, compact: true, allowNan: true };
-const ALL_OPTIONS = [PY_DEFAULT_JSON, PY_TOJSON, PY_RESPONSE_JSON, PY_SAMPLES_META_JSON, COMPACT_ASCII];
-/** The text dumpsPy uses in place of each copy during its native write (a string no reply holds). */
-const SPLICE_MARK = "\u0000jest-session-parity:spelled\u0000";
 
 function spell(write: typeof dumpsPy, value: unknown, options: PyDumpsOptions): string {
   try {

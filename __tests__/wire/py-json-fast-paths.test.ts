@@ -19,11 +19,8 @@ import {
   PyFloat,
   SpelledPyJson,
   pyObjectFromEntries,
-  type PyDumpsOptions,
 } from "../../src/wire/py-json";
-
-const COMPACT_ASCII: PyDumpsOptions = { ensureAscii: true, compact: true, allowNan: true };
-const ALL_OPTIONS = [PY_DEFAULT_JSON, PY_TOJSON, PY_RESPONSE_JSON, PY_SAMPLES_META_JSON, COMPACT_ASCII];
+import { ALL_OPTIONS } from "./py-json-settings";
 
 /** dumpsPy's text (or error) beside the reference writer's, for every option set. */
 function bothWriters(value: unknown): Array<[string, string]> {
