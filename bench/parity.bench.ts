@@ -225,20 +225,45 @@ const ownPeak = peakRssTracker();
 interface Timed extends PartyFigures {
   ms: number;
   gcMs: number;
+  /** From the last chat reply's headers (as the client saw them) to the end of the run: views, collects, deletes. */
+  tailMs: number;
   runs: SessionParityRun[];
+}
+
+/**
+ * Watches the client's replies from `origin` (undici's headers channel) and keeps when the last chat reply's headers
+ * arrived, so a run's wall splits into its chat calls and the session routes after them.
+ */
+function watchLastChatReply(origin: string): { lastMs(): number; stop(): void } {
+  const headers = channel("undici:request:headers");
+  let last = Number.NaN;
+  const onHeaders = (message: unknown): void => {
+    const { request: sent } = message as { request: { origin: string; path: string } };
+    if (sent.path.endsWith("/v1/chat/completions") && String(sent.origin) === origin) last = nowMs();
+  };
+  headers.subscribe(onHeaders);
+  return { lastMs: () => last, stop: () => headers.unsubscribe(onHeaders) };
 }
 
 async function measured(
   childStats: () => Promise<{ server: { cpuUs: number; rssBytes: number }; backend: { cpuUs: number; rssBytes: number } } | null>,
+  url: string,
   work: () => Promise<SessionParityRun[]>,
 ): Promise<Timed> {
   const before = await childStats();
   ownPeak.takePeak();
   const gcStart = gcMs;
+  const lastChat = watchLastChatReply(new URL(url).origin);
   const cpuStart = process.cpuUsage();
   const start = nowMs();
-  const runs = await work();
-  const ms = nowMs() - start;
+  let runs: SessionParityRun[];
+  try {
+    runs = await work();
+  } finally {
+    lastChat.stop();
+  }
+  const end = nowMs();
+  const ms = end - start;
   const cpu = process.cpuUsage(cpuStart);
   const ownRss = ownPeak.takePeak();
   const after = await childStats();
@@ -250,6 +275,7 @@ async function measured(
     backend: before && after ? (after.backend.cpuUs - before.backend.cpuUs) / 1000 : 0,
     rssMb: (ownRss + (after ? after.server.rssBytes + after.backend.rssBytes : 0)) / 2 ** 20,
     gcMs: gcMs - gcStart,
+    tailMs: end - lastChat.lastMs(),
     runs,
   };
 }
@@ -260,6 +286,7 @@ async function timedRun(layout: RunningLayout, version: Version, n: number): Pro
   const inputSamples = buildWeatherInputSamples(n);
   const timed = await measured(
     () => layout.childStats(),
+    layout.urls[version],
     () => runAgenticRetryTrajectories({ version, inputSamples, sessionServerUrls: [layout.urls[version]] }),
   );
   const failed = timed.runs.filter((run) => run.failure !== undefined || run.samples.length !== 1);
@@ -271,6 +298,7 @@ async function timedRun(layout: RunningLayout, version: Version, n: number): Pro
 async function timedBareRun(chain: BareChain, calls: readonly RecordedCall[], n: number): Promise<Timed> {
   return measured(
     () => chain.childStats(),
+    chain.url,
     async () => {
       await Promise.all(Array.from({ length: n }, () => bareTrajectory(chain.url, calls)));
       return [];
@@ -283,6 +311,7 @@ interface Figures extends PartyFigures {
   all: number[];
   ms: number;
   gcMs: number;
+  tailMs: number;
 }
 
 function summarize(timed: Timed[]): Figures {
@@ -293,6 +322,7 @@ function summarize(timed: Timed[]): Figures {
     server: median(timed.map((t) => t.server)),
     backend: median(timed.map((t) => t.backend)),
     gcMs: median(timed.map((t) => t.gcMs)),
+    tailMs: median(timed.map((t) => t.tailMs)),
     rssMb: Math.max(...timed.map((t) => t.rssMb)),
   };
 }
@@ -361,7 +391,8 @@ function report(results: Map<Layout, Map<Key, Figures>>): void {
     const bareTotal = bare.client + bare.server + bare.backend;
     console.log(
       `\n${n} trajectories (median of ${repeats}), floor ${FLOOR_MS} ms. Bare chain (the trajectory's ${CALLS + 4} requests: ` +
-        `session create, ${CALLS} chat calls, view, collect, delete): wall ${fmt(bare.ms / FLOOR_MS, 3)} x floor, CPU ` +
+        `session create, ${CALLS} chat calls, view, collect, delete): wall ${fmt(bare.ms / FLOOR_MS, 3)} x floor ` +
+        `(${fmt(bare.tailMs, 0)} ms of it after the last chat reply), CPU ` +
         `${fmt(bareTotal / calls, 3)} ms per chat call = client ${fmt(bare.client / calls, 3)} + proxy ${fmt(bare.server / calls, 3)} + ` +
         `backend ${fmt(bare.backend / calls, 3)}; peak RSS ${fmt(bare.rssMb, 0)} MB. Its ${CALLS} chat calls alone: wall ` +
         `${fmt(bareChat.ms / FLOOR_MS, 3)} x floor, client ${fmt(bareChat.client / calls, 3)} ms per chat call`,
@@ -377,7 +408,8 @@ function report(results: Map<Layout, Map<Key, Figures>>): void {
       const best = Math.min(...measuredLayouts.map((figures) => figures.ms / FLOOR_MS));
       const bareWall = bare.ms / FLOOR_MS;
       console.log(
-        `  ${version} three processes: wall ${fmt(wall, 3)} x floor (all ${f.all.map((t) => t.toFixed(0)).join(", ")} ms); CPU ${fmt(total / calls)} ms ` +
+        `  ${version} three processes: wall ${fmt(wall, 3)} x floor (all ${f.all.map((t) => t.toFixed(0)).join(", ")} ms; ` +
+          `${fmt(f.tailMs, 0)} ms after the last chat reply); CPU ${fmt(total / calls)} ms ` +
           `per chat call = ${fmt(cpuRatio)} x bare [goal <= ${CPU_GOAL}: ${cpuRatio <= CPU_GOAL ? "ok" : "MISSED"}]; per party: fixture ` +
           `${fmt(f.client / calls)} ms = ${fmt(f.client / bare.client)} x client, session server ${fmt(f.server / calls)} ms = ` +
           `${fmt(f.server / bare.server)} x proxy, mock ${fmt(f.backend / calls)} ms = ${fmt(f.backend / bare.backend)} x backend; ` +
@@ -385,13 +417,15 @@ function report(results: Map<Layout, Map<Key, Figures>>): void {
       );
       if (o) {
         console.log(
-          `  ${version} one process:     wall ${fmt(o.ms / FLOOR_MS, 3)} x floor (all ${o.all.map((x) => x.toFixed(0)).join(", ")} ms); CPU ${fmt(o.client / calls)} ms ` +
+          `  ${version} one process:     wall ${fmt(o.ms / FLOOR_MS, 3)} x floor (all ${o.all.map((x) => x.toFixed(0)).join(", ")} ms; ` +
+            `${fmt(o.tailMs, 0)} ms after the last chat reply); CPU ${fmt(o.client / calls)} ms ` +
             `per chat call, CPU/wall ${fmt(o.client / o.ms)}, GC ${fmt(o.gcMs, 0)} ms; peak RSS ${fmt(o.rssMb, 0)} MB`,
         );
       }
       if (t) {
         console.log(
-          `  ${version} servers thread:  wall ${fmt(t.ms / FLOOR_MS, 3)} x floor (all ${t.all.map((x) => x.toFixed(0)).join(", ")} ms); CPU ${fmt(t.client / calls)} ms ` +
+          `  ${version} servers thread:  wall ${fmt(t.ms / FLOOR_MS, 3)} x floor (all ${t.all.map((x) => x.toFixed(0)).join(", ")} ms; ` +
+            `${fmt(t.tailMs, 0)} ms after the last chat reply); CPU ${fmt(t.client / calls)} ms ` +
             `per chat call (both threads), CPU/wall ${fmt(t.client / t.ms)}, GC ${fmt(t.gcMs, 0)} ms (main thread); peak RSS ${fmt(t.rssMb, 0)} MB`,
         );
       }
