@@ -1,6 +1,7 @@
 // The chat turn's budget charge computed from the body sized at reservation equals the full walk of the record
 // (retainedBytes), and any change to the body besides the added prompt ids falls back to that walk.
 import fc from "fast-check";
+import { extractCompletion } from "../../src/server/chat-reply";
 import { recordBytes, sizeUpstreamBody } from "../../src/server/record-charge";
 import { retainedBytes } from "../../src/server/retained-size";
 import type { CompletedTurn, SessionRecord } from "../../src/server/types";
@@ -92,5 +93,37 @@ describe("recordBytes", () => {
     const otherTurn = turnFor({ messages: [{ role: "user", content: "z".repeat(300) }], input_ids: [1] }, [1], reply("ok"));
     expect(recordBytes(otherTurn, other)).toBe(retainedBytes([otherTurn.record, otherTurn.assistantMessage]));
     expect(recordBytes(otherTurn, undefined)).toBe(retainedBytes([otherTurn.record, otherTurn.assistantMessage]));
+  });
+
+  test("a reply extractCompletion tallied while parsing is charged as the walk would charge it", () => {
+    const reply = (logprob: string, content: string): string =>
+      `{"id":"chatcmpl-1","object":"chat.completion","created":1796151225,"model":"mock-model","choices":[{"index":0,"message":{"role":"assistant","content":${JSON.stringify(content)}},` +
+      `"logprobs":{"content":[{"token":"Hi","token_id":9707,"logprob":${logprob},"bytes":[72,105],"top_logprobs":[]},{"token":"<|im_end|>","token_id":151645,"logprob":-0.5,"bytes":[60],"top_logprobs":[]}]},` +
+      `"finish_reason":"stop","meta_info":{"output_token_logprobs":[[${logprob},9707],[-0.5,151645]],"completion_tokens":2,"prompt_tokens":5}}]}`;
+    // tallied (compact ASCII), and not (non-ASCII content, an integral float): each charged as the full walk
+    for (const text of [reply("-0.0", "Hi there"), reply("-0.0078125", "Grüße, 世界"), reply("-1.0", "Hi")]) {
+      const completion = extractCompletion(Buffer.from(text, "utf8"));
+      const body: Record<string, unknown> = { messages: [{ role: "user", content: "hello" }], logprobs: true };
+      const sized = sizeUpstreamBody(body);
+      body.input_ids = [1, 2, 3, 4, 5];
+      const record: SessionRecord = {
+        timestamp: 1.5,
+        request_timestamp: 1.25,
+        method: "POST",
+        path: "/v1/chat/completions",
+        request: body,
+        response: completion.response,
+        status_code: 200,
+      };
+      const turn: CompletedTurn = {
+        promptIds: [1, 2, 3, 4, 5],
+        completionIds: completion.completionIds,
+        assistantMessage: completion.assistantMessage,
+        finishReason: "stop",
+        responseId: "chatcmpl-1",
+        record,
+      };
+      expect(recordBytes(turn, sized)).toBe(retainedBytes([turn.record, turn.assistantMessage]));
+    }
   });
 });

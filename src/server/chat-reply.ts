@@ -3,6 +3,7 @@
 import type { ChatMessage } from "../tokenizer/types";
 import { dumpsPy, parsePyJsonBytes, PY_RESPONSE_JSON, pyNumberValue, pyRepr, type PyJsonBytesRead, type SpelledPyJson } from "../wire/py-json";
 import { describeJsonDepthExcess, MAX_JSON_DEPTH } from "../wire/json-depth";
+import { rememberReplySize } from "./record-charge";
 import { SessionHttpError } from "./types";
 
 /** The validated parts of an upstream chat completion. */
@@ -87,6 +88,7 @@ export function extractCompletion(body: Buffer, vocabSize?: number): ExtractedCo
   });
   const finishReason = typeof choice.finish_reason === "string" ? choice.finish_reason : null;
   const responseId = typeof response.id === "string" ? response.id : null;
+  if (read.tally !== undefined) rememberReplySize(response, read.tally);
   return { response, assistantMessage: message as ChatMessage, completionIds, finishReason, responseId, spelledResponse: read.spelled };
 }
 

@@ -1,7 +1,19 @@
 // The session budget's charge for one chat turn: the upstream body sized once when the turn is reserved, and the
 // committed record charged from that size (and its freshly parsed reply walked as a tree) instead of walking again.
-import { RETAINED_SLOT_BYTES, retainedBytes, retainedBytesWithout, retainedTreeBytes } from "./retained-size";
+import type { JsonTreeTally } from "../wire/py-json-scan";
+import { RETAINED_SLOT_BYTES, retainedBytes, retainedBytesWithout, retainedTreeBytes, tallyBytes } from "./retained-size";
 import type { CompletedTurn } from "./types";
+
+/** The retained size of each backend reply whose text the parse scan tallied, by the reply it parsed to. */
+const talliedReplies = new WeakMap<object, number>();
+
+/**
+ * Remembers a freshly parsed backend reply's size from the parse scan's tally of its text, so the commit charges it
+ * without walking it. The stored reply is charged as it was parsed: nothing in the servers changes a reply after.
+ */
+export function rememberReplySize(response: object, tally: JsonTreeTally): void {
+  talliedReplies.set(response, tallyBytes(tally));
+}
 
 /** The retained size of a chat turn's upstream body when it was reserved, before positioning added its prompt ids. */
 export interface SizedBody {
@@ -38,7 +50,7 @@ export function recordBytes(committed: CompletedTurn, sizedBody: SizedBody | und
   return (
     bodyBytes +
     (isOwnReplyMessage(committed)
-      ? recordShellBytes(record) + retainedTreeBytes([record.response])
+      ? recordShellBytes(record) + (talliedReplies.get(record.response) ?? retainedTreeBytes([record.response]))
       : retainedBytes([record, committed.assistantMessage], new Set<object>([body])))
   );
 }

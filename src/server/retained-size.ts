@@ -1,5 +1,6 @@
 // Estimates the heap bytes a stored value keeps alive, from V8's object layout on 64-bit Node (no pointer compression).
 // The session budget charges sessions with it; a test checks the estimate against measured heap growth.
+import type { JsonTreeTally } from "../wire/py-json-scan";
 
 /** Bytes of one V8 heap slot (a pointer or an unboxed double). */
 const SLOT = 8;
@@ -62,6 +63,21 @@ export function retainedBytes(roots: readonly unknown[], seen: Set<object> = new
  */
 export function retainedTreeBytes(roots: readonly unknown[]): number {
   return walkRetained(roots, null);
+}
+
+/**
+ * {@link retainedTreeBytes} of the tree `JSON.parse` made of a text, from the scan's tally of that text (its strings
+ * one-byte): the same figure without the walk.
+ */
+export function tallyBytes(tally: JsonTreeTally): number {
+  return (
+    tally.objects * OBJECT_HEADER +
+    tally.arrays * ARRAY_HEADER +
+    tally.slots * SLOT +
+    tally.boxedNumbers * HEAP_NUMBER +
+    tally.strings * STRING_HEADER +
+    tally.stringWords * SLOT
+  );
 }
 
 /**

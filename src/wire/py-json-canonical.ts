@@ -64,28 +64,32 @@ export function isCanonicalNumberToken(text: string, start: number, end: number)
 }
 
 /**
- * True when every escape in the string body `text[start, end)` (between its quotes) is one JSON.stringify writes:
- * `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, or `\u00xx` (lowercase) for another control character. `\/`, `\u0041`,
- * `\u00e9`, an escaped surrogate or uppercase hex spell a character JSON.stringify writes otherwise. `from` is the
- * first backslash in the body. The raw characters need no check: the parser refuses raw control characters, and a
- * text decoded from UTF-8 holds no lone surrogate.
+ * How many characters decoding the escapes of the string body `text[start, end)` (between its quotes) removes, when
+ * every escape in it is one JSON.stringify writes: `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t` (one each), or `\u00xx`
+ * (lowercase; five) for another control character; -1 when one is not. `\/`, `\u0041`, `\u00e9`, an escaped surrogate
+ * or uppercase hex spell a character JSON.stringify writes otherwise. `from` is the first backslash in the body. The
+ * raw characters need no check: the parser refuses raw control characters, and a text decoded from UTF-8 holds no
+ * lone surrogate.
  */
-export function hasCanonicalEscapes(text: string, from: number, end: number): boolean {
+export function canonicalEscapeSavings(text: string, from: number, end: number): number {
+  let saved = 0;
   for (let b = from; b !== -1 && b < end; b = text.indexOf("\\", b)) {
     const next = text.charCodeAt(b + 1);
     if (next === 34 || next === 92 || next === 98 || next === 102 || next === 110 || next === 114 || next === 116) {
       b += 2;
+      saved += 1;
       continue;
     }
-    if (next !== 117 || text.charCodeAt(b + 2) !== 48 || text.charCodeAt(b + 3) !== 48) return false;
+    if (next !== 117 || text.charCodeAt(b + 2) !== 48 || text.charCodeAt(b + 3) !== 48) return -1;
     const high = text.charCodeAt(b + 4);
     const low = text.charCodeAt(b + 5);
-    if ((high !== 48 && high !== 49) || !(isDigit(low) || (low >= 97 && low <= 102))) return false;
+    if ((high !== 48 && high !== 49) || !(isDigit(low) || (low >= 97 && low <= 102))) return -1;
     const code = (high - 48) * 16 + (isDigit(low) ? low - 48 : low - 87);
-    if (code === 8 || code === 9 || code === 10 || code === 12 || code === 13) return false; // written `\b`, `\t`, ...
+    if (code === 8 || code === 9 || code === 10 || code === 12 || code === 13) return -1; // written `\b`, `\t`, ...
     b += 6;
+    saved += 5;
   }
-  return true;
+  return saved;
 }
 
 /**

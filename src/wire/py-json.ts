@@ -3,7 +3,19 @@
 import { PY_KEY_ORDER, PyBigInt, PyFloat, isArrayIndexKey, pyObjectKeys, rememberKeyOrder, type PyJson } from "./py-json-values";
 import { pythonFloatRepr } from "./py-repr";
 import { findJsonDepthExcess, MAX_JSON_DEPTH, type JsonDepthExcess } from "./json-depth";
-import { CANONICAL_OUTSIDE, hasCanonicalEscapes, isCanonicalNumberToken, isRepeatedKey } from "./py-json-canonical";
+import {
+  isEscaped,
+  isIntegerLikeKey,
+  isLossyNumber,
+  MAX_SPELLING_DEPTH,
+  NATIVE_EXACT,
+  NESTED_TOO_DEEP,
+  nextNonSpace,
+  numberEnd,
+  scanForNativeParse,
+  type JsonTreeTally,
+  type SpellingScan,
+} from "./py-json-scan";
 
 export * from "./py-json-values";
 export * from "./py-repr";
@@ -102,66 +114,6 @@ function continuesNumber(c: number): boolean {
  */
 const SAFE_INT_RUN = /(?:-?[1-9][0-9]{0,14}|0)(?![0-9.eE])(?:, ?(?:-?[1-9][0-9]{0,14}|0)(?![0-9.eE]))*/y;
 
-function isEscaped(text: string, quote: number): boolean {
-  let backslashes = 0;
-  for (let j = quote - 1; text.charCodeAt(j) === 92; j--) backslashes += 1;
-  return backslashes % 2 === 1;
-}
-
-function isIntegerLikeKey(text: string, start: number, end: number): boolean {
-  if (end === start) return false;
-  if (text.charCodeAt(start) === 48) return end === start + 1;
-  for (let j = start; j < end; j++) {
-    const d = text.charCodeAt(j);
-    if (d < 48 || d > 57) return false;
-  }
-  return true;
-}
-
-function nextNonSpace(text: string, from: number): number {
-  let j = from;
-  for (let c = text.charCodeAt(j); c === 32 || c === 9 || c === 10 || c === 13; c = text.charCodeAt(++j));
-  return text.charCodeAt(j);
-}
-
-function numberEnd(text: string, from: number): number {
-  let j = from + 1;
-  for (let c = text.charCodeAt(j); (c >= 48 && c <= 57) || c === 46 || c === 101 || c === 69 || c === 43 || c === 45; c = text.charCodeAt(++j));
-  return j;
-}
-
-/**
- * A number token the native parser would read differently from Python. An int: 16+ digits or `-0`. A float (a
- * fraction or an exponent): only when its nearest double is an integer other than -0, since both parsers round to the
- * same double and only the kind can be lost. That is decided by parsing the token, after a cheap test lets most floats
- * through: without an exponent and with an integer part of `k` digits (below 1e13), the nearest double can be an
- * integer only when the fraction is all zeros or starts with at least `13 - k` zeros or nines (doubles there are less
- * than 1.2e(k-16) apart), so a log-prob such as `-0.0078125` or a timestamp such as `1796075262.0039878` is let through.
- */
-function isLossyNumber(text: string, start: number, end: number): boolean {
-  const negative = text.charCodeAt(start) === 45;
-  const intStart = negative ? start + 1 : start;
-  let j = intStart;
-  while (j < end && text.charCodeAt(j) >= 48 && text.charCodeAt(j) <= 57) j++;
-  const intDigits = j - intStart;
-  if (j === end) return intDigits >= 16 || (negative && intDigits === 1 && text.charCodeAt(intStart) === 48);
-  if (text.charCodeAt(j) === 46 && intDigits < 13) {
-    const fractionStart = j + 1;
-    let k = fractionStart;
-    while (k < end && text.charCodeAt(k) >= 48 && text.charCodeAt(k) <= 57) k++;
-    if (k === end) {
-      const first = text.charCodeAt(fractionStart);
-      let run = 0;
-      while (fractionStart + run < end && text.charCodeAt(fractionStart + run) === first) run++;
-      const allZeros = first === 48 && run === end - fractionStart;
-      if (!allZeros && !((first === 48 || first === 57) && run >= 13 - intDigits)) return false;
-    }
-  }
-  // An exponent, a long integer part or a fraction that may round away: what the double is decides.
-  const value = Number(text.slice(start, end));
-  return Number.isInteger(value) && !Object.is(value, -0);
-}
-
 /** How {@link parsePyJson} hands numbers back. */
 export interface PyJsonParseOptions {
   /**
@@ -192,12 +144,24 @@ export function parsePyJson(text: string, options: PyJsonParseOptions = {}): PyJ
 /** The native parser when `lossy` is false and it accepts the text, else the exact reader. */
 function readPyJson(text: string, lossy: boolean): PyJson {
   if (!lossy) {
-    try {
-      return JSON.parse(text) as PyJson;
-    } catch {
-      // fall through: Python's literals, or an error to report with Python's words
-    }
+    const value = parseNatively(text);
+    if (value !== NOT_NATIVE) return value;
   }
+  return readExactly(text);
+}
+
+/** What {@link parseNatively} answers for a text the native parser refuses. */
+const NOT_NATIVE: unique symbol = Symbol("not native");
+
+function parseNatively(text: string): PyJson | typeof NOT_NATIVE {
+  try {
+    return JSON.parse(text) as PyJson;
+  } catch {
+    return NOT_NATIVE; // Python's literals, or an error to report with Python's words
+  }
+}
+
+function readExactly(text: string): PyJson {
   const reader = new PyJsonReader(text);
   reader.skipWhitespace();
   const value = reader.readValue();
@@ -208,19 +172,20 @@ function readPyJson(text: string, lossy: boolean): PyJson {
 
 /**
  * What {@link parsePyJsonBytes} read: the value, or where nesting first went past the cap (nothing parsed then). With
- * `keepSpelling`, `spelled` holds the text when it is exactly `dumpsPy(value, PY_RESPONSE_JSON)`.
+ * `keepSpelling`, `spelled` holds the text when it is exactly `dumpsPy(value, PY_RESPONSE_JSON)`, and `tally` what
+ * the value holds when it is also an ASCII text the native parser read.
  */
 export type PyJsonBytesRead =
-  | { readonly value: PyJson; readonly excess: null; readonly spelled?: SpelledPyJson }
-  | { readonly value: undefined; readonly excess: JsonDepthExcess; readonly spelled?: undefined };
+  | { readonly value: PyJson; readonly excess: null; readonly spelled?: SpelledPyJson; readonly tally?: JsonTreeTally }
+  | { readonly value: undefined; readonly excess: JsonDepthExcess; readonly spelled?: undefined; readonly tally?: undefined };
 
 /** Options of {@link parsePyJsonBytes}. */
 export interface PyJsonBytesOptions {
   /**
    * Keep the text as the value's {@link PY_RESPONSE_JSON} spelling when it is one already (a reply a compact JSON
    * writer made), so writing the value again copies it. Decided by the scan that reads the text anyway
-   * ({@link isCanonicalNumberToken}, {@link hasCanonicalEscapes}, no whitespace, no repeated or integer-like key):
-   * any doubt is a no.
+   * ({@link isCanonicalNumberToken}, {@link canonicalEscapeSavings}, no whitespace, no repeated or integer-like key):
+   * any doubt is a no. Such a text's tree is tallied by the same scan (for a caller that sizes it).
    */
   keepSpelling?: boolean;
 }
@@ -234,132 +199,24 @@ export interface PyJsonBytesOptions {
  */
 export function parsePyJsonBytes(bytes: Buffer, maxDepth: number = MAX_JSON_DEPTH, options: PyJsonBytesOptions = {}): PyJsonBytesRead {
   const text = bytes.toString("utf8");
-  const canonical: CanonicalScan | null = options.keepSpelling === true && maxDepth <= MAX_WRITE_DEPTH ? { canonical: true } : null;
-  const scan = scanForNativeParse(text, maxDepth, canonical);
+  const spelling: SpellingScan | null = options.keepSpelling === true && maxDepth <= MAX_SPELLING_DEPTH ? { canonical: true, tally: null } : null;
+  const scan = scanForNativeParse(text, maxDepth, spelling);
   if (scan === NESTED_TOO_DEEP) {
     const excess = findJsonDepthExcess(bytes, maxDepth);
     if (excess !== null) return { value: undefined, excess };
   }
-  const value = readPyJson(text, scan !== NATIVE_EXACT);
-  if (canonical === null || !canonical.canonical) return { value, excess: null };
-  return { value, excess: null, spelled: new SpelledPyJson(value, text, PY_RESPONSE_JSON) };
-}
-
-/** {@link scanForNativeParse}'s answers. */
-const NATIVE_EXACT = 0;
-const NATIVE_LOSSY = 1;
-const NESTED_TOO_DEEP = 2;
-
-/** What {@link scanForNativeParse} finds out about a text's spelling when asked. */
-interface CanonicalScan {
-  canonical: boolean;
-}
-
-/** Where each key of the objects open in a canonical scan starts and ends (reused; they only grow). */
-const keyStarts: number[] = [];
-const keyEnds: number[] = [];
-/** For each container open in a canonical scan: how many keys the arrays above held when it opened. */
-const scopeBases: number[] = [];
-
-/**
- * {@link isLossyForNativeParse} and {@link findJsonDepthExcess} of a string in one pass: NESTED_TOO_DEEP when an array
- * or object opens past `maxDepth` (outside strings, as the depth scan counts), else NATIVE_LOSSY or NATIVE_EXACT as the
- * lossy check answers. Number tokens are walked by hand rather than by the lossy check's int-run regex, so short
- * runs (a log-prob pair, a token's bytes) cost no regex call. Tests hold both answers to the two functions'. With
- * `spelling`, also whether the text is spelled as dumpsPy writes compactly (meaningful only when it parses): the
- * tokens as {@link isCanonicalNumberToken} and {@link hasCanonicalEscapes} say, nothing outside them but
- * {@link CANONICAL_OUTSIDE}, no integer-like key and no key twice in one object (the parsers would keep one entry).
- */
-function scanForNativeParse(text: string, maxDepth: number, spelling: CanonicalScan | null): number {
-  const length = text.length;
-  let depth = 0;
-  let lossy = false;
-  let canonical = spelling !== null;
-  let keyCount = 0;
-  scopeBases.length = 0;
-  let backslash = canonical ? text.indexOf("\\") : -1;
-  let i = 0;
-  while (i < length) {
-    const c = text.charCodeAt(i);
-    if (c === 34) {
-      const start = i + 1;
-      let end = text.indexOf('"', start);
-      while (end !== -1 && text.charCodeAt(end - 1) === 92 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
-      if (end === -1) return NATIVE_LOSSY; // unterminated: no bracket counts after it, and the exact reader reports it
-      i = end + 1;
-      if (canonical) {
-        if (backslash !== -1 && backslash < end) {
-          if (backslash < start) backslash = text.indexOf("\\", start);
-          if (backslash !== -1 && backslash < end) {
-            canonical = hasCanonicalEscapes(text, backslash, end);
-            backslash = text.indexOf("\\", i);
-          }
-        }
-        if (text.charCodeAt(i) === 58) {
-          if (end - start <= 10 && isIntegerLikeKey(text, start, end)) canonical = false; // JS would move it first
-          // canonical escapes spell each key one way only, so a repeated key repeats its text
-          if (isRepeatedKey(text, start, end, keyStarts, keyEnds, scopeBases[scopeBases.length - 1], keyCount)) canonical = false;
-          keyStarts[keyCount] = start;
-          keyEnds[keyCount] = end;
-          keyCount += 1;
-        }
-      }
-      if (!lossy && end - start <= 10 && isIntegerLikeKey(text, start, end) && nextNonSpace(text, i) === 58) lossy = true;
-    } else if ((c >= 48 && c <= 57) || c === 45) {
-      // an int (most tokens: ids, counts, bytes) is walked here: lossy past 15 digits or as `-0`, not canonical as `-0`
-      let j = c === 45 ? i + 1 : i;
-      const intStart = j;
-      let d = text.charCodeAt(j);
-      while (d >= 48 && d <= 57) d = text.charCodeAt(++j);
-      if (d !== 46 && d !== 101 && d !== 69 && j > intStart) {
-        if (j - intStart >= 16) {
-          lossy = true;
-        } else if (c === 45 && j - intStart === 1 && text.charCodeAt(intStart) === 48) {
-          lossy = true;
-          canonical = false;
-        }
-        i = j;
-        continue;
-      }
-      const next = lossy ? numberEnd(text, i) : scanNumber(text, i);
-      const end = next < 0 ? -next : next;
-      if (next < 0) lossy = true;
-      if (canonical && !isCanonicalNumberToken(text, i, end)) canonical = false;
-      i = end;
-    } else if (c === 91 || c === 123) {
-      if (++depth > maxDepth) return NESTED_TOO_DEEP;
-      if (canonical) scopeBases.push(keyCount);
-      i += 1;
-    } else {
-      if ((c === 93 || c === 125) && depth > 0) {
-        depth -= 1;
-        if (canonical) keyCount = scopeBases.pop() as number; // the keys of the container that closed are gone
-      } else if (canonical && (c >= 128 || CANONICAL_OUTSIDE[c] === 0)) canonical = false;
-      i += 1;
+  if (spelling === null || !spelling.canonical) return { value: readPyJson(text, scan !== NATIVE_EXACT), excess: null };
+  const spelled = (value: PyJson): SpelledPyJson => new SpelledPyJson(value, text, PY_RESPONSE_JSON);
+  if (scan === NATIVE_EXACT) {
+    const value = parseNatively(text);
+    if (value !== NOT_NATIVE) {
+      // an ASCII text (as many characters as bytes) holds one-byte strings only, as the tally counts them
+      const tally = spelling.tally !== null && text.length === bytes.length ? spelling.tally : undefined;
+      return tally === undefined ? { value, excess: null, spelled: spelled(value) } : { value, excess: null, spelled: spelled(value), tally };
     }
   }
-  if (spelling !== null) spelling.canonical = canonical;
-  return lossy ? NATIVE_LOSSY : NATIVE_EXACT;
-}
-
-/**
- * The end of the number token at `start` (a `-` or a digit), negated when the native parser would read it otherwise
- * than Python: an int of 16+ digits or `-0`, a float whose double is integral ({@link isLossyNumber}).
- */
-function scanNumber(text: string, start: number): number {
-  const negative = text.charCodeAt(start) === 45;
-  const intStart = negative ? start + 1 : start;
-  let j = intStart;
-  let d = text.charCodeAt(j);
-  while (d >= 48 && d <= 57) d = text.charCodeAt(++j);
-  const intDigits = j - intStart;
-  if (d !== 46 && d !== 101 && d !== 69) {
-    if (intDigits === 0) return start + 1; // a lone `-`: no number, which the parser refuses
-    const lossy = intDigits >= 16 || (negative && intDigits === 1 && text.charCodeAt(intStart) === 48);
-    return lossy ? -j : j;
-  }
-  const end = numberEnd(text, j);
-  return isLossyNumber(text, start, end) ? -end : end;
+  const value = readExactly(text);
+  return { value, excess: null, spelled: spelled(value) };
 }
 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
