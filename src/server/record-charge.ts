@@ -15,6 +15,17 @@ export function rememberReplySize(response: object, tally: JsonTreeTally): void 
   talliedReplies.set(response, tallyBytes(tally));
 }
 
+/**
+ * A reply's retained size: the remembered one, taken out of the table (so the table holds only the replies between
+ * their parse and their commit, which keeps it small for the collector), else the walk's.
+ */
+function replyBytes(response: object): number {
+  const remembered = talliedReplies.get(response);
+  if (remembered === undefined) return retainedTreeBytes([response]);
+  talliedReplies.delete(response);
+  return remembered;
+}
+
 /** The retained size of a chat turn's upstream body when it was reserved, before positioning added its prompt ids. */
 export interface SizedBody {
   body: Record<string, unknown>;
@@ -50,7 +61,7 @@ export function recordBytes(committed: CompletedTurn, sizedBody: SizedBody | und
   return (
     bodyBytes +
     (isOwnReplyMessage(committed)
-      ? recordShellBytes(record) + (talliedReplies.get(record.response) ?? retainedTreeBytes([record.response]))
+      ? recordShellBytes(record) + replyBytes(record.response)
       : retainedBytes([record, committed.assistantMessage], new Set<object>([body])))
   );
 }
