@@ -44,14 +44,16 @@ const bodyWith = (inputIds: fc.Arbitrary<unknown[]>): fc.Arbitrary<Record<string
 
 /** The body a turn before sent: spelled by the module itself, with no base. */
 function sent(body: Record<string, unknown>): SentBody {
-  return spellUpstreamBody(body, undefined);
+  return spellUpstreamBody(body, undefined).sent;
 }
 
 describe("spellUpstreamBody", () => {
-  test("without a base: the bytes of the whole body spelled (any keys, values, id position)", () => {
+  test("without a base: the bytes of the whole body spelled (any keys, values, id position), and its text", () => {
     fc.assert(
       fc.property(bodyWith(ids), (body) => {
-        expect(spellUpstreamBody(body, undefined).bytes).toEqual(oracle(body));
+        const out = spellUpstreamBody(body, undefined);
+        expect(out.bytes).toEqual(oracle(body));
+        expect(out.sent.text).toBe(dumpsPy(body, PY_DEFAULT_JSON));
       }),
       { numRuns: 400 },
     );
@@ -64,8 +66,9 @@ describe("spellUpstreamBody", () => {
         next.input_ids = [...(first.input_ids as number[]), ...more];
         const out = spellUpstreamBody(next, base);
         expect(out.bytes).toEqual(oracle(next));
-        // the list's place is known, so the turn after can build on this one in turn
-        expect(out.bytes.toString("latin1", out.idsStart, out.idsEnd + 1)).toBe(dumpsPy(next.input_ids, PY_DEFAULT_JSON));
+        // the record's text is the same, and the list's place in it known, so the turn after can build on this one
+        expect(out.sent.text).toBe(dumpsPy(next, PY_DEFAULT_JSON));
+        expect(out.sent.text.slice(out.sent.idsStart, out.sent.idsEnd + 1)).toBe(dumpsPy(next.input_ids, PY_DEFAULT_JSON));
       }),
       { numRuns: 400 },
     );
@@ -86,13 +89,13 @@ describe("spellUpstreamBody", () => {
   test("the prefix check is what decides: a base with other bytes for equal ids shows through, one id off does not", () => {
     // Proves the copy is taken (and so that the property tests above exercise it): the base claims other digits
     const body = { messages: [], input_ids: [1, 2, 3, 4] };
-    const fake = new SentBody(Buffer.from('{"input_ids": [7, 7, 7]}'), [1, 2, 3], 14, 22);
+    const fake = new SentBody('{"input_ids": [7, 7, 7]}', [1, 2, 3], 14, 22);
     expect(spellUpstreamBody(body, fake).bytes.toString()).toBe('{"messages": [], "input_ids": [7, 7, 7, 4]}');
-    const offByOne = new SentBody(Buffer.from('{"input_ids": [7, 7, 7]}'), [1, 2, 5], 14, 22);
+    const offByOne = new SentBody('{"input_ids": [7, 7, 7]}', [1, 2, 5], 14, 22);
     expect(spellUpstreamBody(body, offByOne).bytes).toEqual(oracle(body));
     // a base spelled whole knows no list place, an empty list gives nothing to copy
-    expect(spellUpstreamBody(body, new SentBody(Buffer.from("x"), [1, 2, 3], -1, -1)).bytes).toEqual(oracle(body));
-    expect(spellUpstreamBody(body, new SentBody(Buffer.from("[]"), [], 0, 1)).bytes).toEqual(oracle(body));
+    expect(spellUpstreamBody(body, new SentBody("x", [1, 2, 3], -1, -1)).bytes).toEqual(oracle(body));
+    expect(spellUpstreamBody(body, new SentBody("[]", [], 0, 1)).bytes).toEqual(oracle(body));
   });
 
   test("ids that are not all int32s (-0, floats, big ints, PyFloat, strings, holes) are spelled with the body, as before", () => {
@@ -134,6 +137,7 @@ describe("spellUpstreamBody", () => {
     const ok = { model: "m", input_ids: list };
     const out = spellUpstreamBody(ok, undefined);
     expect(ok.input_ids).toBe(list);
-    expect(out.ids).toBe(list);
+    expect(out.sent.ids).toBe(list);
+    expect(out.sent.text).toBe('{"model": "m", "input_ids": [1, 2, 3]}');
   });
 });

@@ -14,7 +14,7 @@ export class RecordTexts {
   private compact: string | null | undefined;
 
   constructor(
-    /** The body as sent upstream (the bytes of `dumpsPy(record.request, PY_DEFAULT_JSON)`), until the compact text is derived. */
+    /** The body as sent upstream (its text is `dumpsPy(record.request, PY_DEFAULT_JSON)`), until the compact text is derived. */
     private requestDefault: SentBody | undefined,
     /** `dumpsPy(record.response, PY_RESPONSE_JSON)`: the backend's own text when it was that already, or what the client was sent. */
     public response: string | undefined,
@@ -26,13 +26,13 @@ export class RecordTexts {
   request(): string | undefined {
     if (this.compact === undefined) {
       // once derived, the bytes go (a later turn built on this record then spells its prompt ids whole)
-      this.compact = this.requestDefault === undefined ? null : (compactFromDefaultSpelling(this.requestDefault.bytes.toString("utf8")) ?? null);
+      this.compact = this.requestDefault === undefined ? null : (compactFromDefaultSpelling(this.requestDefault.text) ?? null);
       this.requestDefault = undefined;
     }
     return this.compact ?? undefined;
   }
 
-  /** The body as sent upstream while this record still holds its bytes (a later turn's prompt may copy its ids). */
+  /** The body as sent upstream while this record still holds its text (a later turn's prompt may copy its ids). */
   sentBody(): SentBody | undefined {
     return this.requestDefault;
   }

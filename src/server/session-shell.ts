@@ -296,15 +296,15 @@ export class SessionShell {
     const headers = forwardHeaders(req.headers, id);
     headers["content-type"] = "application/json";
     // the bytes of dumpsPy(upstreamBody, PY_DEFAULT_JSON), the prompt ids the base record sent copied, not spelled again
-    const sent = spellUpstreamBody(upstreamBody, this.promptBase(entry, prepared.baseRecord));
-    const result = await this.upstream.request("POST", "v1/chat/completions", "", headers, sent.bytes);
+    const { bytes, sent } = spellUpstreamBody(upstreamBody, this.promptBase(entry, prepared.baseRecord));
+    const result = await this.upstream.request("POST", "v1/chat/completions", "", headers, bytes);
     if (result.status !== 200) return sendUpstreamReply(res, result.status, result.headers, result.body);
     const completion = extractCompletion(result.body, this.ctx.tokenizer.vocabSize);
     // The session view copies these texts instead of spelling the record's request and response again; the session
     // is charged for them (the default text is ASCII; a reply spelled for the client later is about its bytes' size).
     const spelled = completion.spelledResponse?.text;
     const responseTextBytes = spelled !== undefined ? textHeapBytes(spelled, result.body.length) : request.clientStream ? 0 : result.body.length;
-    const texts = new RecordTexts(sent, spelled, sent.bytes.length + responseTextBytes);
+    const texts = new RecordTexts(sent, spelled, sent.text.length + responseTextBytes);
 
     // Phase 3 (lock): commit unless the session went away meanwhile.
     await entry.lock.runExclusive(() => {

@@ -3,20 +3,29 @@
 import { dumpsPy, PY_DEFAULT_JSON, SpelledPyJson } from "../wire/py-json";
 
 /**
- * One upstream body as sent: its bytes (ASCII: the default spelling escapes every other character) and, when known,
- * where the text of its `input_ids` list lies in them, so a later turn whose prompt extends these ids copies them.
+ * One upstream body as sent, as a record keeps it: its text (ASCII: the default spelling escapes every other character;
+ * kept on the heap, where the session budget counts it) and, when known, where its `input_ids` list lies in it, so a
+ * later turn whose prompt extends these ids copies their text.
  */
 export class SentBody {
   constructor(
-    /** `Buffer.from(dumpsPy(body, PY_DEFAULT_JSON))`. */
-    readonly bytes: Buffer,
+    /** `dumpsPy(body, PY_DEFAULT_JSON)`. */
+    readonly text: string,
     /** The `input_ids` the body holds (the record's own array, never changed afterwards). */
     readonly ids: readonly number[],
-    /** Offset of the list's `[` in `bytes`, or -1 when the body was spelled whole (its ids then serve no later turn). */
+    /** Offset of the list's `[` in `text`, or -1 when the body was spelled whole (its ids then serve no later turn). */
     readonly idsStart: number,
-    /** Offset of the list's `]` in `bytes` (-1 with `idsStart`). */
+    /** Offset of the list's `]` in `text` (-1 with `idsStart`). */
     readonly idsEnd: number,
   ) {}
+}
+
+/** A body to send: its bytes (for this call only: off the heap, and the budget does not count them) and its text. */
+export interface SpelledBody {
+  /** `Buffer.from(sent.text)`. */
+  readonly bytes: Buffer;
+  /** The text and its id list's place, for the record. */
+  readonly sent: SentBody;
 }
 
 /**
@@ -26,12 +35,13 @@ export class SentBody {
 const IDS_MARK = "\u0001";
 
 /**
- * `Buffer.from(dumpsPy(body, PY_DEFAULT_JSON))` for a chat body whose `input_ids` were just set, the same bytes. When
+ * `Buffer.from(dumpsPy(body, PY_DEFAULT_JSON))` for a chat body whose `input_ids` were just set, the same bytes (and
+ * their text). When
  * `base` (a body sent before) holds ids that are a prefix of these, its bytes of them are copied and only the ids after
  * them are spelled; the prefix is checked id by id, so any base is safe, and one that does not fit is not used.
  * Falls back to spelling the whole body when `input_ids` is not a list of int32s or the mark does not turn up once.
  */
-export function spellUpstreamBody(body: Record<string, unknown>, base: SentBody | undefined): SentBody {
+export function spellUpstreamBody(body: Record<string, unknown>, base: SentBody | undefined): SpelledBody {
   const ids = body.input_ids;
   if (!Array.isArray(ids)) return spelledWhole(body, ids);
   // a base's ids are int32s (it was spelled here): only the ids after the ones it holds need the check
@@ -55,7 +65,7 @@ export function spellUpstreamBody(body: Record<string, unknown>, base: SentBody 
   out.write(text, 0, at, "latin1");
   let pos = at;
   if (reused === undefined) out[pos++] = 0x5b;
-  else pos += reused.bytes.copy(out, pos, reused.idsStart, reused.idsEnd);
+  else pos += out.write(reused.text.slice(reused.idsStart, reused.idsEnd), pos, "latin1");
   for (let i = from; i < ids.length; i++) {
     if (i > 0) {
       out[pos++] = 0x2c;
@@ -66,12 +76,13 @@ export function spellUpstreamBody(body: Record<string, unknown>, base: SentBody 
   const idsEnd = pos;
   out[pos++] = 0x5d;
   out.write(text.slice(tailStart), pos, "latin1");
-  return new SentBody(out, ids as number[], at, idsEnd);
+  return { bytes: out, sent: new SentBody(out.toString("latin1"), ids as number[], at, idsEnd) };
 }
 
 /** The whole body spelled by the writer (nothing of it reused, nothing of it reusable). */
-function spelledWhole(body: Record<string, unknown>, ids: unknown): SentBody {
-  return new SentBody(Buffer.from(dumpsPy(body, PY_DEFAULT_JSON), "utf8"), Array.isArray(ids) ? (ids as number[]) : [], -1, -1);
+function spelledWhole(body: Record<string, unknown>, ids: unknown): SpelledBody {
+  const text = dumpsPy(body, PY_DEFAULT_JSON);
+  return { bytes: Buffer.from(text, "utf8"), sent: new SentBody(text, Array.isArray(ids) ? (ids as number[]) : [], -1, -1) };
 }
 
 /** True when `base`'s ids (at least one) are a prefix of `ids`, checked from the end (where two prompts part). */
