@@ -123,7 +123,7 @@ afterAll(async () => {
 
 /** One step of a client's trajectory. */
 type Step =
-  | { kind: "extend"; role: "user" | "tool"; text: string; stream: boolean }
+  | { kind: "extend"; role: "user" | "tool"; text: string; stream: boolean; reorder: boolean }
   | { kind: "retry" }
   | { kind: "branch"; from: number; text: string }
   | { kind: "view" }
@@ -133,7 +133,13 @@ const text = fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom("Zürich —
 const step: fc.Arbitrary<Step> = fc.oneof(
   {
     weight: 6,
-    arbitrary: fc.record({ kind: fc.constant("extend" as const), role: fc.constantFrom("user" as const, "tool" as const), text, stream: fc.boolean() }),
+    arbitrary: fc.record({
+      kind: fc.constant("extend" as const),
+      role: fc.constantFrom("user" as const, "tool" as const),
+      text,
+      stream: fc.boolean(),
+      reorder: fc.boolean(),
+    }),
   },
   { weight: 2, arbitrary: fc.constant({ kind: "retry" as const }) },
   // a branch's text may be long, so its prompt outgrows the newest turn's without extending it
@@ -188,10 +194,12 @@ async function runTrajectory(base: string, steps: Step[], extra: Record<string, 
     else if (s.kind === "branch") messages = answered.length === 0 ? first(s.text) : [...answered[s.from % answered.length], { role: "user", content: s.text }];
     else {
       const prior = answered.length === 0 ? null : answered[answered.length - 1];
+      // the history re-sent with each message's keys in another order: the same turns to the matcher, another text
+      const history = prior === null ? null : s.reorder ? prior.map((m) => Object.fromEntries(Object.entries(m).reverse())) : prior;
       messages =
-        prior === null
+        history === null
           ? first(s.text)
-          : [...prior, s.role === "tool" ? { role: "tool", content: s.text, tool_call_id: "call0" } : { role: "user", content: s.text }];
+          : [...history, s.role === "tool" ? { role: "tool", content: s.text, tool_call_id: "call0" } : { role: "user", content: s.text }];
       stream = s.stream;
     }
     const builtBefore = built.length;

@@ -128,12 +128,61 @@ describe("spellUpstreamBody", () => {
     expect(spellUpstreamBody(next, sent(body)).bytes.toString()).toBe('{"10": 1, "model": "m", "0": [2], "input_ids": [1, 2, 3]}');
   });
 
+  test("leading messages a base holds alike are copied, the rest spelled: the bytes of the whole body", () => {
+    // the next turn re-sends the history (parsed anew: other objects), maybe changed anywhere, then more messages
+    const message = fc.record({ role: fc.constantFrom("user", "assistant", "tool"), content: text, extra: json }, { requiredKeys: ["role", "content"] });
+    const change = fc.oneof(
+      fc.constant((m: Record<string, unknown>) => m),
+      fc.constant((m: Record<string, unknown>) => ({ ...m, content: `${String(m.content)}!` })),
+      fc.constant((m: Record<string, unknown>) => ({ content: m.content, role: m.role })), // keys in another order
+      fc.constant((m: Record<string, unknown>) => ({ ...m, extra: m.extra === 0 ? -0 : m.extra === 1 ? new PyFloat(1) : m.extra })),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(message, { minLength: 1, maxLength: 6 }),
+        fc.array(change, { maxLength: 6 }),
+        fc.array(message, { maxLength: 3 }),
+        ids,
+        (history, changes, more, newIds) => {
+          const first = { model: "m", messages: history, input_ids: [1, 2, 3] };
+          const reread = parsePyJson(dumpsPy(history, PY_DEFAULT_JSON)) as Record<string, unknown>[];
+          const resent = reread.map((m, i) => (i < changes.length ? changes[i](m) : m));
+          const next = { model: "m", messages: [...resent, ...more], input_ids: [1, 2, 3, ...newIds] };
+          const out = spellUpstreamBody(next, sent(first));
+          expect(out.bytes).toEqual(oracle(next));
+          expect(out.sent.text).toBe(dumpsPy(next, PY_DEFAULT_JSON));
+          // each message's place is known, so the turn after can copy them in turn
+          const ends = out.sent.messageEnds;
+          expect(ends).toHaveLength(next.messages.length);
+          next.messages.forEach((m, i) =>
+            expect(out.sent.text.slice(i === 0 ? out.sent.messagesStart + 1 : ends[i - 1] + 2, ends[i])).toBe(dumpsPy(m, PY_DEFAULT_JSON)),
+          );
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  test("the likeness check is what decides: alike messages show the base's text through, a changed one is spelled", () => {
+    // Proves the copy is taken: the base claims another text for an alike message
+    const base = new SentBody('{"messages": [{"role": "X"}], "input_ids": [1]}', [1], 43, 45, [{ role: "user" }], 13, [27]);
+    const next = { messages: [{ role: "user" }, { role: "tool" }], input_ids: [1] };
+    expect(spellUpstreamBody(next, base).bytes.toString()).toBe('{"messages": [{"role": "X"}, {"role": "tool"}], "input_ids": [1]}');
+    const changed = { messages: [{ role: "users" }], input_ids: [1] };
+    expect(spellUpstreamBody(changed, base).bytes).toEqual(oracle(changed));
+  });
+
   test("the body keeps its own ids array, also when the writer refuses a value (the same error as before)", () => {
     const list = [1, 2, 3];
     const body: Record<string, unknown> = { input_ids: list, bad: () => 1 };
     expect(() => dumpsPy(body, PY_DEFAULT_JSON)).toThrow("Object of type function is not JSON serializable");
     expect(() => spellUpstreamBody(body, undefined)).toThrow("Object of type function is not JSON serializable");
     expect(body.input_ids).toBe(list);
+    const history = [{ role: "user", content: "hi" }];
+    const refused: Record<string, unknown> = { messages: history, input_ids: list, bad: () => 1 };
+    expect(() => spellUpstreamBody(refused, undefined)).toThrow("Object of type function is not JSON serializable");
+    expect([refused.messages, refused.input_ids]).toEqual([history, list]);
+    expect(refused.messages).toBe(history);
     const ok = { model: "m", input_ids: list };
     const out = spellUpstreamBody(ok, undefined);
     expect(ok.input_ids).toBe(list);

@@ -304,7 +304,7 @@ export class SessionShell {
     // is charged for them (the default text is ASCII; a reply spelled for the client later is about its bytes' size).
     const spelled = completion.spelledResponse?.text;
     const responseTextBytes = spelled !== undefined ? textHeapBytes(spelled, result.body.length) : request.clientStream ? 0 : result.body.length;
-    const texts = new RecordTexts(sent, spelled, sent.text.length + responseTextBytes);
+    const texts = new RecordTexts(sent, spelled, sent.heapBytes + responseTextBytes);
 
     // Phase 3 (lock): commit unless the session went away meanwhile.
     await entry.lock.runExclusive(() => {

@@ -1,11 +1,13 @@
-// The bytes of a chat turn's upstream body (Python's `json.dumps(body)`), built without spelling again the prompt ids
-// a stored turn already sent: a turn's prompt extends the one it attaches to, so those bytes are copied, the new ids spelled.
+// The bytes of a chat turn's upstream body (Python's `json.dumps(body)`), built without spelling again what the stored
+// turn it builds on already sent: its prompt ids and the leading messages are copied, only the new ones spelled.
 import { dumpsPy, PY_DEFAULT_JSON, SpelledPyJson } from "../wire/py-json";
+import { spelledAlike } from "../wire/py-json-alike";
 
 /**
  * One upstream body as sent, as a record keeps it: its text (ASCII: the default spelling escapes every other character;
- * kept on the heap, where the session budget counts it) and, when known, where its `input_ids` list lies in it, so a
- * later turn whose prompt extends these ids copies their text.
+ * kept on the heap, where the session budget counts it) and, when known, where its `input_ids` list and each of its
+ * messages lie in it, so a later turn whose prompt extends these ids and whose history starts with these messages
+ * copies their text.
  */
 export class SentBody {
   constructor(
@@ -17,66 +19,142 @@ export class SentBody {
     readonly idsStart: number,
     /** Offset of the list's `]` in `text` (-1 with `idsStart`). */
     readonly idsEnd: number,
+    /** The `messages` the body holds (the record's own, never changed afterwards), or [] when their places are unknown. */
+    readonly messages: readonly unknown[] = [],
+    /** Offset of the messages list's `[` in `text` (-1: unknown). */
+    readonly messagesStart = -1,
+    /** For each message, the offset just after its text. */
+    readonly messageEnds: readonly number[] = [],
   ) {}
+
+  /** Heap bytes this holds besides the arrays the record holds anyway: the text (one byte a character) and the offsets. */
+  get heapBytes(): number {
+    return this.text.length + 8 * this.messageEnds.length;
+  }
 }
 
 /** A body to send: its bytes (for this call only: off the heap, and the budget does not count them) and its text. */
 export interface SpelledBody {
   /** `Buffer.from(sent.text)`. */
   readonly bytes: Buffer;
-  /** The text and its id list's place, for the record. */
+  /** The text and the places in it, for the record. */
   readonly sent: SentBody;
 }
 
 /**
- * Stands in for the id list while the rest of the body is spelled: the writer copies a {@link SpelledPyJson}'s text as
- * it is, and a raw control character never occurs in a JSON text (every string escapes it), so it marks one place.
+ * Stand in for the id list and the messages while the rest of the body is spelled: the writer copies a
+ * {@link SpelledPyJson}'s text as it is, and a raw control character never occurs in a JSON text (every string escapes
+ * it), so each marks one place.
  */
 const IDS_MARK = "\u0001";
+const MESSAGES_MARK = "\u0002";
 
 /**
  * `Buffer.from(dumpsPy(body, PY_DEFAULT_JSON))` for a chat body whose `input_ids` were just set, the same bytes (and
- * their text). When
- * `base` (a body sent before) holds ids that are a prefix of these, its bytes of them are copied and only the ids after
- * them are spelled; the prefix is checked id by id, so any base is safe, and one that does not fit is not used.
- * Falls back to spelling the whole body when `input_ids` is not a list of int32s or the mark does not turn up once.
+ * their text). When `base` (a body sent before) holds ids that are a prefix of these, its text of them is copied and
+ * only the ids after them are spelled (checked id by id); the leading messages `base` holds alike (same keys, order and
+ * values: {@link spelledAlike}) are copied too, and only the rest spelled. Any base is safe: what does not fit is not
+ * used. Falls back to spelling the whole body when `input_ids` is not a list of int32s or a mark does not turn up once.
  */
 export function spellUpstreamBody(body: Record<string, unknown>, base: SentBody | undefined): SpelledBody {
   const ids = body.input_ids;
   if (!Array.isArray(ids)) return spelledWhole(body, ids);
   // a base's ids are int32s (it was spelled here): only the ids after the ones it holds need the check
-  const reused = base !== undefined && extendsIds(base, ids) ? base : undefined;
-  const from = reused === undefined ? 0 : reused.ids.length;
+  const idsBase = base !== undefined && extendsIds(base, ids) ? base : undefined;
+  const from = idsBase === undefined ? 0 : idsBase.ids.length;
   if (!isInt32List(ids, from)) return spelledWhole(body, ids);
+  const messages = body.messages;
+  const marksMessages = Array.isArray(messages) && messages.length > 0;
   body.input_ids = new SpelledPyJson(ids, IDS_MARK, PY_DEFAULT_JSON);
+  if (marksMessages) body.messages = new SpelledPyJson(messages, MESSAGES_MARK, PY_DEFAULT_JSON);
   let text: string;
   try {
     text = dumpsPy(body, PY_DEFAULT_JSON);
   } finally {
     body.input_ids = ids;
+    if (marksMessages) body.messages = messages;
   }
-  const at = text.indexOf(IDS_MARK);
-  if (at < 0 || text.indexOf(IDS_MARK, at + 1) >= 0) return spelledWhole(body, ids);
-  // the list's bytes: the base's `[a, ..., z` (or `[`), each further id with its separator, then `]`
-  let listBytes = reused === undefined ? 2 : reused.idsEnd - reused.idsStart + 1;
-  for (let i = from; i < ids.length; i++) listBytes += int32Chars(ids[i] as number) + (i > 0 ? 2 : 0);
-  const tailStart = at + IDS_MARK.length;
-  const out = Buffer.allocUnsafeSlow(at + listBytes + (text.length - tailStart));
-  out.write(text, 0, at, "latin1");
-  let pos = at;
-  if (reused === undefined) out[pos++] = 0x5b;
-  else pos += out.write(reused.text.slice(reused.idsStart, reused.idsEnd), pos, "latin1");
-  for (let i = from; i < ids.length; i++) {
-    if (i > 0) {
-      out[pos++] = 0x2c;
-      out[pos++] = 0x20;
+  const idsAt = onlyPlace(text, IDS_MARK);
+  const messagesAt = marksMessages ? onlyPlace(text, MESSAGES_MARK) : -1;
+  if (idsAt < 0 || (marksMessages && messagesAt < 0)) return spelledWhole(body, ids);
+  const list = marksMessages ? messagesText(messages as unknown[], base) : undefined;
+
+  // the id list's bytes: the base's `[a, ..., z` (or `[`), each further id with its separator, then `]`
+  let idsBytes = idsBase === undefined ? 2 : idsBase.idsEnd - idsBase.idsStart + 1;
+  for (let i = from; i < ids.length; i++) idsBytes += int32Chars(ids[i] as number) + (i > 0 ? 2 : 0);
+  const out = Buffer.allocUnsafeSlow(text.length - (marksMessages ? 2 : 1) + idsBytes + (list === undefined ? 0 : list.text.length));
+  let idsStart = -1;
+  let idsEnd = -1;
+  let messagesStart = -1;
+  let pos = 0;
+  let read = 0;
+  for (const at of messagesAt < 0 ? [idsAt] : messagesAt < idsAt ? [messagesAt, idsAt] : [idsAt, messagesAt]) {
+    pos += out.write(text.slice(read, at), pos, "latin1");
+    read = at + 1;
+    if (at === messagesAt && list !== undefined) {
+      messagesStart = pos;
+      pos += out.write(list.text, pos, "latin1");
+      continue;
     }
-    pos = writeInt32(out, pos, ids[i] as number);
+    idsStart = pos;
+    if (idsBase === undefined) out[pos++] = 0x5b;
+    else pos += out.write(idsBase.text.slice(idsBase.idsStart, idsBase.idsEnd), pos, "latin1");
+    for (let i = from; i < ids.length; i++) {
+      if (i > 0) {
+        out[pos++] = 0x2c;
+        out[pos++] = 0x20;
+      }
+      pos = writeInt32(out, pos, ids[i] as number);
+    }
+    idsEnd = pos;
+    out[pos++] = 0x5d;
   }
-  const idsEnd = pos;
-  out[pos++] = 0x5d;
-  out.write(text.slice(tailStart), pos, "latin1");
-  return { bytes: out, sent: new SentBody(out.toString("latin1"), ids as number[], at, idsEnd) };
+  out.write(text.slice(read), pos, "latin1");
+  const sent =
+    list === undefined
+      ? new SentBody(out.toString("latin1"), ids as number[], idsStart, idsEnd)
+      : new SentBody(
+          out.toString("latin1"),
+          ids as number[],
+          idsStart,
+          idsEnd,
+          messages as unknown[],
+          messagesStart,
+          list.ends.map((end) => end + messagesStart),
+        );
+  return { bytes: out, sent };
+}
+
+/** Where `mark` occurs in `text`, or -1 unless exactly once. */
+function onlyPlace(text: string, mark: string): number {
+  const at = text.indexOf(mark);
+  return at >= 0 && text.indexOf(mark, at + 1) < 0 ? at : -1;
+}
+
+/**
+ * The messages list's text (`[m0, m1, ...]`, as the writer spells a list) and where each message ends in it: the
+ * leading messages `base` holds alike copied from its text, the others spelled.
+ */
+function messagesText(messages: readonly unknown[], base: SentBody | undefined): { text: string; ends: number[] } {
+  let kept = 0;
+  if (base !== undefined && base.messagesStart >= 0) {
+    const limit = Math.min(base.messages.length, messages.length);
+    while (kept < limit && spelledAlike(base.messages[kept], messages[kept])) kept += 1;
+  }
+  const ends = new Array<number>(messages.length);
+  let text = "[";
+  if (kept > 0) {
+    const start = base!.messagesStart;
+    text = base!.text.slice(start, base!.messageEnds[kept - 1]);
+    for (let i = 0; i < kept; i++) ends[i] = base!.messageEnds[i] - start;
+  }
+  for (let i = kept; i < messages.length; i++) {
+    if (i > 0) text += ", ";
+    const item = messages[i];
+    text += dumpsPy(item === undefined ? null : item, PY_DEFAULT_JSON);
+    ends[i] = text.length;
+  }
+  return { text: `${text}]`, ends };
 }
 
 /** The whole body spelled by the writer (nothing of it reused, nothing of it reusable). */
