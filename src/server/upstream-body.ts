@@ -33,7 +33,10 @@ export class SentBody {
   }
 }
 
-/** A body to send: its bytes (for this call only: off the heap, and the budget does not count them) and its text. */
+/**
+ * A body to send: its bytes (for this call only, so a small body takes a slice of Node's shared pool, as `Buffer.from`
+ * of its text would; off the heap, which the budget counts, and nothing keeps them) and its text.
+ */
 export interface SpelledBody {
   /** `Buffer.from(sent.text)`. */
   readonly bytes: Buffer;
@@ -82,7 +85,7 @@ export function spellUpstreamBody(body: Record<string, unknown>, base: SentBody 
   // the id list's bytes: the base's `[a, ..., z` (or `[`), each further id with its separator, then `]`
   let idsBytes = idsBase === undefined ? 2 : idsBase.idsEnd - idsBase.idsStart + 1;
   for (let i = from; i < ids.length; i++) idsBytes += int32Chars(ids[i] as number) + (i > 0 ? 2 : 0);
-  const out = Buffer.allocUnsafeSlow(text.length - (marksMessages ? 2 : 1) + idsBytes + (list === undefined ? 0 : list.text.length));
+  const out = Buffer.allocUnsafe(text.length - (marksMessages ? 2 : 1) + idsBytes + (list === undefined ? 0 : list.text.length));
   let idsStart = -1;
   let idsEnd = -1;
   let messagesStart = -1;
