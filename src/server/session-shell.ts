@@ -257,8 +257,9 @@ export class SessionShell {
   }
 
   /**
-   * The body a stored record sent, whose ids a new prompt may extend: the policy's hint (null: none), else the newest
-   * stored record's. Only a record the session still stores is asked (a rolled-back one is gone with its facts).
+   * The body a stored record sent, whose prompt ids and messages a new request likely extends: the policy's hint (v1:
+   * the last turn kept; v2: the attach node; null: none), else the newest stored record's. Only a hint:
+   * {@link spellUpstreamBody} checks what it copies.
    */
   private promptBase(entry: SessionEntry<unknown>, hint: SessionRecord | null | undefined): SentBody | undefined {
     let record: SessionRecord | undefined;
