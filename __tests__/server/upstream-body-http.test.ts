@@ -158,10 +158,25 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: "restart" as const }) },
 );
 /** Extra client body fields (floats, seeds, limits), sent on every request of a trajectory. */
+/** A tool a client offers (its keys in the order clients write them). */
+const WEATHER_TOOL = {
+  type: "function",
+  function: { name: "get_weather", description: "Weather for a city (°C).", parameters: { type: "object", properties: { city: { type: "string" } } } },
+};
 const extras = fc.record(
-  { temperature: fc.oneof(fc.constant(1.0), fc.double({ min: 0, max: 2, noNaN: true })), seed: fc.nat(), max_tokens: fc.integer({ min: 1, max: 64 }) },
+  {
+    temperature: fc.oneof(fc.constant(1.0), fc.double({ min: 0, max: 2, noNaN: true })),
+    seed: fc.nat(),
+    max_tokens: fc.integer({ min: 1, max: 64 }),
+    tools: fc.constantFrom([WEATHER_TOOL], [WEATHER_TOOL, { ...WEATHER_TOOL, function: { ...WEATHER_TOOL.function, name: "get_time" } }]),
+  },
   { requiredKeys: [] },
 );
+
+/** The tools with each one's keys in another order: the same tools to a reader, another text. */
+function reordered(tools: unknown): unknown {
+  return Array.isArray(tools) ? tools.map((tool: Record<string, unknown>) => Object.fromEntries(Object.entries(tool).reverse())) : tools;
+}
 
 type Message = Record<string, unknown>;
 
@@ -204,7 +219,9 @@ async function runTrajectory(base: string, steps: Step[], extra: Record<string, 
     }
     const builtBefore = built.length;
     const bodiesBefore = proxy.bodies.length;
-    const reply = await call("POST", `${base}/sessions/${id}/v1/chat/completions`, { messages, ...extra, stream });
+    // a reordered history comes with reordered tools too
+    const tools = s.kind === "extend" && s.reorder ? reordered(extra.tools) : extra.tools;
+    const reply = await call("POST", `${base}/sessions/${id}/v1/chat/completions`, { messages, ...extra, tools, stream });
     expect(built.length).toBe(builtBefore + 1);
     const body = built[built.length - 1];
     if (body.input_ids === undefined) {

@@ -172,6 +172,27 @@ describe("spellUpstreamBody", () => {
     expect(spellUpstreamBody(changed, base).bytes).toEqual(oracle(changed));
   });
 
+  test("tools a base holds alike are copied, other tools spelled: the bytes of the whole body, wherever the keys are", () => {
+    const tool = fc.record({ type: fc.constant("function"), function: fc.record({ name: text, parameters: json }) });
+    fc.assert(
+      fc.property(fc.array(tool, { minLength: 1, maxLength: 3 }), fc.boolean(), fc.boolean(), ids, (tools, same, toolsFirst, newIds) => {
+        const first = { messages: [{ role: "user", content: "hi" }], tools, input_ids: [1, 2] };
+        const again = parsePyJson(dumpsPy(tools, PY_DEFAULT_JSON)) as Record<string, unknown>[];
+        const nextTools = same ? again : again.map((t) => Object.fromEntries(Object.entries(t).reverse()));
+        const rest = { messages: [{ role: "user", content: "hi" }], input_ids: [1, 2, ...newIds] };
+        const next = toolsFirst ? { tools: nextTools, ...rest } : { ...rest, tools: nextTools };
+        const out = spellUpstreamBody(next, sent(first));
+        expect(out.bytes).toEqual(oracle(next));
+        expect(out.sent.text.slice(out.sent.toolsStart, out.sent.toolsEnd)).toBe(dumpsPy(nextTools, PY_DEFAULT_JSON));
+      }),
+      { numRuns: 300 },
+    );
+    // the copy is taken: a base claiming another text for alike tools shows through
+    const base = new SentBody('{"tools": [{"X": 1}], "input_ids": [1]}', [1], 35, 37, [], -1, [], [{ a: 1 }], 10, 20);
+    expect(spellUpstreamBody({ tools: [{ a: 1 }], input_ids: [1] }, base).bytes.toString()).toBe('{"tools": [{"X": 1}], "input_ids": [1]}');
+    expect(spellUpstreamBody({ tools: [{ a: 2 }], input_ids: [1] }, base).bytes.toString()).toBe('{"tools": [{"a": 2}], "input_ids": [1]}');
+  });
+
   test("the body keeps its own ids array, also when the writer refuses a value (the same error as before)", () => {
     const list = [1, 2, 3];
     const body: Record<string, unknown> = { input_ids: list, bad: () => 1 };
@@ -183,6 +204,10 @@ describe("spellUpstreamBody", () => {
     expect(() => spellUpstreamBody(refused, undefined)).toThrow("Object of type function is not JSON serializable");
     expect([refused.messages, refused.input_ids]).toEqual([history, list]);
     expect(refused.messages).toBe(history);
+    const toolsOf: Record<string, unknown> = { tools: [{ type: "function" }], input_ids: list, bad: () => 1 };
+    const toolList = toolsOf.tools;
+    expect(() => spellUpstreamBody(toolsOf, undefined)).toThrow("Object of type function is not JSON serializable");
+    expect(toolsOf.tools).toBe(toolList);
     const ok = { model: "m", input_ids: list };
     const out = spellUpstreamBody(ok, undefined);
     expect(ok.input_ids).toBe(list);

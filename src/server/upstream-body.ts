@@ -25,6 +25,12 @@ export class SentBody {
     readonly messagesStart = -1,
     /** For each message, the offset just after its text. */
     readonly messageEnds: readonly number[] = [],
+    /** The `tools` the body holds (the record's own), when their place is known. */
+    readonly tools: unknown = undefined,
+    /** Offset of the tools list's `[` in `text` (-1: unknown). */
+    readonly toolsStart = -1,
+    /** Offset just after the tools list's `]`. */
+    readonly toolsEnd = -1,
   ) {}
 
   /** Heap bytes this holds besides the arrays the record holds anyway: the text (one byte a character) and the offsets. */
@@ -51,12 +57,13 @@ export interface SpelledBody {
  */
 const IDS_MARK = "\u0001";
 const MESSAGES_MARK = "\u0002";
+const TOOLS_MARK = "\u0003";
 
 /**
  * `Buffer.from(dumpsPy(body, PY_DEFAULT_JSON))` for a chat body whose `input_ids` were just set, the same bytes (and
  * their text). When `base` (a body sent before) holds ids that are a prefix of these, its text of them is copied and
  * only the ids after them are spelled (checked id by id); the leading messages `base` holds alike (same keys, order and
- * values: {@link spelledAlike}) are copied too, and only the rest spelled. Any base is safe: what does not fit is not
+ * values: {@link spelledAlike}) are copied too, and only the rest spelled, and so are its tools when alike. Any base is safe: what does not fit is not
  * used. Falls back to spelling the whole body when `input_ids` is not a list of int32s or a mark does not turn up once.
  */
 export function spellUpstreamBody(body: Record<string, unknown>, base: SentBody | undefined): SpelledBody {
@@ -68,35 +75,54 @@ export function spellUpstreamBody(body: Record<string, unknown>, base: SentBody 
   if (!isInt32List(ids, from)) return spelledWhole(body, ids);
   const messages = body.messages;
   const marksMessages = Array.isArray(messages) && messages.length > 0;
+  const tools = body.tools;
+  const marksTools = Array.isArray(tools) && tools.length > 0;
   body.input_ids = new SpelledPyJson(ids, IDS_MARK, PY_DEFAULT_JSON);
   if (marksMessages) body.messages = new SpelledPyJson(messages, MESSAGES_MARK, PY_DEFAULT_JSON);
+  if (marksTools) body.tools = new SpelledPyJson(tools, TOOLS_MARK, PY_DEFAULT_JSON);
   let text: string;
   try {
     text = dumpsPy(body, PY_DEFAULT_JSON);
   } finally {
     body.input_ids = ids;
     if (marksMessages) body.messages = messages;
+    if (marksTools) body.tools = tools;
   }
   const idsAt = onlyPlace(text, IDS_MARK);
   const messagesAt = marksMessages ? onlyPlace(text, MESSAGES_MARK) : -1;
-  if (idsAt < 0 || (marksMessages && messagesAt < 0)) return spelledWhole(body, ids);
+  const toolsAt = marksTools ? onlyPlace(text, TOOLS_MARK) : -1;
+  if (idsAt < 0 || (marksMessages && messagesAt < 0) || (marksTools && toolsAt < 0)) return spelledWhole(body, ids);
   const list = marksMessages ? messagesText(messages as unknown[], base) : undefined;
+  const toolsText = marksTools ? toolsListText(tools, base) : "";
 
   // the id list's bytes: the base's `[a, ..., z` (or `[`), each further id with its separator, then `]`
   let idsBytes = idsBase === undefined ? 2 : idsBase.idsEnd - idsBase.idsStart + 1;
   for (let i = from; i < ids.length; i++) idsBytes += int32Chars(ids[i] as number) + (i > 0 ? 2 : 0);
-  const out = Buffer.allocUnsafe(text.length - (marksMessages ? 2 : 1) + idsBytes + (list === undefined ? 0 : list.text.length));
+  const marks = 1 + (marksMessages ? 1 : 0) + (marksTools ? 1 : 0);
+  const out = Buffer.allocUnsafe(text.length - marks + idsBytes + (list === undefined ? 0 : list.text.length) + toolsText.length);
   let idsStart = -1;
   let idsEnd = -1;
   let messagesStart = -1;
+  let toolsStart = -1;
+  let toolsEnd = -1;
   let pos = 0;
   let read = 0;
-  for (const at of messagesAt < 0 ? [idsAt] : messagesAt < idsAt ? [messagesAt, idsAt] : [idsAt, messagesAt]) {
+  const places = [idsAt];
+  if (messagesAt >= 0) places.push(messagesAt);
+  if (toolsAt >= 0) places.push(toolsAt);
+  places.sort((a, b) => a - b);
+  for (const at of places) {
     pos += out.write(text.slice(read, at), pos, "latin1");
     read = at + 1;
     if (at === messagesAt && list !== undefined) {
       messagesStart = pos;
       pos += out.write(list.text, pos, "latin1");
+      continue;
+    }
+    if (at === toolsAt) {
+      toolsStart = pos;
+      pos += out.write(toolsText, pos, "latin1");
+      toolsEnd = pos;
       continue;
     }
     idsStart = pos;
@@ -113,18 +139,18 @@ export function spellUpstreamBody(body: Record<string, unknown>, base: SentBody 
     out[pos++] = 0x5d;
   }
   out.write(text.slice(read), pos, "latin1");
-  const sent =
-    list === undefined
-      ? new SentBody(out.toString("latin1"), ids as number[], idsStart, idsEnd)
-      : new SentBody(
-          out.toString("latin1"),
-          ids as number[],
-          idsStart,
-          idsEnd,
-          messages as unknown[],
-          messagesStart,
-          list.ends.map((end) => end + messagesStart),
-        );
+  const sent = new SentBody(
+    out.toString("latin1"),
+    ids as number[],
+    idsStart,
+    idsEnd,
+    list === undefined ? [] : (messages as unknown[]),
+    messagesStart,
+    list === undefined ? [] : list.ends.map((end) => end + messagesStart),
+    marksTools ? tools : undefined,
+    toolsStart,
+    toolsEnd,
+  );
   return { bytes: out, sent };
 }
 
@@ -158,6 +184,12 @@ function messagesText(messages: readonly unknown[], base: SentBody | undefined):
     ends[i] = text.length;
   }
   return { text: `${text}]`, ends };
+}
+
+/** The tools list's text: the base's when its tools are alike (a session sends the same tools every turn), else spelled. */
+function toolsListText(tools: unknown, base: SentBody | undefined): string {
+  if (base !== undefined && base.toolsStart >= 0 && spelledAlike(base.tools, tools)) return base.text.slice(base.toolsStart, base.toolsEnd);
+  return dumpsPy(tools, PY_DEFAULT_JSON);
 }
 
 /** The whole body spelled by the writer (nothing of it reused, nothing of it reusable). */
