@@ -1,13 +1,13 @@
 // The bytes of a chat turn's upstream body (Python's `json.dumps(body)`), built without spelling again what the stored
-// turn it builds on already sent: its prompt ids and the leading messages are copied, only the new ones spelled.
+// turn it builds on already sent: its prompt ids, leading messages and tools are copied, only what is new is spelled.
 import { dumpsPy, PY_DEFAULT_JSON, SpelledPyJson } from "../wire/py-json";
 import { spelledAlike } from "../wire/py-json-alike";
 
 /**
  * One upstream body as sent, as a record keeps it: its text (ASCII: the default spelling escapes every other character;
- * kept on the heap, where the session budget counts it) and, when known, where its `input_ids` list and each of its
- * messages lie in it, so a later turn whose prompt extends these ids and whose history starts with these messages
- * copies their text.
+ * kept on the heap, where the session budget counts it) and, when known, where its `input_ids` list, each of its
+ * messages and its tools lie in it, so a later turn whose prompt extends these ids, whose history starts with these
+ * messages and whose tools are these copies their text.
  */
 export class SentBody {
   constructor(
@@ -41,7 +41,7 @@ export class SentBody {
 
 /**
  * A body to send: its bytes (for this call only, so a small body takes a slice of Node's shared pool, as `Buffer.from`
- * of its text would; off the heap, which the budget counts, and nothing keeps them) and its text.
+ * of its text would; nothing keeps them, and they are off the heap the budget counts) and its text.
  */
 export interface SpelledBody {
   /** `Buffer.from(sent.text)`. */
@@ -51,7 +51,7 @@ export interface SpelledBody {
 }
 
 /**
- * Stand in for the id list and the messages while the rest of the body is spelled: the writer copies a
+ * Stand in for the id list, the messages and the tools while the rest of the body is spelled: the writer copies a
  * {@link SpelledPyJson}'s text as it is, and a raw control character never occurs in a JSON text (every string escapes
  * it), so each marks one place.
  */
@@ -63,8 +63,8 @@ const TOOLS_MARK = "\u0003";
  * `Buffer.from(dumpsPy(body, PY_DEFAULT_JSON))` for a chat body whose `input_ids` were just set, the same bytes (and
  * their text). When `base` (a body sent before) holds ids that are a prefix of these, its text of them is copied and
  * only the ids after them are spelled (checked id by id); the leading messages `base` holds alike (same keys, order and
- * values: {@link spelledAlike}) are copied too, and only the rest spelled, and so are its tools when alike. Any base is safe: what does not fit is not
- * used. Falls back to spelling the whole body when `input_ids` is not a list of int32s or a mark does not turn up once.
+ * values: {@link spelledAlike}) are copied too, and only the rest spelled, and so are its tools when alike. Any base
+ * is safe: what does not fit is not used. Falls back to spelling the whole body when `input_ids` is not a list of int32s or a mark does not turn up once.
  */
 export function spellUpstreamBody(body: Record<string, unknown>, base: SentBody | undefined): SpelledBody {
   const ids = body.input_ids;
