@@ -72,6 +72,12 @@ export interface PreparedTurn<Plan> {
    * snapshot, empty for a new root). Needed for additional R3 (`routed_experts_start_len`).
    */
   checkpointIds?: readonly number[];
+  /**
+   * The stored record whose prompt ids this prompt most likely extends (v1: the last turn kept; v2: the attach node's),
+   * or null for none (a new root). A hint for spelling the upstream body: the shell copies that record's spelled ids
+   * only after checking them id by id. Left out, the shell tries the newest stored record.
+   */
+  baseRecord?: SessionRecord | null;
 }
 
 /** What `GET /sessions/{id}` shows for a session. */

@@ -3,6 +3,7 @@
 import { PY_RESPONSE_JSON, SpelledPyJson } from "../wire/py-json";
 import { compactFromDefaultSpelling } from "../wire/py-json-compact";
 import type { SessionRecord } from "./types";
+import type { SentBody } from "./upstream-body";
 
 /**
  * What one record's request and response were spelled as. The record must not change afterwards (committed records
@@ -13,8 +14,8 @@ export class RecordTexts {
   private compact: string | null | undefined;
 
   constructor(
-    /** `dumpsPy(record.request, PY_DEFAULT_JSON)`: the body as sent upstream. */
-    private requestDefault: string | undefined,
+    /** The body as sent upstream (its text is `dumpsPy(record.request, PY_DEFAULT_JSON)`), until the compact text is derived. */
+    private requestDefault: SentBody | undefined,
     /** `dumpsPy(record.response, PY_RESPONSE_JSON)`: the backend's own text when it was that already, or what the client was sent. */
     public response: string | undefined,
     /** Heap bytes the texts hold (charged to the session with the record). */
@@ -24,10 +25,16 @@ export class RecordTexts {
   /** The request's compact text (`PY_RESPONSE_JSON`), derived once from the default one; undefined when unknown. */
   request(): string | undefined {
     if (this.compact === undefined) {
-      this.compact = this.requestDefault === undefined ? null : (compactFromDefaultSpelling(this.requestDefault) ?? null);
+      // once derived, the bytes go (a later turn built on this record then spells its prompt ids whole)
+      this.compact = this.requestDefault === undefined ? null : (compactFromDefaultSpelling(this.requestDefault.text) ?? null);
       this.requestDefault = undefined;
     }
     return this.compact ?? undefined;
+  }
+
+  /** The body as sent upstream while this record still holds its text (a later turn's prompt may copy its ids). */
+  sentBody(): SentBody | undefined {
+    return this.requestDefault;
   }
 }
 

@@ -1,7 +1,6 @@
 // Request handling of the reference session server (SPEC §6): routes, the TITO chat proxy flow and the raw proxy.
 // Version-specific behaviour lives behind the TrajectoryPolicy seam; this module only does transport and order.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { dumpsPy, PY_DEFAULT_JSON } from "../wire/py-json";
 import { encodeSamplesChunks } from "../wire/samples-codec";
 import { normalizeChatRequest, parseJsonBody, parseSamplesBody } from "./chat-request";
 import { readSplitTurns } from "./split-turns";
@@ -16,6 +15,7 @@ import { formatMiB, SESSION_OVERHEAD_BYTES, SessionBudgetError, SessionEntry, Se
 import { recordBytes, sizeUpstreamBody, type SizedBody } from "./record-charge";
 import { RecordTexts, textHeapBytes, withKnownTexts } from "./record-spellings";
 import type { TitoKit } from "./tito-kit";
+import { type SentBody, spellUpstreamBody } from "./upstream-body";
 import { CompletedTurn, NormalizedChatRequest, SessionHttpError, SessionRecord } from "./types";
 import { forwardHeaders, UpstreamClient } from "./upstream";
 import { ChatTemplateError } from "../tokenizer/chat-template";
@@ -256,6 +256,22 @@ export class SessionShell {
     this.store.charge(entry, bytes);
   }
 
+  /**
+   * The body a stored record sent, whose prompt ids and messages a new request likely extends: the policy's hint (v1:
+   * the last turn kept; v2: the attach node; null: none), else the newest stored record's. Only a hint:
+   * {@link spellUpstreamBody} checks what it copies.
+   */
+  private promptBase(entry: SessionEntry<unknown>, hint: SessionRecord | null | undefined): SentBody | undefined {
+    let record: SessionRecord | undefined;
+    if (hint === undefined) {
+      const records = this.policy.storedRecords?.(entry.state);
+      record = records === undefined || records.length === 0 ? undefined : records[records.length - 1];
+    } else if (hint !== null) {
+      record = hint;
+    }
+    return record === undefined ? undefined : recordFacts.get(record)?.texts?.sentBody();
+  }
+
   private async chatTurn(
     req: IncomingMessage,
     res: ServerResponse,
@@ -280,15 +296,16 @@ export class SessionShell {
     // Phase 2 (no lock): the upstream call.
     const headers = forwardHeaders(req.headers, id);
     headers["content-type"] = "application/json";
-    const upstreamText = dumpsPy(upstreamBody, PY_DEFAULT_JSON);
-    const result = await this.upstream.request("POST", "v1/chat/completions", "", headers, upstreamText);
+    // the bytes of dumpsPy(upstreamBody, PY_DEFAULT_JSON), the prompt ids the base record sent copied, not spelled again
+    const { bytes, sent } = spellUpstreamBody(upstreamBody, this.promptBase(entry, prepared.baseRecord));
+    const result = await this.upstream.request("POST", "v1/chat/completions", "", headers, bytes);
     if (result.status !== 200) return sendUpstreamReply(res, result.status, result.headers, result.body);
     const completion = extractCompletion(result.body, this.ctx.tokenizer.vocabSize);
     // The session view copies these texts instead of spelling the record's request and response again; the session
     // is charged for them (the default text is ASCII; a reply spelled for the client later is about its bytes' size).
     const spelled = completion.spelledResponse?.text;
     const responseTextBytes = spelled !== undefined ? textHeapBytes(spelled, result.body.length) : request.clientStream ? 0 : result.body.length;
-    const texts = new RecordTexts(upstreamText, spelled, upstreamText.length + responseTextBytes);
+    const texts = new RecordTexts(sent, spelled, sent.heapBytes + responseTextBytes);
 
     // Phase 3 (lock): commit unless the session went away meanwhile.
     await entry.lock.runExclusive(() => {

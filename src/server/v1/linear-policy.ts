@@ -129,7 +129,8 @@ function prepareLinear(revision: MilesRevision) {
       logRollback(rollback);
       applyRollback(state, rollback);
     }
-    return { promptIds, plan: { expectedTurns: state.checkpoints.length }, checkpointIds: currentTokenIds(state) };
+    const baseRecord = state.records.length > 0 ? state.records[state.records.length - 1] : null;
+    return { promptIds, plan: { expectedTurns: state.checkpoints.length }, checkpointIds: currentTokenIds(state), baseRecord };
   };
 }
 

@@ -17,7 +17,7 @@ import {
 import { joinSplitAssistantTurns } from "../split-turns";
 import { titoStep } from "../tito-step";
 import { assertStoredPrefix } from "../token-prefix";
-import { type CompletedTurn, type NormalizedChatRequest, SessionHttpError } from "../types";
+import { type CompletedTurn, type NormalizedChatRequest, SessionHttpError, type SessionRecord } from "../types";
 import { type AttachPoint, ForestCapacityError, TrajectoryForest, type TrajectoryNode } from "./forest";
 
 /** One v2 session: its forest and the head of the view that `GET` and the mismatch report show. */
@@ -61,7 +61,7 @@ export function prepareV2Turn(
   request: NormalizedChatRequest,
   ctx: PolicyContext,
   moveView = false,
-): { promptIds: number[]; plan: V2Plan; checkpointIds: readonly number[] } {
+): { promptIds: number[]; plan: V2Plan; checkpointIds: readonly number[]; baseRecord: SessionRecord | null } {
   // Deviation (docs/PROTOCOL.md): refused before the upstream call; Python calls the backend, then fails the commit.
   if (state.forest.full) throw new SessionHttpError(422, new ForestCapacityError(state.forest.cap).message);
   const refused: Array<[ChatMessage, ChatMessage]> = [];
@@ -84,7 +84,8 @@ export function prepareV2Turn(
   if (point.node !== state.activeLeaf) warnIfOnlySpelling(state, point, request, ctx, refused);
   if (moveView) state.activeLeaf = point.node;
   const plan: V2Plan = { parent: point.node, matchedMessages: point.matchedMessages };
-  return { promptIds: promptFor(point.node, point.matchedMessages, request, ctx), plan, checkpointIds: point.node === null ? [] : point.node.tokenIds };
+  const promptIds = promptFor(point.node, point.matchedMessages, request, ctx);
+  return { promptIds, plan, checkpointIds: point.node === null ? [] : point.node.tokenIds, baseRecord: point.node === null ? null : point.node.record };
 }
 
 /**
