@@ -1,6 +1,7 @@
 // The scripted weather verify agent: walks the driver schedule against one session, one chat call per step.
 // Its retries (rollbacks) and role appends are what exercise a session server's trajectory handling.
 import type { Dispatcher } from "undici";
+import { ChatBodyWriter } from "./chat-body";
 import { postChatCompletion } from "./chat-client";
 import { requestTarget, type RequestTarget } from "./whole-reply";
 import { buildDriverSchedule, QWEN3_APPEND_ROLES, type DriverAction } from "./schedule";
@@ -65,7 +66,7 @@ export type WeatherAgentResult = {
 export interface WeatherAgentOptions {
   /** The session's base URL, `<server>/sessions/<id>`; chat goes to `<baseUrl>/v1/chat/completions`. */
   baseUrl: string;
-  /** Sampling parameters sent with every call (default none). */
+  /** Sampling parameters sent with every call (default none); read once, when the run starts. */
   sampling?: AgentSampling;
   /** Schedule cycles (default 1). */
   cycles?: number;
@@ -133,10 +134,12 @@ export async function runWeatherAgent(options: WeatherAgentOptions): Promise<Wea
   } catch {
     // reported by postChatCompletion below
   }
+  // the part after the messages is spelled once, and each message once, when first sent (sampling is read here, once)
+  const bodies = new ChatBodyWriter(WEATHER_TOOLS, sampling, options.stream ?? true);
   const chat = async (step: string): Promise<void> => {
     const reply = await postChatCompletion({
       url: target,
-      body: { messages: state.messages, tools: WEATHER_TOOLS, ...sampling },
+      body: bodies.write(state.messages),
       stream: options.stream,
       dispatcher: options.dispatcher,
       step,

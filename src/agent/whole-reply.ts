@@ -10,6 +10,11 @@ export interface WholeReply {
   headers: Record<string, string | string[] | undefined>;
   /** The whole body (empty for a bodiless reply); possibly a view into a larger socket buffer, so copy what you keep. */
   body: Buffer;
+  /**
+   * One header as `String(headers[name] ?? "")` reads it (repeated ones joined with ","), found without building
+   * {@link WholeReply.headers}. `name` is lower-case.
+   */
+  header(name: string): string;
 }
 
 /** The exchange failed after the status line arrived: the body broke off (reset, timeout, malformed framing). */
@@ -105,6 +110,22 @@ export function fetchWholeReply(target: RequestTarget, request: WholeReplyReques
   });
 }
 
+/**
+ * One header of undici's raw header list as `String(util.parseHeaders(raw)[name] ?? "")` reads it: names matched as undici
+ * lower-cases them, values decoded as latin1, repeated ones joined with ",", "" when absent. `name` is lower-case.
+ */
+export function rawHeaderText(raw: readonly (Buffer | string | Buffer[])[], name: string): string {
+  let found: string | null = null;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const key = raw[i];
+    if (Array.isArray(key) || util.headerNameToString(key) !== name) continue;
+    const value = raw[i + 1];
+    const text = typeof value === "string" ? value : Array.isArray(value) ? value.map((part) => part.toString("latin1")).join(",") : value.toString("latin1");
+    found = found === null ? text : `${found},${text}`;
+  }
+  return found ?? "";
+}
+
 /** A reply whose headers are parsed on first read (most callers only look at the status and the body). */
 class ReadReply implements WholeReply {
   private parsedHeaders: WholeReply["headers"] | null = null;
@@ -118,5 +139,10 @@ class ReadReply implements WholeReply {
   get headers(): WholeReply["headers"] {
     this.parsedHeaders ??= this.rawHeaders === null ? {} : util.parseHeaders(this.rawHeaders);
     return this.parsedHeaders;
+  }
+
+  header(name: string): string {
+    if (this.parsedHeaders !== null || this.rawHeaders === null) return String(this.headers[name] ?? "");
+    return rawHeaderText(this.rawHeaders, name);
   }
 }
