@@ -11,7 +11,7 @@ const COMMA = 0x2c;
  * The request object the agent sends on every chat call: `messages`, `tools`, the sampling parameters, then
  * `stream: true` when streaming (the reference spelling: its `JSON.stringify` is what goes on the wire).
  */
-export function chatRequestObject(messages: readonly ChatMessage[], tools: unknown, sampling: WireObject, stream: boolean): WireObject {
+function chatRequestObject(messages: readonly ChatMessage[], tools: unknown, sampling: WireObject, stream: boolean): WireObject {
   const body: WireObject = { messages, tools, ...sampling };
   return stream ? { ...body, stream: true } : body;
 }
