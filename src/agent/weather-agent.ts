@@ -2,7 +2,7 @@
 // Its retries (rollbacks) and role appends are what exercise a session server's trajectory handling.
 import type { Dispatcher } from "undici";
 import { ChatBodyWriter } from "./chat-body";
-import { postChatCompletion } from "./chat-client";
+import { postChatCompletion, type ChatReply } from "./chat-client";
 import { requestTarget, type RequestTarget } from "./whole-reply";
 import { buildDriverSchedule, QWEN3_APPEND_ROLES, type DriverAction } from "./schedule";
 import {
@@ -136,23 +136,16 @@ export async function runWeatherAgent(options: WeatherAgentOptions): Promise<Wea
   }
   // the part after the messages is spelled once, and each message once, when first sent (sampling is read here, once)
   const bodies = new ChatBodyWriter(WEATHER_TOOLS, sampling, options.stream ?? true);
-  const chat = async (step: string): Promise<void> => {
-    const reply = await postChatCompletion({
-      url: target,
-      body: bodies.write(state.messages),
-      stream: options.stream,
-      dispatcher: options.dispatcher,
-      step,
-    });
-    state.acceptAssistant(reply.message);
-  };
+  // one call's promise, awaited by the loop itself (no async layer of its own between the loop and the call)
+  const chat = (step: string): Promise<ChatReply> =>
+    postChatCompletion({ url: target, body: bodies.write(state.messages), stream: options.stream, dispatcher: options.dispatcher, step });
 
-  await chat("initial");
+  state.acceptAssistant((await chat("initial")).message);
   state.events.push("initial");
   for (const [position, action] of schedule.entries()) {
     const step = `step ${position + 1} ${action}`;
     applyAction(state, action, failureMode, step);
-    await chat(step);
+    state.acceptAssistant((await chat(step)).message);
   }
   return state.result();
 }
