@@ -77,37 +77,58 @@ export function requestTarget(url: string): RequestTarget {
 export function fetchWholeReply(target: RequestTarget, request: WholeReplyRequest): Promise<WholeReply> {
   const dispatcher = request.dispatcher ?? getGlobalDispatcher();
   return new Promise<WholeReply>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let length = 0;
-    let statusCode = 0;
-    let rawHeaders: Buffer[] | null = null;
-    // The callback names every undici major knows (the global dispatcher may be Node's bundled undici): headers, data,
-    // completion, error.
-    const handler: Dispatcher.DispatchHandler = {
-      onConnect() {},
-      onHeaders(status, raw) {
-        statusCode = status;
-        rawHeaders = raw;
-        return true;
-      },
-      onData(chunk) {
-        chunks.push(chunk);
-        length += chunk.length;
-        return true;
-      },
-      onComplete() {
-        resolve(new ReadReply(statusCode, rawHeaders, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length)));
-      },
-      onError(error) {
-        reject(statusCode === 0 ? error : new BrokenReplyError(statusCode, error));
-      },
-    };
     try {
-      dispatcher.dispatch({ origin: target.origin, path: target.path, method: request.method, headers: request.headers, body: request.body }, handler);
+      dispatcher.dispatch(
+        { origin: target.origin, path: target.path, method: request.method, headers: request.headers, body: request.body },
+        new WholeReplyHandler(resolve, reject),
+      );
     } catch (error) {
       reject(error instanceof Error ? error : new Error(String(error)));
     }
   });
+}
+
+/**
+ * Collects one reply: status, raw headers, body chunks. One object per exchange (no closures); its callback names are
+ * the ones every undici major knows (the global dispatcher may be Node's bundled undici): headers, data, completion, error.
+ */
+class WholeReplyHandler implements Dispatcher.DispatchHandler {
+  private statusCode = 0;
+  private rawHeaders: Buffer[] | null = null;
+  /** The first body chunk, and the later ones when the body came in several. */
+  private first: Buffer | null = null;
+  private rest: Buffer[] | null = null;
+  private length = 0;
+
+  constructor(
+    private readonly resolve: (reply: WholeReply) => void,
+    private readonly reject: (error: Error) => void,
+  ) {}
+
+  onConnect(): void {}
+
+  onHeaders(status: number, raw: Buffer[]): boolean {
+    this.statusCode = status;
+    this.rawHeaders = raw;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.first === null) this.first = chunk;
+    else (this.rest ??= []).push(chunk);
+    this.length += chunk.length;
+    return true;
+  }
+
+  onComplete(): void {
+    const first = this.first;
+    const body = first === null ? Buffer.alloc(0) : this.rest === null ? first : Buffer.concat([first, ...this.rest], this.length);
+    this.resolve(new ReadReply(this.statusCode, this.rawHeaders, body));
+  }
+
+  onError(error: Error): void {
+    this.reject(this.statusCode === 0 ? error : new BrokenReplyError(this.statusCode, error));
+  }
 }
 
 /**
@@ -118,7 +139,8 @@ export function rawHeaderText(raw: readonly (Buffer | string | Buffer[])[], name
   let found: string | null = null;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const key = raw[i];
-    if (Array.isArray(key) || util.headerNameToString(key) !== name) continue;
+    // lower-casing keeps a latin1 name's length, so a name of another length is not it (and needs no lookup)
+    if (Array.isArray(key) || key.length !== name.length || util.headerNameToString(key) !== name) continue;
     const value = raw[i + 1];
     const text = typeof value === "string" ? value : Array.isArray(value) ? value.map((part) => part.toString("latin1")).join(",") : value.toString("latin1");
     found = found === null ? text : `${found},${text}`;
