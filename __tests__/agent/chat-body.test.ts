@@ -78,6 +78,23 @@ describe("ChatBodyWriter", () => {
     );
   });
 
+  test("conversations far past the writer's first buffer (multi-byte text) grow it and keep every byte", () => {
+    const big = fc.tuple(fc.constantFrom("a", "é", "€", "😀", '"', "\n"), fc.integer({ min: 300, max: 2000 })).map(([unit, count]) => unit.repeat(count));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), big), { minLength: 1, maxLength: 12 }), fc.boolean(), (steps, stream) => {
+        const writer = new ChatBodyWriter(WEATHER_TOOLS, { max_tokens: 8 }, stream);
+        const messages: ChatMessage[] = [];
+        for (const [pop, content] of steps) {
+          if (pop) messages.pop();
+          messages.push({ role: "user", content });
+          // (Buffer#equals: a deep toEqual over tens of kilobytes is slow)
+          expect(writer.write(messages).equals(referenceBytes(messages, WEATHER_TOOLS, { max_tokens: 8 }, stream))).toBe(true);
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
   /** A message whose content getter counts how often it is serialized. */
   function countedMessage(): { message: ChatMessage; reads: () => number } {
     let reads = 0;
