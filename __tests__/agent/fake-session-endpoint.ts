@@ -25,6 +25,8 @@ export type Script = (body: Record<string, unknown>, call: number) => ScriptedTu
 export interface FakeSessionEndpoint {
   baseUrl: string;
   requests: Record<string, unknown>[];
+  /** Each request body as received (UTF-8 text of its bytes). */
+  rawBodies: string[];
   paths: string[];
   close(): Promise<void>;
 }
@@ -32,6 +34,7 @@ export interface FakeSessionEndpoint {
 /** Starts the fake on 127.0.0.1:0; `baseUrl` is `<origin>/sessions/fake`. */
 export async function startFakeSessionEndpoint(script: Script): Promise<FakeSessionEndpoint> {
   const requests: Record<string, unknown>[] = [];
+  const rawBodies: string[] = [];
   const paths: string[] = [];
   const server: Server = createServer((req, res) => {
     void handle(req, res);
@@ -39,7 +42,9 @@ export async function startFakeSessionEndpoint(script: Script): Promise<FakeSess
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>;
+    const raw = Buffer.concat(chunks).toString("utf8");
+    const body = JSON.parse(raw) as Record<string, unknown>;
+    rawBodies.push(raw);
     paths.push(req.url ?? "");
     requests.push(body);
     const turn = script(body, requests.length - 1);
@@ -82,6 +87,7 @@ export async function startFakeSessionEndpoint(script: Script): Promise<FakeSess
   return {
     baseUrl: `http://127.0.0.1:${port}/sessions/fake`,
     requests,
+    rawBodies,
     paths,
     close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
   };

@@ -1,6 +1,7 @@
 // SSE framing and the fold of chat.completion.chunk deltas back into one assistant message.
 // Pure: fragments split across pushes and chunks, as a real multi-chunk stream delivers them.
-import { foldChatChunks, SseDataParser } from "../../src/agent";
+import fc from "fast-check";
+import { foldChatChunks, SseDataParser, sseDataPayloads } from "../../src/agent";
 import { streamChunks } from "./fake-session-endpoint";
 
 describe("SseDataParser", () => {
@@ -17,6 +18,50 @@ describe("SseDataParser", () => {
     const parser = new SseDataParser();
     expect(parser.push("data: last")).toEqual([]);
     expect(parser.end()).toEqual(["last"]);
+  });
+});
+
+/** What the incremental parser delivers for a whole text: the reference of {@link sseDataPayloads}. */
+function parsedWhole(text: string): string[] {
+  const parser = new SseDataParser();
+  return [...parser.push(text), ...parser.end()];
+}
+
+/** SSE-ish texts: field names, near misses of "data", colons, spaces, every line end, payloads and blank lines. */
+const sseText = (lineEnds: string[]): fc.Arbitrary<string> =>
+  fc
+    .array(
+      fc.oneof(
+        fc.constantFrom("data", "data:", "data: ", "dat", "datas", "Data", "event", "id", ":", " ", "[DONE]", '{"a":1}', "é😀", "x"),
+        fc.constantFrom(...lineEnds),
+        fc.string({ unit: "binary", maxLength: 4 }).filter((part) => !/[\r\n]/.test(part)),
+      ),
+      { maxLength: 24 },
+    )
+    .map((parts) => parts.join(""));
+
+describe("sseDataPayloads", () => {
+  test("equals the incremental parser over a whole text with LF line ends (its own one-pass path)", () => {
+    fc.assert(
+      fc.property(sseText(["\n", "\n\n"]), (text) => expect(sseDataPayloads(text)).toEqual(parsedWhole(text))),
+      { numRuns: 2000 },
+    );
+  });
+
+  test("equals the incremental parser with CR and CRLF line ends too", () => {
+    fc.assert(
+      fc.property(sseText(["\n", "\r", "\r\n", "\n\n"]), (text) => expect(sseDataPayloads(text)).toEqual(parsedWhole(text))),
+      { numRuns: 1000 },
+    );
+  });
+
+  test("the cases the one-pass path decides on its own", () => {
+    const text =
+      'data: {"a":1}\n\n: comment\n\nevent: x\ndata: line1\ndata:line2\ndata\n\ndatax: no\ndata  two spaces\ndata:  kept\n\ndata: [DONE]\n\ndata: tail';
+    expect(sseDataPayloads(text)).toEqual(['{"a":1}', "line1\nline2\n", " kept", "[DONE]", "tail"]);
+    expect(sseDataPayloads(text)).toEqual(parsedWhole(text));
+    expect(sseDataPayloads("")).toEqual([]);
+    expect(sseDataPayloads("data")).toEqual([""]);
   });
 });
 

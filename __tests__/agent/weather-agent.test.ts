@@ -13,6 +13,7 @@ import {
   USER_FOLLOWUP_TEXT,
   WEATHER_TOOLS,
   WEATHER_USER_QUESTION,
+  type AgentSampling,
 } from "../../src/agent";
 import { fullMessage, startFakeSessionEndpoint, type FakeSessionEndpoint, type Script, type ScriptedTurn } from "./fake-session-endpoint";
 
@@ -80,6 +81,12 @@ function expectedConversations(asMessage: (turn: ScriptedTurn) => Message): Mess
   return out;
 }
 
+/** The agent's request spelling before its bodies were built from cached message JSON: the whole object stringified. */
+function referenceBody(messages: Message[], sampling: Record<string, unknown>, stream: boolean): string {
+  const body = { messages, tools: WEATHER_TOOLS, ...sampling };
+  return JSON.stringify(stream ? { ...body, stream: true } : body);
+}
+
 const WEATHER_EVENTS = ["initial", "append_tool", "append_user", "append_tool", "append_system", "rollback", "rollback", "force_final", "append_assistant"];
 
 describe("runWeatherAgent", () => {
@@ -107,6 +114,8 @@ describe("runWeatherAgent", () => {
       expect(body).toMatchObject({ stream: true, temperature: 0, seed: 20260803, max_tokens: 128 });
       expect(body.tools).toStrictEqual(WEATHER_TOOLS);
     }
+    // byte for byte the old spelling, rollbacks included (the conversations are built here, not read back)
+    expect(endpoint.rawBodies).toStrictEqual(expectedConversations(streamedMessage).map((messages) => referenceBody(messages, SAMPLING, true)));
   });
 
   test("non-stream mode sends no stream flag and appends the reply message verbatim", async () => {
@@ -115,6 +124,33 @@ describe("runWeatherAgent", () => {
     expect(result.driver_events).toEqual(WEATHER_EVENTS);
     expect(endpoint.requests.map((body) => body.messages)).toStrictEqual(expectedConversations(fullMessage));
     for (const body of endpoint.requests) expect("stream" in body).toBe(false);
+    expect(endpoint.rawBodies).toStrictEqual(expectedConversations(fullMessage).map((messages) => referenceBody(messages, {}, false)));
+  });
+
+  test("replies with escapes, non-ASCII and lone surrogates are sent back in the old spelling, in both modes and with an index key", async () => {
+    const odd = 'quote " backslash \\ newline \n tab \t é € 😀 lone \ud800 and \udc00 nul \u0000 <\u2028>';
+    const script: Script = (body, call) => {
+      const turn = weatherScript(body, call) as ScriptedTurn;
+      return { ...turn, content: `${odd} ${call}`, reasoning_content: call % 2 === 0 ? `thinking ${odd}` : undefined };
+    };
+    const plain = { temperature: 0.5, stop: ["é", "\ud83d"], logit_bias: { "42": -1 }, nested: { "1": [null, true, 1e21, -0] } };
+    // an array-index key sorts ahead of "messages" in the whole object: the writer must not split that body
+    const indexKey = { temperature: 0, "7": "seven" };
+    const runs: [boolean, Record<string, unknown>][] = [
+      [true, plain],
+      [false, plain],
+      [true, indexKey],
+    ];
+    for (const [stream, sampling] of runs) {
+      endpoint = await startFakeSessionEndpoint(script);
+      await runWeatherAgent({ baseUrl: endpoint.baseUrl, sampling: sampling as AgentSampling, cycles: 2, stream, toolCallFailureMode: "append_user" });
+      expect(endpoint.rawBodies.length).toBeGreaterThan(9);
+      expect(endpoint.rawBodies.some((raw) => raw.includes("\\ud800") && raw.includes("😀"))).toBe(true);
+      // each request read back and spelled as the old agent spelled the same objects
+      expect(endpoint.rawBodies).toStrictEqual(endpoint.requests.map((body) => referenceBody(body.messages as Message[], sampling, stream)));
+      await endpoint.close();
+      endpoint = undefined;
+    }
   });
 
   test("two cycles: 14 calls, the cycle repeats after the extra rollback, tool results keep cycling", async () => {

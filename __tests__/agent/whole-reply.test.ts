@@ -3,9 +3,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Agent } from "undici";
+import fc from "fast-check";
+import { Agent, util } from "undici";
 import { postChatCompletion } from "../../src/agent";
-import { BrokenReplyError, fetchWholeReply, ownedBytes, replyText, requestTarget } from "../../src/agent/whole-reply";
+import { BrokenReplyError, fetchWholeReply, ownedBytes, rawHeaderText, replyText, requestTarget } from "../../src/agent/whole-reply";
 
 let server: Server;
 let origin: string;
@@ -49,6 +50,13 @@ describe("fetchWholeReply", () => {
     expect(replyText(reply.body)).toBe("one two three POST");
   });
 
+  test("header() reads one header as the parsed headers do, before and after they are built", async () => {
+    const reply = await fetchWholeReply(requestTarget(`${origin}/pieces?x=2`), { method: "POST", body: "{}", dispatcher: agent });
+    expect([reply.header("content-type"), reply.header("set-cookie"), reply.header("x-absent")]).toEqual(["text/plain", "a=1,b=2", ""]);
+    expect(reply.headers["set-cookie"]).toEqual(["a=1", "b=2"]);
+    expect([reply.header("content-type"), reply.header("set-cookie"), reply.header("x-absent")]).toEqual(["text/plain", "a=1,b=2", ""]);
+  });
+
   test("a bodiless reply has an empty body; the global dispatcher serves a call given none", async () => {
     const reply = await fetchWholeReply(requestTarget(`${origin}/empty`), { method: "DELETE" });
     expect(reply.statusCode).toBe(204);
@@ -78,6 +86,41 @@ describe("fetchWholeReply", () => {
       /initial chat call failed \(status 0\): transport error: .*ECONNREFUSED/,
     );
     await expect(postChatCompletion({ url: "not a url", body: {}, step: "initial" })).rejects.toThrow(/status 0\): invalid URL "not a url"/);
+  });
+});
+
+describe("rawHeaderText", () => {
+  // names in any case (known to undici's lookup tree or not), latin1 bytes, repeats, empty values
+  const name = fc.constantFrom(
+    "content-type",
+    "Content-Type",
+    "CONTENT-TYPE",
+    "content-typ",
+    "content-type ",
+    "CONTENT-TYP\u00c9",
+    "x-a",
+    "X-A",
+    "__proto__",
+    "constructor",
+  );
+  const value = fc.oneof(
+    fc.constantFrom("text/event-stream", "", "a,b", "text/plain; charset=utf-8"),
+    fc.uint8Array({ maxLength: 6 }).map((b) => Buffer.from(b).toString("latin1")),
+  );
+  test('equals String(util.parseHeaders(raw)[name] ?? "") for any raw list', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(name, value), { maxLength: 8 }),
+        fc.constantFrom("content-type", "x-a", "__proto__", "constructor", "absent"),
+        (pairs, wanted) => {
+          const raw = pairs.flatMap(([key, text]) => [Buffer.from(key, "latin1"), Buffer.from(text, "latin1")]);
+          const parsed = util.parseHeaders(raw) as Record<string, string | string[] | undefined>;
+          const expected = Object.hasOwn(parsed, wanted) ? String(parsed[wanted]) : "";
+          expect(rawHeaderText(raw, wanted)).toBe(expected);
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 // The agent's HTTP edge: one OpenAI chat-completions call over undici, streamed (SSE) or not.
 // A streamed reply is folded back into the non-streaming shape so the agent never sees the difference.
 import type { Dispatcher } from "undici";
-import { foldChatChunks, SseDataParser, type WireObject } from "./sse";
+import { foldChatChunks, sseDataPayloads, type WireObject } from "./sse";
 import { BrokenReplyError, fetchWholeReply, replyText, requestTarget, type RequestTarget, type WholeReply } from "./whole-reply";
 import type { ChatMessage } from "../tokenizer/types";
 
@@ -34,8 +34,11 @@ export interface ChatReply {
 export interface ChatCallOptions {
   /** Full URL of the chat-completions route (or its origin and path, split once by the caller). */
   url: string | RequestTarget;
-  /** Request body without `stream` (added here when streaming). */
-  body: WireObject;
+  /**
+   * Request body without `stream` (added here when streaming), or the bytes to send as they are (the caller spelled
+   * `stream` in them, as the weather agent's `ChatBodyWriter` does).
+   */
+  body: WireObject | Buffer;
   /** Ask for SSE and fold the chunks (default true). */
   stream?: boolean;
   /** undici dispatcher (Agent/Pool); the global one when absent. */
@@ -52,7 +55,7 @@ export interface ChatCallOptions {
  */
 export async function postChatCompletion(options: ChatCallOptions): Promise<ChatReply> {
   const stream = options.stream ?? true;
-  const payload = stream ? { ...options.body, stream: true } : options.body;
+  const body = options.body;
   let target: RequestTarget;
   try {
     target = typeof options.url === "string" ? requestTarget(options.url) : options.url;
@@ -63,8 +66,8 @@ export async function postChatCompletion(options: ChatCallOptions): Promise<Chat
   try {
     reply = await fetchWholeReply(target, {
       method: "POST",
-      headers: { ...options.headers, "content-type": "application/json", accept: stream ? "text/event-stream" : "application/json" },
-      body: JSON.stringify(payload),
+      headers: requestHeaders(options.headers, stream),
+      body: Buffer.isBuffer(body) ? body : JSON.stringify(stream ? { ...body, stream: true } : body),
       dispatcher: options.dispatcher,
     });
   } catch (error) {
@@ -78,6 +81,12 @@ export async function postChatCompletion(options: ChatCallOptions): Promise<Chat
   return extractAssistant(raw, options.step);
 }
 
+/** The call's headers, a fresh object each time (an interceptor down the dispatcher may change what it is given). */
+function requestHeaders(extra: Record<string, string> | undefined, stream: boolean): Record<string, string> {
+  if (extra === undefined) return { "content-type": "application/json", accept: stream ? "text/event-stream" : "application/json" };
+  return { ...extra, "content-type": "application/json", accept: stream ? "text/event-stream" : "application/json" };
+}
+
 function readJsonCompletion(reply: WholeReply, step: string): WireObject {
   const text = replyText(reply.body);
   try {
@@ -88,32 +97,27 @@ function readJsonCompletion(reply: WholeReply, step: string): WireObject {
 }
 
 function readStreamedCompletion(reply: WholeReply, step: string): WireObject {
-  const contentType = String(reply.headers["content-type"] ?? "");
+  const contentType = reply.header("content-type");
   if (!contentType.startsWith("text/event-stream")) {
     const text = replyText(reply.body);
     throw new AgentChatError(step, reply.statusCode, `expected text/event-stream, got content-type ${JSON.stringify(contentType)}: ${text.slice(0, 500)}`);
   }
-  const parser = new SseDataParser();
   const chunks: unknown[] = [];
   let done = false;
-  const take = (events: string[]): void => {
-    for (const data of events) {
-      if (done) throw new AgentChatError(step, reply.statusCode, `SSE event after [DONE]: ${data.slice(0, 200)}`);
-      if (data === "[DONE]") {
-        done = true;
-        continue;
-      }
-      try {
-        chunks.push(JSON.parse(data));
-      } catch {
-        throw new AgentChatError(step, reply.statusCode, `SSE data is not JSON: ${data.slice(0, 200)}`);
-      }
-    }
-  };
   // The agent needs the whole stream before it acts (the fold ends at [DONE]), so the body is read in one piece:
   // an async iteration per socket chunk cost more than the parse itself at 256 concurrent trajectories.
-  take(parser.push(replyText(reply.body)));
-  take(parser.end());
+  for (const data of sseDataPayloads(replyText(reply.body))) {
+    if (done) throw new AgentChatError(step, reply.statusCode, `SSE event after [DONE]: ${data.slice(0, 200)}`);
+    if (data === "[DONE]") {
+      done = true;
+      continue;
+    }
+    try {
+      chunks.push(JSON.parse(data));
+    } catch {
+      throw new AgentChatError(step, reply.statusCode, `SSE data is not JSON: ${data.slice(0, 200)}`);
+    }
+  }
   if (!done) throw new AgentChatError(step, reply.statusCode, "SSE stream ended without data: [DONE]");
   try {
     return foldChatChunks(chunks, step) as unknown as WireObject;

@@ -55,6 +55,40 @@ export class SseDataParser {
   }
 }
 
+/**
+ * The data payloads of a whole SSE stream: what {@link SseDataParser} delivers for `push(text)` then `end()`, read in
+ * one pass over the text (no buffer re-sliced per line). A text with a carriage return takes the parser itself.
+ */
+export function sseDataPayloads(text: string): string[] {
+  if (text.indexOf("\r") !== -1) {
+    const parser = new SseDataParser();
+    const events = parser.push(text);
+    for (const data of parser.end()) events.push(data);
+    return events;
+  }
+  const events: string[] = [];
+  let pending: string | null = null;
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf("\n", start);
+    if (end === -1) end = text.length;
+    if (end === start) {
+      // a blank line ends the event
+      if (pending !== null) events.push(pending);
+      pending = null;
+    } else if (text.startsWith("data", start) && (end === start + 4 || text.charCodeAt(start + 4) === 0x3a)) {
+      // "data" or "data:value": one leading space of the value is dropped; other fields and comments are skipped
+      let from = Math.min(start + 5, end);
+      if (from < end && text.charCodeAt(from) === 0x20) from += 1;
+      const value = text.slice(from, end);
+      pending = pending === null ? value : `${pending}\n${value}`;
+    }
+    start = end + 1;
+  }
+  if (pending !== null) events.push(pending);
+  return events;
+}
+
 /** The non-streaming completion shape rebuilt from chunks (only the fields the agent relies on are typed). */
 export interface FoldedChatCompletion {
   /** `id` of the first chunk. */

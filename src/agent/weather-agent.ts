@@ -1,7 +1,8 @@
 // The scripted weather verify agent: walks the driver schedule against one session, one chat call per step.
 // Its retries (rollbacks) and role appends are what exercise a session server's trajectory handling.
 import type { Dispatcher } from "undici";
-import { postChatCompletion } from "./chat-client";
+import { ChatBodyWriter } from "./chat-body";
+import { postChatCompletion, type ChatReply } from "./chat-client";
 import { requestTarget, type RequestTarget } from "./whole-reply";
 import { buildDriverSchedule, QWEN3_APPEND_ROLES, type DriverAction } from "./schedule";
 import {
@@ -65,7 +66,7 @@ export type WeatherAgentResult = {
 export interface WeatherAgentOptions {
   /** The session's base URL, `<server>/sessions/<id>`; chat goes to `<baseUrl>/v1/chat/completions`. */
   baseUrl: string;
-  /** Sampling parameters sent with every call (default none). */
+  /** Sampling parameters sent with every call (default none); read once, when the run starts. */
   sampling?: AgentSampling;
   /** Schedule cycles (default 1). */
   cycles?: number;
@@ -133,23 +134,18 @@ export async function runWeatherAgent(options: WeatherAgentOptions): Promise<Wea
   } catch {
     // reported by postChatCompletion below
   }
-  const chat = async (step: string): Promise<void> => {
-    const reply = await postChatCompletion({
-      url: target,
-      body: { messages: state.messages, tools: WEATHER_TOOLS, ...sampling },
-      stream: options.stream,
-      dispatcher: options.dispatcher,
-      step,
-    });
-    state.acceptAssistant(reply.message);
-  };
+  // the part after the messages is spelled once, and each message once, when first sent (sampling is read here, once)
+  const bodies = new ChatBodyWriter(WEATHER_TOOLS, sampling, options.stream ?? true);
+  // one call's promise, awaited by the loop itself (no async layer of its own between the loop and the call)
+  const chat = (step: string): Promise<ChatReply> =>
+    postChatCompletion({ url: target, body: bodies.write(state.messages), stream: options.stream, dispatcher: options.dispatcher, step });
 
-  await chat("initial");
+  state.acceptAssistant((await chat("initial")).message);
   state.events.push("initial");
   for (const [position, action] of schedule.entries()) {
     const step = `step ${position + 1} ${action}`;
     applyAction(state, action, failureMode, step);
-    await chat(step);
+    state.acceptAssistant((await chat(step)).message);
   }
   return state.result();
 }

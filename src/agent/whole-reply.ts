@@ -10,6 +10,11 @@ export interface WholeReply {
   headers: Record<string, string | string[] | undefined>;
   /** The whole body (empty for a bodiless reply); possibly a view into a larger socket buffer, so copy what you keep. */
   body: Buffer;
+  /**
+   * One header as `String(headers[name] ?? "")` reads it (repeated ones joined with ","), found without building
+   * {@link WholeReply.headers}. `name` is lower-case.
+   */
+  header(name: string): string;
 }
 
 /** The exchange failed after the status line arrived: the body broke off (reset, timeout, malformed framing). */
@@ -72,37 +77,75 @@ export function requestTarget(url: string): RequestTarget {
 export function fetchWholeReply(target: RequestTarget, request: WholeReplyRequest): Promise<WholeReply> {
   const dispatcher = request.dispatcher ?? getGlobalDispatcher();
   return new Promise<WholeReply>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let length = 0;
-    let statusCode = 0;
-    let rawHeaders: Buffer[] | null = null;
-    // The callback names every undici major knows (the global dispatcher may be Node's bundled undici): headers, data,
-    // completion, error.
-    const handler: Dispatcher.DispatchHandler = {
-      onConnect() {},
-      onHeaders(status, raw) {
-        statusCode = status;
-        rawHeaders = raw;
-        return true;
-      },
-      onData(chunk) {
-        chunks.push(chunk);
-        length += chunk.length;
-        return true;
-      },
-      onComplete() {
-        resolve(new ReadReply(statusCode, rawHeaders, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length)));
-      },
-      onError(error) {
-        reject(statusCode === 0 ? error : new BrokenReplyError(statusCode, error));
-      },
-    };
     try {
-      dispatcher.dispatch({ origin: target.origin, path: target.path, method: request.method, headers: request.headers, body: request.body }, handler);
+      dispatcher.dispatch(
+        { origin: target.origin, path: target.path, method: request.method, headers: request.headers, body: request.body },
+        new WholeReplyHandler(resolve, reject),
+      );
     } catch (error) {
       reject(error instanceof Error ? error : new Error(String(error)));
     }
   });
+}
+
+/**
+ * Collects one reply: status, raw headers, body chunks. One object per exchange (no closures); its callback names are
+ * the ones every undici major knows (the global dispatcher may be Node's bundled undici): headers, data, completion, error.
+ */
+class WholeReplyHandler implements Dispatcher.DispatchHandler {
+  private statusCode = 0;
+  private rawHeaders: Buffer[] | null = null;
+  /** The first body chunk, and the later ones when the body came in several. */
+  private first: Buffer | null = null;
+  private rest: Buffer[] | null = null;
+  private length = 0;
+
+  constructor(
+    private readonly resolve: (reply: WholeReply) => void,
+    private readonly reject: (error: Error) => void,
+  ) {}
+
+  onConnect(): void {}
+
+  onHeaders(status: number, raw: Buffer[]): boolean {
+    this.statusCode = status;
+    this.rawHeaders = raw;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.first === null) this.first = chunk;
+    else (this.rest ??= []).push(chunk);
+    this.length += chunk.length;
+    return true;
+  }
+
+  onComplete(): void {
+    const first = this.first;
+    const body = first === null ? Buffer.alloc(0) : this.rest === null ? first : Buffer.concat([first, ...this.rest], this.length);
+    this.resolve(new ReadReply(this.statusCode, this.rawHeaders, body));
+  }
+
+  onError(error: Error): void {
+    this.reject(this.statusCode === 0 ? error : new BrokenReplyError(this.statusCode, error));
+  }
+}
+
+/**
+ * One header of undici's raw header list as `String(util.parseHeaders(raw)[name] ?? "")` reads it: names matched as undici
+ * lower-cases them, values decoded as latin1, repeated ones joined with ",", "" when absent. `name` is lower-case.
+ */
+export function rawHeaderText(raw: readonly (Buffer | string | Buffer[])[], name: string): string {
+  let found: string | null = null;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const key = raw[i];
+    // lower-casing keeps a latin1 name's length, so a name of another length is not it (and needs no lookup)
+    if (Array.isArray(key) || key.length !== name.length || util.headerNameToString(key) !== name) continue;
+    const value = raw[i + 1];
+    const text = typeof value === "string" ? value : Array.isArray(value) ? value.map((part) => part.toString("latin1")).join(",") : value.toString("latin1");
+    found = found === null ? text : `${found},${text}`;
+  }
+  return found ?? "";
 }
 
 /** A reply whose headers are parsed on first read (most callers only look at the status and the body). */
@@ -118,5 +161,10 @@ class ReadReply implements WholeReply {
   get headers(): WholeReply["headers"] {
     this.parsedHeaders ??= this.rawHeaders === null ? {} : util.parseHeaders(this.rawHeaders);
     return this.parsedHeaders;
+  }
+
+  header(name: string): string {
+    if (this.parsedHeaders !== null || this.rawHeaders === null) return String(this.headers[name] ?? "");
+    return rawHeaderText(this.rawHeaders, name);
   }
 }
