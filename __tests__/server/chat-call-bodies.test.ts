@@ -39,8 +39,8 @@ beforeAll(async () => {
     return parse(bytes, maxDepth, options);
   });
   const charge = recordCharge.recordBytes;
-  jest.spyOn(recordCharge, "recordBytes").mockImplementation((committed, sized) => {
-    const charged = charge(committed, sized);
+  jest.spyOn(recordCharge, "recordBytes").mockImplementation((committed, sized, responseBytes) => {
+    const charged = charge(committed, sized, responseBytes);
     charges.push({ committed, charged, walked: retainedBytes([committed.record, committed.assistantMessage]) });
     return charged;
   });

@@ -123,7 +123,7 @@ describe("recordBytes", () => {
         responseId: "chatcmpl-1",
         record,
       };
-      expect(recordBytes(turn, sized)).toBe(retainedBytes([turn.record, turn.assistantMessage]));
+      expect(recordBytes(turn, sized, completion.responseBytes)).toBe(retainedBytes([turn.record, turn.assistantMessage]));
     }
   });
 });

@@ -3,14 +3,12 @@
 // ensure_ascii), the view's bytes must be the reference writer's spelling of what was sent and received.
 // mirrors miles/rollout/session/core.py::_render_json (the GET view) and core.py::chat_completions (the record).
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { request } from "undici";
 import { echoScript, startMockBackend, type MockBackend } from "../../src/backend";
 import { startSessionServer, type RunningSessionServer } from "../../src/server/session-server";
 import { MAX_JSON_DEPTH } from "../../src/wire/json-depth";
 import { dumpsPy, dumpsPyWriter, parsePyJson, parsePyJsonBytes, PY_DEFAULT_JSON, PY_RESPONSE_JSON } from "../../src/wire/py-json";
 import { compactFromDefaultSpelling } from "../../src/wire/py-json-compact";
+import { startForwardingProxy } from "./support/forwarding-proxy";
 import { call, createSession } from "./v2/support/harness";
 
 /** One upstream exchange as the proxy saw it: the body the session server sent, the bytes it got back. */
@@ -29,35 +27,15 @@ interface RecordingProxy {
 
 async function startRecordingProxy(backendUrl: string): Promise<RecordingProxy> {
   const proxy: RecordingProxy = { url: "", exchanges: [], respell: false, close: async () => undefined };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      const body = Buffer.concat(chunks);
-      void request(`${backendUrl}${req.url ?? "/"}`, {
-        method: (req.method ?? "GET") as "GET",
-        headers: { "content-type": "application/json" },
-        body: body.length > 0 ? body : undefined,
-      })
-        .then(async (reply) => {
-          let bytes = Buffer.from(await reply.body.arrayBuffer());
-          if (req.url?.endsWith("/chat/completions") === true && reply.statusCode === 200) {
-            // the same reply in Python's default spelling: same values, not the compact text
-            if (proxy.respell) bytes = Buffer.from(dumpsPy(parsePyJson(bytes.toString("utf8")), PY_DEFAULT_JSON));
-            proxy.exchanges.push({ requestText: body.toString("utf8"), replyBytes: bytes });
-          }
-          res.writeHead(reply.statusCode, { "content-type": String(reply.headers["content-type"] ?? "application/json") });
-          res.end(bytes);
-        })
-        .catch((error: unknown) => {
-          res.writeHead(502);
-          res.end(String(error));
-        });
-    });
+  const forwarding = await startForwardingProxy(backendUrl, (body, status, replyBytes) => {
+    if (status !== 200) return undefined;
+    // the same reply in Python's default spelling: same values, not the compact text
+    const bytes = proxy.respell ? Buffer.from(dumpsPy(parsePyJson(replyBytes.toString("utf8")), PY_DEFAULT_JSON)) : replyBytes;
+    proxy.exchanges.push({ requestText: body.toString("utf8"), replyBytes: bytes });
+    return bytes;
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  proxy.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  proxy.url = forwarding.url;
+  proxy.close = forwarding.close;
   return proxy;
 }
 

@@ -6,9 +6,6 @@
 // mirrors miles/rollout/session/core.py::chat_completions (the body is `json.dumps`-ed for the backend).
 import { afterAll, beforeAll, describe, expect, jest, test } from "@jest/globals";
 import fc from "fast-check";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { request } from "undici";
 import { echoScript, startMockBackend, type MockBackend } from "../../src/backend";
 import * as chatRequest from "../../src/server/chat-request";
 import * as upstreamBody from "../../src/server/upstream-body";
@@ -17,6 +14,7 @@ import { startSessionServer, type RunningSessionServer, type SessionServerOption
 import { createV1Policy } from "../../src/server/v1";
 import { createV2Policy } from "../../src/server/v2";
 import { dumpsPy, PY_DEFAULT_JSON } from "../../src/wire/py-json";
+import { startForwardingProxy } from "./support/forwarding-proxy";
 import { call, createSession } from "./v2/support/harness";
 
 const ROUTED = { numLayers: 2, topk: 2, numExperts: 4 };
@@ -24,30 +22,10 @@ const ROUTED = { numLayers: 2, topk: 2, numExperts: 4 };
 /** A loopback proxy to the backend that keeps the raw bytes of every chat body it forwards. */
 async function startRecordingProxy(backendUrl: string): Promise<{ url: string; bodies: Buffer[]; close(): Promise<void> }> {
   const bodies: Buffer[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      const body = Buffer.concat(chunks);
-      if (req.url?.endsWith("/chat/completions") === true) bodies.push(body);
-      void request(`${backendUrl}${req.url ?? "/"}`, { method: (req.method ?? "GET") as "GET", headers: { "content-type": "application/json" }, body })
-        .then(async (reply) => {
-          const bytes = Buffer.from(await reply.body.arrayBuffer());
-          res.writeHead(reply.statusCode, { "content-type": String(reply.headers["content-type"] ?? "application/json") });
-          res.end(bytes);
-        })
-        .catch((error: unknown) => {
-          res.writeHead(502);
-          res.end(String(error));
-        });
-    });
+  const forwarding = await startForwardingProxy(backendUrl, (body) => {
+    bodies.push(body);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    bodies,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return { url: forwarding.url, bodies, close: forwarding.close };
 }
 
 let backend: MockBackend;

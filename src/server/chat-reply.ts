@@ -3,7 +3,7 @@
 import type { ChatMessage } from "../tokenizer/types";
 import { dumpsPy, parsePyJsonBytes, PY_RESPONSE_JSON, pyNumberValue, pyRepr, type PyJsonBytesRead, type SpelledPyJson } from "../wire/py-json";
 import { describeJsonDepthExcess, MAX_JSON_DEPTH } from "../wire/json-depth";
-import { rememberReplySize } from "./record-charge";
+import { tallyBytes } from "./retained-size";
 import { SessionHttpError } from "./types";
 
 /** The validated parts of an upstream chat completion. */
@@ -20,6 +20,11 @@ export interface ExtractedCompletion {
   responseId: string | null;
   /** The backend's text of `response` when it is exactly `dumpsPy(response, PY_RESPONSE_JSON)` already. */
   spelledResponse?: SpelledPyJson;
+  /**
+   * The parsed reply's retained size, from the parse scan's tally of its text (when it kept one): the turn's charge
+   * takes it instead of walking the tree. Nothing in the servers changes a reply after parsing it.
+   */
+  responseBytes?: number;
 }
 
 /** `meta_info` keys carrying routing-replay tensors: kept in records, removed from client replies. */
@@ -88,8 +93,8 @@ export function extractCompletion(body: Buffer, vocabSize?: number): ExtractedCo
   });
   const finishReason = typeof choice.finish_reason === "string" ? choice.finish_reason : null;
   const responseId = typeof response.id === "string" ? response.id : null;
-  if (read.tally !== undefined) rememberReplySize(response, read.tally);
-  return { response, assistantMessage: message as ChatMessage, completionIds, finishReason, responseId, spelledResponse: read.spelled };
+  const responseBytes = read.tally === undefined ? undefined : tallyBytes(read.tally);
+  return { response, assistantMessage: message as ChatMessage, completionIds, finishReason, responseId, spelledResponse: read.spelled, responseBytes };
 }
 
 /** A copy of the reply without `routed_experts`/`indexer_topk` in any `choices[i].meta_info` (input untouched). */

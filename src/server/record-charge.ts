@@ -1,30 +1,7 @@
 // The session budget's charge for one chat turn: the upstream body sized once when the turn is reserved, and the
-// committed record charged from that size (and its freshly parsed reply walked as a tree) instead of walking again.
-import type { JsonTreeTally } from "../wire/py-json-scan";
-import { RETAINED_SLOT_BYTES, retainedBytes, retainedBytesWithout, retainedTreeBytes, tallyBytes } from "./retained-size";
+// committed record charged from that size (and its reply's size from the parse, else a walk of its tree).
+import { RETAINED_SLOT_BYTES, retainedBytes, retainedBytesWithout, retainedTreeBytes } from "./retained-size";
 import type { CompletedTurn } from "./types";
-
-/** The retained size of each backend reply whose text the parse scan tallied, by the reply it parsed to. */
-const talliedReplies = new WeakMap<object, number>();
-
-/**
- * Remembers a freshly parsed backend reply's size from the parse scan's tally of its text, so the commit charges it
- * without walking it. The stored reply is charged as it was parsed: nothing in the servers changes a reply after.
- */
-export function rememberReplySize(response: object, tally: JsonTreeTally): void {
-  talliedReplies.set(response, tallyBytes(tally));
-}
-
-/**
- * A reply's retained size: the remembered one, taken out of the table (so the table holds only the replies between
- * their parse and their commit, which keeps it small for the collector), else the walk's.
- */
-function replyBytes(response: object): number {
-  const remembered = talliedReplies.get(response);
-  if (remembered === undefined) return retainedTreeBytes([response]);
-  talliedReplies.delete(response);
-  return remembered;
-}
 
 /** The retained size of a chat turn's upstream body when it was reserved, before positioning added its prompt ids. */
 export interface SizedBody {
@@ -44,8 +21,9 @@ export function sizeUpstreamBody(body: Record<string, unknown>): SizedBody {
  * upstream body (the client's messages and tools: the bulk of a long conversation) was sized when the turn was
  * reserved; when positioning only added `input_ids` since, that size plus the ids' array is its size now, so the
  * messages are not walked a second time. Any other change to the body (additional-R3 offsets) walks it again.
+ * `responseBytes`, when the parse knew it (`ExtractedCompletion.responseBytes`), is the reply's own size.
  */
-export function recordBytes(committed: CompletedTurn, sizedBody: SizedBody | undefined): number {
+export function recordBytes(committed: CompletedTurn, sizedBody: SizedBody | undefined, responseBytes?: number): number {
   const { record } = committed;
   const body = record.request;
   const onlyIdsAdded =
@@ -61,7 +39,7 @@ export function recordBytes(committed: CompletedTurn, sizedBody: SizedBody | und
   return (
     bodyBytes +
     (isOwnReplyMessage(committed)
-      ? recordShellBytes(record) + replyBytes(record.response)
+      ? recordShellBytes(record) + (responseBytes ?? retainedTreeBytes([record.response]))
       : retainedBytes([record, committed.assistantMessage], new Set<object>([body])))
   );
 }

@@ -71,6 +71,15 @@ function sessionNotFound(id: string): SessionHttpError {
   return new SessionHttpError(404, `session not found: session_id=${id}`);
 }
 
+/** What a committed turn's charge is computed from. */
+interface CommittedCharge {
+  turn: CompletedTurn;
+  sizedBody: SizedBody;
+  texts: RecordTexts;
+  /** The reply's retained size when its parse knew it. */
+  responseBytes: number | undefined;
+}
+
 /** Routes requests and runs the chat proxy around the policy. One per server; owns the session table. */
 export class SessionShell {
   private readonly store: SessionStore<unknown>;
@@ -239,16 +248,20 @@ export class SessionShell {
     }
   }
 
-  /** Sets a session's charge from the records its state holds (a rollback frees what it discards). */
-  private recharge(entry: SessionEntry<unknown>, committed?: CompletedTurn, sizedBody?: SizedBody, texts?: RecordTexts): void {
+  /**
+   * Sets a session's charge from the records its state holds (a rollback frees what it discards); with `committed`,
+   * first charges the turn just committed (its upstream body as sized when reserved, its texts, its reply's size).
+   */
+  private recharge(entry: SessionEntry<unknown>, committed?: CommittedCharge): void {
     if (committed !== undefined) {
-      const tokens = committed.promptIds.length + committed.completionIds.length;
-      recordFacts.set(committed.record, { charge: recordBytes(committed, sizedBody) + 8 * tokens + (texts?.heapBytes ?? 0), texts });
+      const { turn, sizedBody, texts, responseBytes } = committed;
+      const tokens = turn.promptIds.length + turn.completionIds.length;
+      recordFacts.set(turn.record, { charge: recordBytes(turn, sizedBody, responseBytes) + 8 * tokens + texts.heapBytes, texts });
     }
     const records = this.policy.storedRecords?.(entry.state);
     if (records === undefined) {
       // A custom policy that does not list its records: charges only grow, until DELETE frees them all.
-      if (committed !== undefined) this.store.charge(entry, entry.bytes + (recordFacts.get(committed.record)?.charge ?? 0));
+      if (committed !== undefined) this.store.charge(entry, entry.bytes + (recordFacts.get(committed.turn.record)?.charge ?? 0));
       return;
     }
     let bytes = SESSION_OVERHEAD_BYTES;
@@ -330,7 +343,8 @@ export class SessionShell {
         responseId: completion.responseId,
         record,
       };
-      if (this.policy.commit(entry.state, prepared.plan, request, turn, this.ctx)) this.recharge(entry, turn, sizedBody, texts);
+      if (this.policy.commit(entry.state, prepared.plan, request, turn, this.ctx))
+        this.recharge(entry, { turn, sizedBody, texts, responseBytes: completion.responseBytes });
     });
 
     if (request.clientStream) {

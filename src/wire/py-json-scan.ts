@@ -83,8 +83,7 @@ export function scanForNativeParse(text: string, maxDepth: number, spelling: Spe
     const c = text.charCodeAt(i);
     if (c === 34) {
       const start = i + 1;
-      let end = text.indexOf('"', start);
-      while (end !== -1 && text.charCodeAt(end - 1) === 92 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
+      const end = closingQuote(text, start);
       if (end === -1) return NATIVE_LOSSY; // unterminated: no bracket counts after it, and the exact reader reports it
       i = end + 1;
       const first = text.charCodeAt(start);
@@ -290,6 +289,13 @@ function otherNumber(text: string, start: number, lossy: boolean): number {
   }
   const end = numberEnd(text, j);
   return isLossyNumber(text, start, end) ? -end : end;
+}
+
+/** Index of the quote that closes the string whose body starts at `start` (escaped quotes skipped), or -1. */
+export function closingQuote(text: string, start: number): number {
+  let end = text.indexOf('"', start);
+  while (end !== -1 && text.charCodeAt(end - 1) === 92 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
+  return end;
 }
 
 /** True when the quote at `quote` follows an odd run of backslashes (it is part of the string). */

@@ -4,7 +4,7 @@ import { PY_KEY_ORDER, PyBigInt, PyFloat, isArrayIndexKey, pyObjectKeys, remembe
 import { pythonFloatRepr } from "./py-repr";
 import { findJsonDepthExcess, MAX_JSON_DEPTH, type JsonDepthExcess } from "./json-depth";
 import {
-  isEscaped,
+  closingQuote,
   isIntegerLikeKey,
   isLossyNumber,
   MAX_SPELLING_DEPTH,
@@ -61,8 +61,7 @@ export function isLossyForNativeParse(text: string): boolean {
     const c = text.charCodeAt(i);
     if (c === 34) {
       const start = i + 1;
-      let end = text.indexOf('"', start);
-      while (end !== -1 && text.charCodeAt(end - 1) === 92 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
+      const end = closingQuote(text, start);
       if (end === -1) return true;
       i = end + 1;
       if (end - start <= 10 && isIntegerLikeKey(text, start, end) && nextNonSpace(text, i) === 58) return true;
