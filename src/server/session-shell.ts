@@ -10,6 +10,7 @@ import { passThroughHeaders, sendBytes, sendChunks, sendEmpty, sendError, sendEr
 import type { AnyTrajectoryPolicy, PolicyContext, PolicyLogger } from "./policy";
 import { packageVersion } from "./package-version";
 import { SampleAssemblyError } from "./samples/assembly-error";
+import { CHECKED_OUTPUT_BYTES_PER_TOKEN, rememberRecordOutput } from "./samples/turn-samples";
 import { addAdditionR3Offset, type ReplayRequestOptions } from "./replay-request";
 import { formatMiB, SESSION_OVERHEAD_BYTES, SessionBudgetError, SessionEntry, SessionStore, type SessionBudget } from "./session-store";
 import { recordBytes, sizeUpstreamBody, type SizedBody } from "./record-charge";
@@ -256,7 +257,8 @@ export class SessionShell {
     if (committed !== undefined) {
       const { turn, sizedBody, texts, responseBytes } = committed;
       const tokens = turn.promptIds.length + turn.completionIds.length;
-      recordFacts.set(turn.record, { charge: recordBytes(turn, sizedBody, responseBytes) + 8 * tokens + texts.heapBytes, texts });
+      const outputReading = CHECKED_OUTPUT_BYTES_PER_TOKEN * turn.completionIds.length;
+      recordFacts.set(turn.record, { charge: recordBytes(turn, sizedBody, responseBytes) + 8 * tokens + outputReading + texts.heapBytes, texts });
     }
     const records = this.policy.storedRecords?.(entry.state);
     if (records === undefined) {
@@ -335,6 +337,7 @@ export class SessionShell {
         response: completion.response,
         status_code: result.status,
       };
+      rememberRecordOutput(record); // the samples op's reading of its output pairs, taken while the reply is fresh
       const turn: CompletedTurn = {
         promptIds: prepared.promptIds,
         completionIds: completion.completionIds,

@@ -128,7 +128,7 @@ export function encodeSamples(samples: readonly Sample[], sessionMetadata: JsonO
  * tensors: a reply without replay tensors is a single chunk.
  */
 export function encodeSamplesChunks(samples: readonly Sample[], sessionMetadata: JsonObject, options: EncodeSamplesOptions): Uint8Array[] {
-  const jsonFields = resolveJsonFields(options.fields);
+  const jsonFields = knownJsonFields(options.fields) ?? resolveJsonFields(options.fields);
   const emptyReason = options.emptyReason ?? null;
   if (emptyReason !== null && !EMPTY_REASONS.includes(emptyReason)) {
     throw new SamplesCodecError(`encodeSamples: unknown empty reason ${JSON.stringify(emptyReason)}`);
@@ -248,9 +248,7 @@ function writeListEntry(entry: WireTensorEntry, out: Uint8Array, at: number): vo
  * Nothing else escapes for any byte string.
  */
 export function decodeSamplesReply(payload: Uint8Array, inputSample: Sample, options: DecodeSamplesOptions): SamplesReply {
-  // the two frozen lists are their own resolution (what the fixture passes on every reply)
-  const jsonFields =
-    options.fields === WIRE_FIELDS_V1 || options.fields === WIRE_FIELDS_V2 ? (options.fields as readonly WireJsonField[]) : resolveJsonFields(options.fields);
+  const jsonFields = knownJsonFields(options.fields) ?? resolveJsonFields(options.fields);
   const limits = resolveDecodeLimits(options.limits, (message) => {
     throw new SamplesCodecError(message);
   });
@@ -506,6 +504,14 @@ function applyJsonField(sample: Sample, field: WireJsonField, value: unknown): v
       if (value !== null) sample.reward = value as JsonValue;
       break;
   }
+}
+
+/**
+ * The two frozen lists are their own resolution (what the servers and the fixture pass on every reply): the list
+ * itself for them, else undefined.
+ */
+function knownJsonFields(fields: readonly string[]): readonly WireJsonField[] | undefined {
+  return fields === WIRE_FIELDS_V1 || fields === WIRE_FIELDS_V2 ? (fields as readonly WireJsonField[]) : undefined;
 }
 
 /** The JSON fields to carry, in canonical order; unknown names are refused, tensor names ignored. */

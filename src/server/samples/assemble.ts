@@ -94,6 +94,28 @@ export function assembleTrajectorySample(
   });
 }
 
+/**
+ * {@link assembleTrajectorySample} through a prefix memo, without `maxSeqLen` or additional-R3 patches, in two steps:
+ * this call reads, aligns and merges every record (the same checks in the same order, so it throws what that call
+ * throws, and leaves in the memo what that call leaves), and the function it returns writes the sample that call
+ * returns, at any later time (null: no records). For a caller that may never need the sample: a v2 leaf the default
+ * picker drops is checked, never written.
+ * @throws SampleAssemblyError when alignment or merging breaks a rule
+ */
+export function foldTrajectorySample(
+  records: readonly SessionRecord[],
+  accumulatedTokenIds: readonly number[] | null,
+  options: { decode: DecodeFn; maxTrimTokens: number; prefixMemo: PathPrefixMemo; replay?: ReplayAssemblyOptions },
+): (() => Sample) | null {
+  if (options.replay?.additionR3) throw new Error("foldTrajectorySample: additional-R3 patches are applied by assembleTrajectorySample only");
+  if (records.length === 0) return null;
+  const memoOptions: TrajectoryAssemblyOptions = { ...options, maxSeqLen: null };
+  const node = asAssemblyError(() => foldThroughMemo(records, accumulatedTokenIds, memoOptions, options.prefixMemo));
+  // what the sample would see now: a later fold may end a memoized prefix on this chain's last turn
+  const lastShared = node.turn.shared;
+  return () => asAssemblyError(() => sampleFromFold(node, lastShared));
+}
+
 /** `turnSamplesFromRecords` as fold turns: every record read, aligned and turned into its turn, in order. */
 function foldTurnsFromRecords(records: readonly SessionRecord[], accumulated: readonly number[] | null, options: TrajectoryAssemblyOptions): FoldTurn[] {
   const last = records.length - 1;

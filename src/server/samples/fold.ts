@@ -205,8 +205,10 @@ function turnTokensStartWith(long: FoldTurn, short: FoldTurn): boolean {
  * mask and log-probs turn by turn with zeros over each observation, weight versions and lifecycle segments in turn
  * order (one turn keeps its lone segment, several give the list, as the metadata merge does). Nothing is shared
  * with the records or with another sample, except replay tensors, handed out as the merge hands them out.
+ * `lastShared`: whether a memoized prefix ended on the last turn when the chain was folded (a sample written later
+ * copies its tensors as one written right away would).
  */
-export function sampleFromFold(node: FoldNode): Sample {
+export function sampleFromFold(node: FoldNode, lastShared: boolean = node.turn.shared): Sample {
   const chain = new Array<FoldNode>(node.count);
   for (let at: FoldNode | null = node, k = node.count - 1; at !== null; at = at.prev, k--) chain[k] = at;
   const lossMask = new Array<number>(node.responseLength);
@@ -237,8 +239,8 @@ export function sampleFromFold(node: FoldNode): Sample {
   sample.loss_mask = lossMask;
   sample.weight_versions = weightVersions;
   sample.rollout_log_probs = logProbs;
-  sample.rollout_routed_experts = last.routed !== null && last.shared ? last.routed.clone() : last.routed;
-  sample.rollout_indexer_topk = last.indexer !== null && last.shared ? last.indexer.clone() : last.indexer;
+  sample.rollout_routed_experts = last.routed !== null && lastShared ? last.routed.clone() : last.routed;
+  sample.rollout_indexer_topk = last.indexer !== null && lastShared ? last.indexer.clone() : last.indexer;
   sample.status = last.status;
   sample.metadata = { lifecycle: segments.length === 1 ? segments[0] : segments };
   sample.prefix_cache_info = new PrefixCacheInfo({ cached_tokens: node.cachedTokens, total_prompt_tokens: node.totalPromptTokens });

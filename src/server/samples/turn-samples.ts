@@ -86,6 +86,18 @@ export function readRecord(record: SessionRecord, turn: number, previous: Record
   if (!choice || !meta || !Array.isArray(pairs)) {
     throw new SampleAssemblyError(`record ${turn}: response.choices[0].meta_info.output_token_logprobs missing`);
   }
+  const known = checkedOutputs.get(pairs);
+  const { outputIds, outputLogProbs } =
+    known !== undefined && known.pairCount === pairs.length
+      ? { outputIds: known.outputIds.slice(), outputLogProbs: known.outputLogProbs.slice() }
+      : readOutputPairs(pairs, turn);
+  const finishReason: unknown = choice.finish_reason;
+  if (previous === null) return { promptIds: promptIds as number[], outputIds, outputLogProbs, meta, finishReason };
+  return { promptIds: promptIds as number[], outputIds, outputLogProbs, meta, finishReason, repeated: { of: previous, length: repeated } };
+}
+
+/** The output ids and log-probs of `output_token_logprobs` pairs, checked (a hole is skipped, as forEach skips it). */
+function readOutputPairs(pairs: readonly unknown[], turn: number): { outputIds: number[]; outputLogProbs: number[] } {
   const outputIds: number[] = [];
   const outputLogProbs: number[] = [];
   for (let i = 0; i < pairs.length; i++) {
@@ -98,10 +110,47 @@ export function readRecord(record: SessionRecord, turn: number, previous: Record
     outputLogProbs.push(logProb);
     outputIds.push((pair as unknown[])[1] as number);
   }
-  const finishReason: unknown = choice.finish_reason;
-  if (previous === null) return { promptIds: promptIds as number[], outputIds, outputLogProbs, meta, finishReason };
-  return { promptIds: promptIds as number[], outputIds, outputLogProbs, meta, finishReason, repeated: { of: previous, length: repeated } };
+  return { outputIds, outputLogProbs };
 }
+
+/** What {@link readOutputPairs} read from one pairs array when its record was committed, and how many pairs it had. */
+interface CheckedOutput {
+  readonly pairCount: number;
+  readonly outputIds: readonly number[];
+  readonly outputLogProbs: readonly number[];
+}
+
+/**
+ * The reading of each committed record's output pairs, by pairs array. Read when the record is committed, while the
+ * reply just parsed is still in the processor's caches; the samples op, often much later, then copies two short
+ * arrays instead of visiting every pair again. A committed record never changes (the session view copies the texts
+ * its parts were spelled as on the same grounds), so the reading stays what {@link readRecord} would find.
+ */
+const checkedOutputs = new WeakMap<readonly unknown[], CheckedOutput>();
+
+/**
+ * Reads a record's output pairs now, for {@link readRecord} to reuse (see {@link checkedOutputs}); a record whose pairs
+ * do not read is left to {@link readRecord}, which refuses it then. The caller must not change the record afterwards.
+ * Heap bytes it keeps: {@link CHECKED_OUTPUT_BYTES_PER_TOKEN} per output token, about.
+ */
+export function rememberRecordOutput(record: SessionRecord): void {
+  const choices = record.response?.choices;
+  const choice = Array.isArray(choices) && isObject(choices[0]) ? choices[0] : null;
+  const meta = choice && isObject(choice.meta_info) ? choice.meta_info : null;
+  const pairs = meta?.output_token_logprobs;
+  if (!Array.isArray(pairs)) return;
+  let read: { outputIds: number[]; outputLogProbs: number[] };
+  try {
+    read = readOutputPairs(pairs, 0);
+  } catch (error) {
+    if (error instanceof SampleAssemblyError) return;
+    throw error;
+  }
+  checkedOutputs.set(pairs, { pairCount: pairs.length, outputIds: read.outputIds, outputLogProbs: read.outputLogProbs });
+}
+
+/** Heap bytes {@link rememberRecordOutput} keeps per output token: an id and a log-prob, 8 bytes each. */
+export const CHECKED_OUTPUT_BYTES_PER_TOKEN = 16;
 
 /**
  * How many leading `ids` equal (`===`) the tokens of `previous` (`promptIds + outputIds`), stopping at an undefined

@@ -1,6 +1,7 @@
 // The default v2 picker: a leaf that a later sibling superseded is a retry left behind, not a sample.
 // Decisions use commit order only; wall-clock and length oddities are reported as warnings.
 import type { Sample } from "../../wire/sample";
+import type { TrajectoryNode } from "./forest";
 import type { SamplePicker } from "./hook-types";
 import { readLeafDescriptor, type TreeNodeRow } from "./tree-metadata";
 
@@ -59,3 +60,14 @@ export const dropRetries: SamplePicker = function dropRetries(samples, sessionMe
   kept.sort((a, b) => b.depth - a.depth || b.id - a.id);
   return kept.map((entry) => entry.sample);
 };
+
+/**
+ * Whether {@link dropRetries} drops `leaf`'s sample, read from the forest instead of the tree metadata: the leaf's
+ * parent has a child committed after it. The samples op leaves such a leaf's sample unwritten until it is picked.
+ */
+export function isSupersededLeaf(leaf: TrajectoryNode): boolean {
+  const parent = leaf.parent;
+  if (parent === null) return false;
+  for (const child of parent.children) if (child.id > leaf.id) return true;
+  return false;
+}

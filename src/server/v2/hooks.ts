@@ -75,22 +75,39 @@ export function loadSampleHook<F extends SamplePicker | SamplePostprocessor>(spe
 
 /**
  * Runs picker then post-processor over the raw leaf samples, checking that the picker returned a
- * duplicate-free subset of its input and that both returned arrays of Samples synchronously.
+ * duplicate-free subset of its input and that both returned arrays of Samples synchronously. `complete` (default:
+ * none) turns the picked samples into the ones the post-processor gets (the stand-ins of deferred leaves
+ * written out); it runs between the two hooks, outside them.
  * @throws SessionHttpError(422, text/plain) whose message names both hooks and the cause.
  */
-export function runSampleHooks(material: Sample[], sessionMetadata: V2SessionMetadata, hooks: LoadedSampleHooks, context: SampleHookContext): Sample[] {
-  try {
-    const picked = expectSamples(hooks.picker.fn([...material], sessionMetadata, context), "picker");
+export function runSampleHooks(
+  material: Sample[],
+  sessionMetadata: V2SessionMetadata,
+  hooks: LoadedSampleHooks,
+  context: SampleHookContext,
+  complete?: (picked: readonly Sample[]) => Sample[],
+): Sample[] {
+  const picked = asHookFailure(hooks, () => {
+    const chosen = expectSamples(hooks.picker.fn([...material], sessionMetadata, context), "picker");
     const allowed = new Set(material);
     const seen = new Set<Sample>();
-    for (const sample of picked) {
+    for (const sample of chosen) {
       // One cause for a foreign sample and a duplicate alike: Python's text (v2/core.py, SessionCoreV2.collect_samples).
       if (!allowed.has(sample) || seen.has(sample)) {
         throw new Error("pick hook must return a subset of its input samples without duplicates (pure selection)");
       }
       seen.add(sample);
     }
-    return expectSamples(hooks.postprocessor.fn(picked, sessionMetadata, context), "postprocessor");
+    return chosen;
+  });
+  const finished = complete === undefined ? picked : complete(picked);
+  return asHookFailure(hooks, () => expectSamples(hooks.postprocessor.fn(finished, sessionMetadata, context), "postprocessor"));
+}
+
+/** `run()`, any error it throws turned into the 422 naming both hooks. */
+function asHookFailure<T>(hooks: LoadedSampleHooks, run: () => T): T {
+  try {
+    return run();
   } catch (error) {
     const cause = error instanceof Error ? error.message : String(error);
     throw new SessionHttpError(422, `session sample hook failed (picker=${hooks.picker.name}, postprocessor=${hooks.postprocessor.name}): ${cause}`, true);

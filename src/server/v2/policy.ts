@@ -6,6 +6,7 @@ import { checkMilesRevision } from "../miles-revision";
 import type { MilesRevision, SamplesResult } from "../types";
 import type { JsonObject } from "../../wire/sample";
 import type { HookSpec, SamplePicker, SamplePostprocessor } from "./hook-types";
+import { dropRetries, isSupersededLeaf } from "./drop-retries";
 import { loadSampleHooks, runSampleHooks } from "./hooks";
 import { buildLeafMaterial } from "./leaf-material";
 import { commitV2Turn, createV2State, prepareV2Turn, type V2Plan, type V2SessionState } from "./serving";
@@ -33,6 +34,8 @@ export interface V2PolicyOptions {
 export function createV2Policy(options: V2PolicyOptions = {}): TrajectoryPolicy<V2SessionState, V2Plan> {
   const hooks = loadSampleHooks(options);
   const moveView = checkMilesRevision(options.milesRevision) === "31f1ca96";
+  // The default picker reads only `metadata.leaf` and the tree: the leaves it drops are checked, never written.
+  const deferLeaf = hooks.picker.fn === dropRetries ? isSupersededLeaf : undefined;
   return {
     version: "v2",
     wireFields: WIRE_FIELDS_V2,
@@ -48,9 +51,9 @@ export function createV2Policy(options: V2PolicyOptions = {}): TrajectoryPolicy<
       const mismatches: MismatchCache = new Map(); // the active leaf's report serves both the session and its sample
       const sessionMetadata = withAgent(v2SessionMetadata(state, ctx, mismatches), body.metadata);
       if (state.forest.nodes.length === 0) return { samples: [], sessionMetadata, emptyReason: "no_records" };
-      const material = buildLeafMaterial(state.forest, body.max_seq_len, ctx, mismatches);
-      if (material.length === 0) return { samples: [], sessionMetadata, emptyReason: "all_truncated" };
-      const samples = runSampleHooks(material, sessionMetadata, hooks, { logger: ctx.logger });
+      const material = buildLeafMaterial(state.forest, body.max_seq_len, ctx, mismatches, deferLeaf);
+      if (material.samples.length === 0) return { samples: [], sessionMetadata, emptyReason: "all_truncated" };
+      const samples = runSampleHooks(material.samples, sessionMetadata, hooks, { logger: ctx.logger }, material.complete);
       return { samples, sessionMetadata, emptyReason: samples.length === 0 ? "all_truncated" : null };
     },
   };
