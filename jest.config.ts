@@ -55,6 +55,8 @@ export const SLOW_SUITES: readonly string[] = [
   "__tests__/matchers/session-verify-gate.test.ts",
   // worker threads each loading their own tokenizer and servers
   "__tests__/fixture/environment-thread.test.ts",
+  // 256 concurrent sessions of nine turns each through one v1 server (a load test: over 5 s)
+  "__tests__/server/v1-concurrency.test.ts",
 ];
 
 // A path that no longer exists would silently drop its suite from both tiers: refuse to start instead.
