@@ -59,6 +59,13 @@ const stepArb: fc.Arbitrary<Step> = fc.record({
 });
 
 /** Grows one session from steps over HTTP (real tokenizer, echo backend); returns its state and context. */
+/** A root, one extension, then a retry of that extension: one dropped leaf beside the kept one. */
+const RETRIED_ONCE: readonly Step[] = [
+  { kind: "root", pick: 0, text: "a" },
+  { kind: "extend", pick: 0, text: "first try" },
+  { kind: "retry", pick: 0, text: "second try" },
+];
+
 async function grow(steps: readonly Step[]): Promise<{ state: V2SessionState; ctx: PolicyContext }> {
   const base = h.server.url;
   const id = await createSession(base);
@@ -107,11 +114,7 @@ describe("default-picker fast path", () => {
   });
 
   test("a retried session: the dropped leaves stand as bare samples until written, the kept one is whole", async () => {
-    const { state, ctx } = await grow([
-      { kind: "root", pick: 0, text: "a" },
-      { kind: "extend", pick: 0, text: "first try" },
-      { kind: "retry", pick: 0, text: "second try" },
-    ]);
+    const { state, ctx } = await grow(RETRIED_ONCE);
     const material = buildLeafMaterial(state.forest, null, ctx, undefined, isSupersededLeaf);
     expect(material.samples.map((sample) => Object.keys(sample.metadata))).toEqual([
       ["leaf"],
@@ -153,11 +156,7 @@ describe("default-picker fast path", () => {
   });
 
   test("a broken record on a dropped leaf still fails the op with the general path's 422 text; nothing stored changes", async () => {
-    const { state, ctx } = await grow([
-      { kind: "root", pick: 0, text: "a" },
-      { kind: "extend", pick: 0, text: "first try" },
-      { kind: "retry", pick: 0, text: "second try" },
-    ]);
+    const { state, ctx } = await grow(RETRIED_ONCE);
     const dropped = state.forest.leaves().find(isSupersededLeaf);
     expect(dropped).toBeDefined();
     const meta = (dropped!.record.response as { choices: Array<{ meta_info: { output_token_logprobs: unknown[] } }> }).choices[0].meta_info;
