@@ -1,5 +1,10 @@
-// Jest configuration for the package's own suite: the shipped preset's msw transform over in-tree sources.
-// Two projects split it into tiers: "fast" is `npm test` (the contributor's loop), "slow" joins it in `npm run test:all`.
+/**
+ * Jest configuration for the package's own suite: the shipped preset's msw transform over in-tree sources.
+ * Two projects split it into tiers: "fast" is `npm test` (the contributor's loop), "slow" joins it in `npm run test:all`.
+ * Read without a type check (the type check of `npm test` covers this file): the docblock below tells Jest so.
+ * @jest-config-loader ts-node
+ * @jest-config-loader-options {"transpileOnly": true}
+ */
 import { existsSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
