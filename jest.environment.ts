@@ -4,7 +4,9 @@ import { readFile, stat } from "node:fs/promises";
 import * as path from "node:path";
 import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
 import { TestEnvironment as NodeEnvironment } from "jest-environment-node";
-import { SHARED_TOKENIZER_FILES, type ParsedTokenizerFiles, type SharedTokenizerFiles } from "./src/tokenizer/shared-files";
+import { buildByteLevelTable, tableDecodable, vocabularyFromLibrary, type ByteLevelTable } from "./src/tokenizer/byte-level-decoder";
+import { SHARED_TOKENIZER_FILES, type DerivedTokenizerTables, type ParsedTokenizerFiles, type SharedTokenizerFiles } from "./src/tokenizer/shared-files";
+import { vocabularySize } from "./src/tokenizer/vocabulary-size";
 
 interface Loaded extends ParsedTokenizerFiles {
   /** Sizes and modification times of both files when they were read: a rewritten checkpoint is read again. */
@@ -32,6 +34,8 @@ class WorkerTokenizerFiles implements SharedTokenizerFiles {
   private static readonly KEPT = 2;
   private readonly byDirectory = new Map<string, Promise<Loaded | null>>();
   private readonly built = new WeakMap<object, HfTokenizer>();
+  /** By lent tokenizer.json: its config and the tables derived from the pair (built here, in the worker's realm). */
+  private readonly tables = new WeakMap<object, { tokenizerConfig: object; tables: DerivedTokenizerTables }>();
 
   async files(directory: string): Promise<ParsedTokenizerFiles | null> {
     let stamp: string;
@@ -50,7 +54,9 @@ class WorkerTokenizerFiles implements SharedTokenizerFiles {
     const pending = readParsed(directory, stamp).then(
       (loaded) => {
         try {
-          this.built.set(loaded.tokenizerJson, new HfTokenizer(loaded.tokenizerJson, loaded.tokenizerConfig));
+          const library = new HfTokenizer(loaded.tokenizerJson, loaded.tokenizerConfig);
+          this.built.set(loaded.tokenizerJson, library);
+          this.tables.set(loaded.tokenizerJson, { tokenizerConfig: loaded.tokenizerConfig, tables: derivedTables(loaded, library) });
         } catch {
           return null; // the test file's own load builds it again and reports the problem
         }
@@ -70,6 +76,24 @@ class WorkerTokenizerFiles implements SharedTokenizerFiles {
   libraryTokenizer(tokenizerJson: object): HfTokenizer | undefined {
     return this.built.get(tokenizerJson);
   }
+
+  derived(tokenizerJson: object, tokenizerConfig: object): DerivedTokenizerTables | undefined {
+    const entry = this.tables.get(tokenizerJson);
+    return entry !== undefined && entry.tokenizerConfig === tokenizerConfig ? entry.tables : undefined;
+  }
+}
+
+/** The vocabulary walks a tokenizer needs (its size, the decoder's tables), each done once, on first request. */
+function derivedTables(files: ParsedTokenizerFiles, library: HfTokenizer): DerivedTokenizerTables {
+  let size: number | undefined;
+  let table: ByteLevelTable | null | undefined;
+  return {
+    vocabSize: () => (size ??= vocabularySize(files.tokenizerJson)),
+    byteLevelTable: () =>
+      (table ??= tableDecodable(files.tokenizerJson, files.tokenizerConfig)
+        ? buildByteLevelTable(vocabularyFromLibrary(library, files.tokenizerConfig))
+        : null),
+  };
 }
 
 const store = new WorkerTokenizerFiles();

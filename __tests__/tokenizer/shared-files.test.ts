@@ -6,7 +6,10 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { defaultTokenizerDirectory, loadTokenizer, TokenizerLoadError, type Qwen3Tokenizer } from "../../src/tokenizer";
+import { buildByteLevelTable, vocabularyFromLibrary, type ByteLevelTable } from "../../src/tokenizer/byte-level-decoder";
+import { CheckpointTokenizer } from "../../src/tokenizer/checkpoint-tokenizer";
 import { sharedTokenizerFiles, type SharedTokenizerFiles } from "../../src/tokenizer/shared-files";
+import { vocabularySize } from "../../src/tokenizer/vocabulary-size";
 
 const TEXT = "<|im_start|>user\nWhat's the weather in Beijing?<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n";
 
@@ -51,6 +54,60 @@ describe("the packaged checkpoint", () => {
     const fresh = new HfTokenizer(files.tokenizerJson, files.tokenizerConfig);
     expect(tokenizer.encode(TEXT)).toEqual(fresh.encode(TEXT, { add_special_tokens: false }).ids);
     expect(tokenizer.decode(tokenizer.encode(TEXT))).toBe(TEXT);
+  });
+});
+
+/** The bytes of a typed array (the lent tables come from the worker's realm, this file's from its own). */
+const bytesOf = (view: ArrayBufferView): Buffer => Buffer.from(view.buffer, view.byteOffset, view.byteLength);
+
+/** The table a tokenizer's decoder reads (private fields, read here to prove where they came from). */
+function tableOf(tokenizer: CheckpointTokenizer): ByteLevelTable {
+  tokenizer.decode([0]);
+  return (tokenizer as unknown as { tableDecoder: ByteLevelTable }).tableDecoder;
+}
+
+describe("the tables derived from the packaged checkpoint", () => {
+  it("are the ones this file would compute itself: the vocabulary size and every decoder table, byte for byte", async () => {
+    const files = (await store.files(defaultTokenizerDirectory()))!;
+    const lent = store.derived!(files.tokenizerJson, files.tokenizerConfig)!;
+    expect(lent).toBeDefined();
+    expect(lent.vocabSize()).toBe(vocabularySize(files.tokenizerJson));
+    expect(lent.vocabSize()).toBe(151_669);
+    const own = buildByteLevelTable(vocabularyFromLibrary(new HfTokenizer(files.tokenizerJson, files.tokenizerConfig), files.tokenizerConfig));
+    const table = lent.byteLevelTable()!;
+    for (const name of ["kinds", "skipped", "offsets", "bytes"] as const) {
+      expect(bytesOf(table[name]).equals(bytesOf(own[name]))).toBe(true);
+    }
+    expect([...table.verbatim]).toEqual([...own.verbatim]);
+  });
+
+  it("are computed once and read by every tokenizer over those files, which decode as the library does", async () => {
+    const files = (await store.files(defaultTokenizerDirectory()))!;
+    const lent = store.derived!(files.tokenizerJson, files.tokenizerConfig)!;
+    const first = new CheckpointTokenizer(files.tokenizerJson, files.tokenizerConfig, "lent", (await loadTokenizer()).chatTemplate);
+    const second = new CheckpointTokenizer(files.tokenizerJson, files.tokenizerConfig, "lent", first.chatTemplate);
+    expect(lent.byteLevelTable()).toBe(lent.byteLevelTable());
+    expect(tableOf(first).kinds).toBe(lent.byteLevelTable()!.kinds);
+    expect(tableOf(second).bytes).toBe(lent.byteLevelTable()!.bytes);
+    expect(first.vocabSize).toBe(lent.vocabSize());
+    const fresh = new HfTokenizer(files.tokenizerJson, files.tokenizerConfig);
+    const ids = fresh.encode(`${TEXT}晴，25°C 😀`, { add_special_tokens: false }).ids;
+    expect(second.decode(ids)).toBe(fresh.decode(ids, { skip_special_tokens: false }));
+    expect(second.decode(ids, { skipSpecialTokens: true })).toBe(fresh.decode(ids, { skip_special_tokens: true }));
+  });
+
+  it("are lent only for the pair of files the store parsed together: another config object computes its own", async () => {
+    const files = (await store.files(defaultTokenizerDirectory()))!;
+    const otherConfig = { ...files.tokenizerConfig, additional_special_tokens: ["<think>"] };
+    expect(store.derived!(files.tokenizerJson, otherConfig)).toBeUndefined();
+    expect(store.derived!({ ...files.tokenizerJson }, files.tokenizerConfig)).toBeUndefined();
+    const tokenizer = new CheckpointTokenizer(files.tokenizerJson, otherConfig, "own config", (await loadTokenizer()).chatTemplate);
+    const table = tableOf(tokenizer);
+    expect(table.kinds).not.toBe(store.derived!(files.tokenizerJson, files.tokenizerConfig)!.byteLevelTable()!.kinds);
+    const think = tokenizer.tokenToId("<think>")!;
+    expect(tokenizer.decode([think, 9707], { skipSpecialTokens: true })).toBe(
+      new HfTokenizer(files.tokenizerJson, otherConfig).decode([think, 9707], { skip_special_tokens: true }),
+    );
   });
 });
 

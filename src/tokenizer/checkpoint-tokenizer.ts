@@ -2,7 +2,8 @@
 // Built from already-parsed tokenizer.json / tokenizer_config.json objects; file reading lives in load.ts.
 import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
 import { sharedTokenizerFiles } from "./shared-files";
-import { ByteLevelTableDecoder, tableDecodable, vocabularyFromLibrary, type ByteLevelVocabulary } from "./byte-level-decoder";
+import { buildByteLevelTable, ByteLevelTableDecoder, tableDecodable, vocabularyFromLibrary, type ByteLevelTable } from "./byte-level-decoder";
+import { vocabularySize } from "./vocabulary-size";
 import { SegmentEncodeCache, segmentEncodingProblem } from "./segment-encode-cache";
 import type { ChatMessage, RenderOptions, Tokenizer } from "./types";
 
@@ -31,7 +32,8 @@ export class CheckpointTokenizer implements Tokenizer {
   protected readonly hf: HfTokenizer;
   /** Table decoder, built on first decode; null when the vocabulary needs decode steps the table does not mirror. */
   private tableDecoder: ByteLevelTableDecoder | null | undefined;
-  private readonly tableVocabulary: (() => ByteLevelVocabulary) | null;
+  /** Builds (or borrows) the decoder's tables; null when the files need decode steps the table does not mirror. */
+  private readonly decodeTable: (() => ByteLevelTable) | null;
   /** {@link vocabSize}, once counted. */
   private vocabSizeCache: number | undefined;
   private readonly countVocabulary: () => number;
@@ -52,8 +54,11 @@ export class CheckpointTokenizer implements Tokenizer {
     readonly chatTemplate: ChatTemplateRenderer,
     readonly family: string = "default",
   ) {
-    // The library tokenizer takes most of a load to build; a host that parsed these very objects may have one.
-    this.hf = sharedTokenizerFiles()?.libraryTokenizer(tokenizerJson) ?? new HfTokenizer(tokenizerJson, tokenizerConfig);
+    // The library tokenizer takes most of a load to build; a host that parsed these very objects may have one, and
+    // the tables derived from them too.
+    const host = sharedTokenizerFiles();
+    this.hf = host?.libraryTokenizer(tokenizerJson) ?? new HfTokenizer(tokenizerJson, tokenizerConfig);
+    const lent = host?.derived?.(tokenizerJson, tokenizerConfig);
     const eos = tokenizerConfig.eos_token;
     this.eosToken =
       typeof eos === "string"
@@ -64,9 +69,11 @@ export class CheckpointTokenizer implements Tokenizer {
     const added = Array.isArray(tokenizerJson.added_tokens) ? (tokenizerJson.added_tokens as AddedTokenEntry[]) : [];
     this.specialIds = new Set(added.filter((entry) => entry.special === true).map((entry) => entry.id));
     // Counted on first use: a 150k-entry vocabulary object takes ~0.1 s to walk, and only session servers ask.
-    this.countVocabulary = () => vocabularySize(tokenizerJson, added);
+    this.countVocabulary = lent ? () => lent.vocabSize() : () => vocabularySize(tokenizerJson);
     this.segmentCache = segmentEncodingProblem(tokenizerJson) === null ? new SegmentEncodeCache(added, (text) => this.libraryEncode(text)) : null;
-    this.tableVocabulary = tableDecodable(tokenizerJson, tokenizerConfig) ? () => vocabularyFromLibrary(this.hf, tokenizerConfig) : null;
+    this.decodeTable = !tableDecodable(tokenizerJson, tokenizerConfig)
+      ? null
+      : () => lent?.byteLevelTable() ?? buildByteLevelTable(vocabularyFromLibrary(this.hf, tokenizerConfig));
   }
 
   private libraryDecode(ids: readonly number[], skipSpecialTokens: boolean): string {
@@ -100,9 +107,7 @@ export class CheckpointTokenizer implements Tokenizer {
   decode(ids: readonly number[], options: { skipSpecialTokens?: boolean } = {}): string {
     const skip = options.skipSpecialTokens ?? false;
     if (this.tableDecoder === undefined) {
-      this.tableDecoder = this.tableVocabulary
-        ? new ByteLevelTableDecoder(this.tableVocabulary(), (rest, skipRest) => this.libraryDecode(rest, skipRest))
-        : null;
+      this.tableDecoder = this.decodeTable ? new ByteLevelTableDecoder(this.decodeTable(), (rest, skipRest) => this.libraryDecode(rest, skipRest)) : null;
     }
     return this.tableDecoder ? this.tableDecoder.decode(ids, skip) : this.libraryDecode(ids, skip);
   }
@@ -134,23 +139,4 @@ export class CheckpointTokenizer implements Tokenizer {
     Object.assign(copy, this, { chatTemplate, family });
     return copy;
   }
-}
-
-/** One past the highest id in `model.vocab` (an object of token → id, or BPE/WordPiece style) and `added_tokens`. */
-function vocabularySize(tokenizerJson: Record<string, unknown>, added: readonly AddedTokenEntry[]): number {
-  let highest = -1;
-  const model = tokenizerJson.model;
-  const vocab = model !== null && typeof model === "object" ? (model as Record<string, unknown>).vocab : undefined;
-  if (vocab !== null && typeof vocab === "object" && !Array.isArray(vocab)) {
-    const entries = vocab as Record<string, unknown>;
-    // for-in reads a dictionary-mode object about 2.5x faster than Object.values here
-    for (const token in entries) {
-      const id = entries[token];
-      if (typeof id === "number" && id > highest) highest = id;
-    }
-  } else if (Array.isArray(vocab)) {
-    highest = vocab.length - 1;
-  }
-  for (const entry of added) if (typeof entry.id === "number" && entry.id > highest) highest = entry.id;
-  return highest + 1;
 }
