@@ -3,6 +3,7 @@
 import fc from "fast-check";
 import { foldChatChunks, SseDataParser, sseDataPayloads } from "../../src/agent";
 import { streamChunks } from "./fake-session-endpoint";
+import { binaryString } from "../support/binary-unit";
 
 describe("SseDataParser", () => {
   test("events split across pushes, CRLF and CR line ends, comments and multi-line data", () => {
@@ -34,7 +35,7 @@ const sseText = (lineEnds: string[]): fc.Arbitrary<string> =>
       fc.oneof(
         fc.constantFrom("data", "data:", "data: ", "dat", "datas", "Data", "event", "id", ":", " ", "[DONE]", '{"a":1}', "é😀", "x"),
         fc.constantFrom(...lineEnds),
-        fc.string({ unit: "binary", maxLength: 4 }).filter((part) => !/[\r\n]/.test(part)),
+        binaryString({ maxLength: 4 }).filter((part) => !/[\r\n]/.test(part)),
       ),
       { maxLength: 24 },
     )

@@ -19,6 +19,7 @@ import { WEATHER_SCRIPT_REPLIES } from "../../src/backend/scripts";
 import { WEATHER_TOOLS } from "../../src/agent/texts";
 import type { ProcessResult } from "../../src/backend/types";
 import type { MockRoutingOptions } from "../../src/backend/routing-buffers";
+import { binaryString } from "../support/binary-unit";
 
 let tokenizer: Tokenizer;
 let imEnd: number;
@@ -60,7 +61,7 @@ function contexts(shape: Shape): [ReplyContext, ReplyContext] {
 /** Strings with lone surrogates, controls, quotes and non-ASCII text among plain ones. */
 const oddText = fc.oneof(
   fc.string(),
-  fc.string({ unit: "binary" }),
+  binaryString(),
   fc.string({ unit: fc.constantFrom("\ud83d", "\ude00", "😀", "\u0000", '"', "\\", "\u2028", "é", "東", "a", " ") }),
 );
 

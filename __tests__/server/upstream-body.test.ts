@@ -4,6 +4,7 @@ import { describe, expect, test } from "@jest/globals";
 import fc from "fast-check";
 import { SentBody, spellUpstreamBody } from "../../src/server/upstream-body";
 import { dumpsPy, parsePyJson, PY_DEFAULT_JSON, PyFloat } from "../../src/wire/py-json";
+import { binaryString } from "../support/binary-unit";
 
 /** The oracle: the text the shell spelled and undici encoded before this module. */
 function oracle(body: Record<string, unknown>): Buffer {
@@ -13,7 +14,7 @@ function oracle(body: Record<string, unknown>): Buffer {
 /** Strings a chat body carries, adversarial ones included: escapes, controls (the mark's own character), non-ASCII, lone surrogates. */
 const text = fc.oneof(
   fc.string({ maxLength: 12 }),
-  fc.string({ unit: "binary", maxLength: 8 }),
+  binaryString({ maxLength: 8 }),
   fc.constantFrom("\u0001", '"\\\n', "caf\u00e9 \u{1f600}", "\ud800", "\u007f", "[1, 2]", "\u0000jest-session-parity:spelled\u0000"),
 );
 const json: fc.Arbitrary<unknown> = fc.letrec((tie) => ({

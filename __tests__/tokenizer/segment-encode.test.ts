@@ -16,6 +16,7 @@ import {
   type AddedTokenSpec,
   type ChatMessage,
 } from "../../src/tokenizer";
+import { binaryString } from "../support/binary-unit";
 
 let tokenizer: Qwen3Tokenizer;
 let library: HfTokenizer;
@@ -98,7 +99,7 @@ function fragmentText(contents: string[]): fc.Arbitrary<string> {
     { weight: 2, arbitrary: fc.constantFrom(...CJK) },
     { weight: 3, arbitrary: fc.constantFrom(...WORDS) },
     { weight: 2, arbitrary: fc.string({ unit: "grapheme", maxLength: 8 }) },
-    { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 6 }) },
+    { weight: 1, arbitrary: binaryString({ maxLength: 6 }) },
   );
   return fc.array(fragment, { maxLength: 40 }).map((parts) => parts.join(""));
 }

@@ -4,6 +4,7 @@ import { describe, expect, test } from "@jest/globals";
 import fc from "fast-check";
 import { findJsonDepthExcess } from "../../src/wire/json-depth";
 import { isJsonText, outlineJsonObject } from "../../src/wire/json-syntax";
+import { BINARY_UNIT } from "../support/binary-unit";
 
 /** The reference: whether the native parser takes the text. */
 function nativeTakes(text: string): boolean {
@@ -49,7 +50,7 @@ function spaced(value: unknown, spaces: string[]): string {
 /** Values with every kind of string unit (lone surrogates included) and numbers of every size. */
 const anyValue = fc.oneof(
   fc.jsonValue(),
-  fc.jsonValue({ stringUnit: "binary" }),
+  fc.jsonValue({ stringUnit: BINARY_UNIT }),
   fc.jsonValue({ stringUnit: "grapheme", maxDepth: 3 }),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
 );

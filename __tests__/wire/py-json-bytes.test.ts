@@ -5,6 +5,7 @@ import { describe, expect, test } from "@jest/globals";
 import fc from "fast-check";
 import { dumpsPy, dumpsPyBytes, dumpsPyWriter, PY_RESPONSE_JSON, PyBigInt, PyFloat, SpelledPyJson, type PyDumpsOptions } from "../../src/wire/py-json";
 import { ALL_OPTIONS, SPLICE_MARK } from "./py-json-settings";
+import { binaryString } from "../support/binary-unit";
 
 /** What dumpsPy gives: its text's UTF-8 bytes, or the error it throws. */
 function reference(value: unknown, options: PyDumpsOptions): Buffer | string {
@@ -34,7 +35,7 @@ function expectSameBytes(value: unknown): void {
 
 const leaf = fc.oneof(
   fc.constantFrom("", "a", '"', "\\", "\u0000", "\u007f", "é", "€", "😀", "\ud800", "\udc00x", "a\ud83d", SPLICE_MARK, "-1.2345678901234567e-301"),
-  fc.string({ unit: "binary", maxLength: 4 }),
+  binaryString({ maxLength: 4 }),
   fc.boolean(),
   fc.constant(null),
   fc.constantFrom(0, -0, 1, 0.5, 1e-5, 2 ** 53, Number.NaN, Number.POSITIVE_INFINITY, undefined),

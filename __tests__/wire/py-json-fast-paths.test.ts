@@ -21,6 +21,7 @@ import {
   pyObjectFromEntries,
 } from "../../src/wire/py-json";
 import { ALL_OPTIONS } from "./py-json-settings";
+import { binaryString } from "../support/binary-unit";
 
 /** dumpsPy's text (or error) beside the reference writer's, for every option set. */
 function bothWriters(value: unknown): Array<[string, string]> {
@@ -89,7 +90,7 @@ const edgeNumber = fc.oneof(fc.constantFrom(...EDGE_NUMBERS), fc.integer(), fc.i
 
 const leaf = fc.oneof(
   trickyString,
-  fc.string({ unit: "binary", maxLength: 6 }),
+  binaryString({ maxLength: 6 }),
   fc.boolean(),
   fc.constant(null),
   edgeNumber,
