@@ -98,10 +98,31 @@ function derivedTables(files: ParsedTokenizerFiles, library: HfTokenizer): Deriv
 
 const store = new WorkerTokenizerFiles();
 
-/** `testEnvironment` of the package's own suite: Jest's node environment lending the worker's tokenizer store. */
+/**
+ * `testEnvironment` of the package's own suite: Jest's node environment lending the worker's tokenizer store, in a
+ * context whose global is an ordinary object.
+ *
+ * Jest's environment makes its context from a sandbox (a Proxy that tracks what is set on the global, to clear it
+ * at teardown), so every global name a test or the code under test reads (`Math`, `Object`, `Buffer`, ...) goes
+ * through Node's interceptor and that Proxy: about 130 ns a read, 100 times an ordinary one, which made hot loops
+ * (hashing ids, comparing values, fast-check's and expect's own code) run many times slower here than in a user's
+ * process. The context is made with `vm.constants.DONT_CONTEXTIFY` instead; Jest then installs its globals on it
+ * as usual. What is given up is only Jest's clearing of globals a test file left behind at teardown: the whole
+ * context is dropped with the file anyway.
+ */
 export default class SessionParityTestEnvironment extends NodeEnvironment {
   constructor(...args: ConstructorParameters<typeof NodeEnvironment>) {
-    super(...args);
+    // Jest reads `createContext` off the node:vm module object itself when it builds the context (an import would
+    // bind a copy): answer that one call, and put the original back whatever happens.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const vmModule = require("node:vm") as typeof import("node:vm");
+    const contextify = vmModule.createContext;
+    vmModule.createContext = () => contextify(vmModule.constants.DONT_CONTEXTIFY);
+    try {
+      super(...args);
+    } finally {
+      vmModule.createContext = contextify;
+    }
     (this.global as unknown as { [SHARED_TOKENIZER_FILES]: SharedTokenizerFiles })[SHARED_TOKENIZER_FILES] = store;
   }
 }
