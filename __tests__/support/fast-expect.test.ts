@@ -25,6 +25,13 @@ function passes(run: () => void): boolean {
   }
 }
 
+/** A generator: iterating it moves it on, so Jest's toEqual does not find a fresh one equal to itself. */
+function* countingUp(): Generator<number> {
+  yield 1;
+  yield 2;
+}
+const counting = (): Generator<number> => countingUp();
+
 /** Values whose kinds Node and Jest compare differently: their contents hidden from Node, or Jest-only rules. */
 const exotic: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom("a=1", "a=2", "").map((query) => new URLSearchParams(query)),
@@ -48,6 +55,13 @@ const exotic: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom("a", "b").map((source) => new RegExp(source)),
   fc.constant(null).map(() => new Float64Array([Number.NaN])),
   fc.constant(null).map(() => vm.runInNewContext("[1, { a: 2 }]") as unknown),
+  fc.constant(null).map(() => counting()),
+  fc.constant(null).map(() => {
+    // a graph with a cycle (a tree node and its parent), shared by reference in shallow copies
+    const parent: Record<string, unknown> = { children: [] };
+    (parent.children as unknown[]).push({ parent, id: 1 });
+    return parent;
+  }),
   fc.constantFrom(-0, 0, Number.NaN, undefined, null, 1n, 0.5),
 );
 /** Everything `fc.anything` makes (holes, typed arrays, Maps, Sets, boxed values, null prototypes, ...) and the above. */
@@ -67,8 +81,19 @@ const anything = fc.anything({
   withTypedArray: true,
   withUnicodeString: true,
 });
-/** Pairs: two equal-looking copies (built twice from the same choices) or two values drawn apart. */
-const pairs = fc.oneof(fc.clone(anything, 2), fc.tuple(anything, anything));
+/** A copy of the outer array or object only: its values are the original's own (shared by reference). */
+function shallowCopy(value: unknown): unknown {
+  if (Array.isArray(value)) return value.slice();
+  if (typeof value !== "object" || value === null || classNameOf(value) !== "[object Object]") return value;
+  return Object.assign(Object.create(Object.getPrototypeOf(value) as object | null) as object, value);
+}
+const classNameOf = (value: object): string => Object.prototype.toString.call(value);
+/** Pairs: two equal-looking copies (built twice from the same choices), a value and its shallow copy, or two values drawn apart. */
+const pairs = fc.oneof(
+  fc.clone(anything, 2),
+  anything.map((value) => [value, shallowCopy(value)] as const),
+  fc.tuple(anything, anything),
+);
 
 /** An iterable whose contents are not an own enumerable property: two of them differ only in what they yield. */
 class Bag {
@@ -79,6 +104,13 @@ class Bag {
     yield* this.hidden;
   }
 }
+/** An array holding 1 with extra keys set in the given order. */
+function withKeys(order: string[]): unknown[] {
+  const array: unknown[] = [1];
+  for (const key of order) (array as unknown as Record<string, number>)[key] = 1;
+  return array;
+}
+
 describe("provablyEqual", () => {
   test("whenever it holds, Jest's toEqual and toStrictEqual pass; the values Node alone equates are all refused", () => {
     let provable = 0;
@@ -102,20 +134,51 @@ describe("provablyEqual", () => {
   });
 
   // Each of these is equal under Node's isDeepStrictEqual while Jest's matcher fails: the helpers must ask Jest.
-  const nodeOnlyEqual: Array<[string, unknown, unknown, "toEqual" | "toStrictEqual"]> = [
-    ["URLSearchParams (contents hidden from Node)", new URLSearchParams("a=1"), new URLSearchParams("a=2"), "toEqual"],
-    ["Headers (contents hidden from Node)", new Headers({ a: "1" }), new Headers({ a: "2" }), "toEqual"],
-    ["cycles of other lengths", cycle(1), cycle(2), "toEqual"],
-    ["an own non-enumerable asymmetricMatch", { a: 1 }, Object.defineProperty({ a: 1 }, "asymmetricMatch", { value: () => false }), "toEqual"],
-    ["an own constructor under toStrictEqual", { constructor: {} }, { constructor: {} }, "toStrictEqual"],
-    ["an iterable class instance", new Bag([1]), new Bag([2]), "toEqual"],
+  // (each pair is built anew for every comparison: comparing a generator moves it on)
+  const nodeOnlyEqual: Array<[string, () => [unknown, unknown], "toEqual" | "toStrictEqual"]> = [
+    ["URLSearchParams (contents hidden from Node)", () => [new URLSearchParams("a=1"), new URLSearchParams("a=2")], "toEqual"],
+    ["Headers (contents hidden from Node)", () => [new Headers({ a: "1" }), new Headers({ a: "2" })], "toEqual"],
+    ["cycles of other lengths", () => [cycle(1), cycle(2)], "toEqual"],
+    ["an own non-enumerable asymmetricMatch", () => [{ a: 1 }, Object.defineProperty({ a: 1 }, "asymmetricMatch", { value: () => false })], "toEqual"],
+    ["an own constructor under toStrictEqual", () => [{ constructor: {} }, { constructor: {} }], "toStrictEqual"],
+    ["an iterable class instance", () => [new Bag([1]), new Bag([2])], "toEqual"],
+    [
+      "one generator on both sides",
+      () => {
+        const shared = counting();
+        return [[shared], [shared]];
+      },
+      "toEqual",
+    ],
+    ["an array's extra keys set in another order, under toStrictEqual", () => [withKeys(["x", "y"]), withKeys(["y", "x"])], "toStrictEqual"],
+    [
+      "an Error-derived object with hidden messages",
+      () => [Object.create(Error.prototype, { message: { value: "a" } }) as unknown, Object.create(Error.prototype, { message: { value: "b" } }) as unknown],
+      "toEqual",
+    ],
   ];
 
-  test.each(nodeOnlyEqual)("%s: Node equates them, the helper leaves them to Jest, which fails them", (_name, a, b, matcher) => {
-    expect(isDeepStrictEqual(a, b)).toBe(true);
-    expect(provablyEqual(a, b)).toBe(false);
+  test("a value held by both sides by reference is settled without walking it, cycles included", () => {
+    const parent: Record<string, unknown> = { children: [] };
+    (parent.children as unknown[]).push({ parent });
+    const a = { node: parent, matched: 2 };
+    const b = { node: parent, matched: 2 };
+    expect(provablyEqual(a, b)).toBe(true);
+    expect(() => expect(a).toStrictEqual(b)).not.toThrow();
+    // the same graph built twice holds a cycle on each side: left to Jest (which passes it)
+    const other: Record<string, unknown> = { children: [] };
+    (other.children as unknown[]).push({ parent: other });
+    expect(provablyEqual(a, { node: other, matched: 2 })).toBe(false);
+    expectStrictEqual(a, { node: other, matched: 2 });
+  });
+
+  test.each(nodeOnlyEqual)("%s: Node equates them, the helper leaves them to Jest, which fails them", (_name, pair, matcher) => {
+    expect(isDeepStrictEqual(...pair())).toBe(true);
+    expect(provablyEqual(...pair())).toBe(false);
     const helper = matcher === "toEqual" ? expectEqual : expectStrictEqual;
-    expect(thrown(() => helper(a, b)).message).toBe(thrown(() => expect(a)[matcher](b)).message);
+    const [a, b] = pair();
+    const [c, d] = pair();
+    expect(thrown(() => helper(a, b)).message).toBe(thrown(() => expect(c)[matcher](d)).message);
   });
 });
 

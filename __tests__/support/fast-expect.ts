@@ -28,61 +28,42 @@ const TYPED_ARRAY_PROTOTYPES = new Set<object>([
   ].map((kind) => kind.prototype as object),
 ]);
 
+type Kind = "array" | "typed array" | "map" | "set" | "object";
+
 /**
- * Whether Jest's `equals` sees `value` the way Node's `isDeepStrictEqual` does: it holds only primitives, arrays,
- * typed arrays (a Buffer too) without own non-index keys, plain Maps and Sets without own properties, and ordinary objects
- * (`[object Object]`, plain or class instances) that are not iterable, own no `constructor` and carry no
- * `asymmetricMatch` or `isEqualNode` method, with no cycle. Functions and every other kind of object (Date, RegExp,
- * Error, URL, boxed primitives, Headers, URLSearchParams, promises, ...) make it false. Own enumerable keys (string
- * and symbol) are walked, as both comparisons read exactly those.
+ * The kinds of object whose comparison by Jest's `equals` follows from Node's (or `undefined`): arrays, typed arrays
+ * (a Buffer too; DataViews are left to Jest), Maps and Sets of this realm without own properties, and ordinary
+ * objects (`[object Object]`, plain or class instances) that are not iterable and not Errors. Any of them owning a
+ * `constructor` or carrying an `asymmetricMatch` or `isEqualNode` method is refused too. Everything else (Date,
+ * RegExp, Error, URL, boxed primitives, Headers, URLSearchParams, generators, promises, ...) is refused. The checks
+ * read each value itself, non-enumerable properties included, which Node's comparison does not see.
  */
-function seenAlikeByJest(value: unknown, ancestors: object[]): boolean {
-  if (typeof value !== "object") return typeof value !== "function";
-  if (value === null) return true;
-  // Node equates two cycles of different lengths that unfold alike; Jest's stack check does not
-  if (ancestors.includes(value)) return false;
-  const object = value as Record<PropertyKey, unknown>;
-  // Jest calls these when present; they may be non-enumerable and so invisible to Node
-  if (typeof object.asymmetricMatch === "function" || typeof object.isEqualNode === "function") return false;
+function kindOf(object: object): Kind | undefined {
+  const record = object as Record<PropertyKey, unknown>;
+  // Jest calls these when present on either side
+  if (typeof record.asymmetricMatch === "function" || typeof record.isEqualNode === "function") return undefined;
   // toStrictEqual's type check compares `a.constructor === b.constructor`: an own one (say `{}` on both) fails it
-  if (hasOwn(object, "constructor")) return false;
+  if (hasOwn(object, "constructor")) return undefined;
   const tag = classNameOf(object);
-  ancestors.push(object);
-  try {
-    if (Array.isArray(object)) return tag === "[object Array]" && arrayAlike(object, ancestors);
-    if (ArrayBuffer.isView(object)) return typedArrayAlike(object, tag, ancestors);
-    const prototype = Object.getPrototypeOf(object) as unknown;
-    if (prototype === Map.prototype || prototype === Set.prototype)
-      return collectionAlike(object as unknown as Map<unknown, unknown> | Set<unknown>, ancestors);
-    if (tag !== "[object Object]" || Symbol.iterator in object) return false;
-    for (const key of Object.keys(object)) if (!seenAlikeByJest(object[key], ancestors)) return false;
-    return symbolsAlike(object, ancestors);
-  } finally {
-    ancestors.pop();
+  if (Array.isArray(object)) return tag === "[object Array]" ? "array" : undefined;
+  if (ArrayBuffer.isView(object)) return typedArrayKind(object, tag);
+  const prototype = Object.getPrototypeOf(object) as unknown;
+  // Jest reads `size`, `has`, `get` and the iterator off the value itself, Node its internal entries
+  if (prototype === Map.prototype || prototype === Set.prototype) {
+    return Reflect.ownKeys(object).length > 0 ? undefined : prototype === Map.prototype ? "map" : "set";
   }
+  // Jest iterates any other iterable (whose contents Node does not read) and compares Errors by message alone
+  if (tag !== "[object Object]" || Symbol.iterator in object || object instanceof Error) return undefined;
+  return "object";
 }
 
-/**
- * A typed array (DataViews are left to Jest): its tag its own name, none of the views toStrictEqual reads shadowed,
- * and no own key beyond its indexes (the only O(length) step: such keys are never set in practice, so refusing them
- * is simpler than walking them).
- */
-function typedArrayAlike(view: ArrayBufferView, tag: string, ancestors: object[]): boolean {
-  if (!TYPED_ARRAY_PROTOTYPES.has(Object.getPrototypeOf(view) as object)) return false;
+/** A direct instance of a typed array (or Buffer): its tag its own name, none of the views toStrictEqual reads shadowed. */
+function typedArrayKind(view: ArrayBufferView, tag: string): Kind | undefined {
+  if (!TYPED_ARRAY_PROTOTYPES.has(Object.getPrototypeOf(view) as object)) return undefined;
   const name = typedArrayName(view);
-  if (typeof name !== "string" || tag !== `[object ${name}]`) return false;
-  if (hasOwn(view, "buffer") || hasOwn(view, "byteOffset") || hasOwn(view, "byteLength")) return false;
-  return Object.keys(view).length === (view as Uint8Array).length && symbolsAlike(view, ancestors);
-}
-
-/** An array's elements (a hole reads as undefined), its own non-index keys (listed after the indexes) and symbols. */
-function arrayAlike(array: unknown[], ancestors: object[]): boolean {
-  for (let i = 0; i < array.length; i++) if (!seenAlikeByJest(array[i], ancestors)) return false;
-  const keys = Object.keys(array);
-  for (let j = keys.length - 1; j >= 0 && !isIndexBelow(keys[j], array.length); j--) {
-    if (!seenAlikeByJest((array as unknown as Record<string, unknown>)[keys[j]], ancestors)) return false;
-  }
-  return symbolsAlike(array, ancestors);
+  if (typeof name !== "string" || tag !== `[object ${name}]`) return undefined;
+  if (hasOwn(view, "buffer") || hasOwn(view, "byteOffset") || hasOwn(view, "byteLength")) return undefined;
+  return "typed array";
 }
 
 function isIndexBelow(key: string, length: number): boolean {
@@ -90,49 +71,122 @@ function isIndexBelow(key: string, length: number): boolean {
   return Number.isInteger(n) && n >= 0 && n < length && String(n) === key;
 }
 
-/**
- * A Map or Set of this realm, not subclassed, with no own property at all (Jest reads `size`, `has`, `get` and the
- * iterator off the value itself, Node its internal entries).
- */
-function collectionAlike(collection: Map<unknown, unknown> | Set<unknown>, ancestors: object[]): boolean {
-  if (Reflect.ownKeys(collection).length > 0) return false;
-  if (collection instanceof Map) {
-    for (const [key, entry] of collection) {
-      if (!seenAlikeByJest(key, ancestors) || !seenAlikeByJest(entry, ancestors)) return false;
-    }
-    return true;
-  }
-  for (const member of collection) if (!seenAlikeByJest(member, ancestors)) return false;
-  return true;
+/** An array's own keys past its indexes (Object.keys lists indexes first), in their order. */
+function extraArrayKeys(array: object, length: number): string[] {
+  const keys = Object.keys(array);
+  let first = keys.length;
+  while (first > 0 && !isIndexBelow(keys[first - 1], length)) first -= 1;
+  return keys.slice(first);
 }
 
-function symbolsAlike(object: object, ancestors: object[]): boolean {
-  for (const symbol of Object.getOwnPropertySymbols(object)) {
-    if (isEnumerable(object, symbol) && !seenAlikeByJest((object as Record<symbol, unknown>)[symbol], ancestors)) return false;
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
+}
+
+/** Own enumerable symbol keys: both comparisons read them beside the string keys. */
+function enumerableSymbols(object: object): symbol[] {
+  return Object.getOwnPropertySymbols(object).filter((symbol) => isEnumerable(object, symbol));
+}
+
+/**
+ * Whether every value inside `value` (through own enumerable keys, Map entries and Set members) is of a kind
+ * {@link kindOf} accepts, with no cycle, no function and no typed array carrying keys past its indexes.
+ */
+function seenAlikeByJest(value: unknown, ancestors: object[]): boolean {
+  if (typeof value !== "object") return typeof value !== "function";
+  if (value === null) return true;
+  if (ancestors.includes(value)) return false;
+  const kind = kindOf(value);
+  if (kind === undefined) return false;
+  const record = value as Record<PropertyKey, unknown>;
+  ancestors.push(value);
+  try {
+    if (kind === "map") {
+      for (const [key, entry] of value as Map<unknown, unknown>) if (!seenAlikeByJest(key, ancestors) || !seenAlikeByJest(entry, ancestors)) return false;
+      return true;
+    }
+    if (kind === "set") {
+      for (const member of value as Set<unknown>) if (!seenAlikeByJest(member, ancestors)) return false;
+      return true;
+    }
+    if (kind === "typed array") {
+      if (Object.keys(value).length !== (value as Uint8Array).length) return false;
+    } else if (kind === "array") {
+      const array = value as unknown[];
+      for (let i = 0; i < array.length; i++) if (!seenAlikeByJest(array[i], ancestors)) return false;
+      for (const key of extraArrayKeys(array, array.length)) if (!seenAlikeByJest(record[key], ancestors)) return false;
+    } else {
+      for (const key of Object.keys(value)) if (!seenAlikeByJest(record[key], ancestors)) return false;
+    }
+    for (const symbol of enumerableSymbols(value)) if (!seenAlikeByJest(record[symbol], ancestors)) return false;
+    return true;
+  } finally {
+    ancestors.pop();
   }
-  return true;
+}
+
+/**
+ * Whether Jest compares `a` and `b`, which Node's strict deep equality already holds equal, the same way: walked side
+ * by side, so a value both hold by the same reference is settled at once (Jest's `Object.is` step comes before it
+ * looks inside, except that it iterates an iterable first: a generator is not equal to itself there).
+ */
+function pairAlike(a: unknown, b: unknown, ancestors: object[]): boolean {
+  if (Object.is(a, b)) {
+    if (typeof a !== "object" || a === null || !(Symbol.iterator in a) || Array.isArray(a) || ArrayBuffer.isView(a)) return true;
+    return seenAlikeByJest(a, ancestors);
+  }
+  // Node equates two distinct values only when both are objects (a primitive equals only itself by SameValue)
+  if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) return false;
+  // Node equates two cycles of different lengths that unfold alike; Jest's stack check does not
+  if (ancestors.includes(a) || ancestors.includes(b)) return false;
+  const kind = kindOf(a);
+  if (kind === undefined || kindOf(b) !== kind) return false;
+  if (kind === "map" || kind === "set") return seenAlikeByJest(a, ancestors) && seenAlikeByJest(b, ancestors);
+  const left = a as Record<PropertyKey, unknown>;
+  const right = b as Record<PropertyKey, unknown>;
+  ancestors.push(a, b);
+  try {
+    if (kind === "typed array") {
+      // Node compared the bytes and the same own keys on both sides: refuse keys past the indexes
+      if (Object.keys(a).length !== (a as Uint8Array).length) return false;
+    } else if (kind === "array") {
+      const length = (a as unknown[]).length;
+      for (let i = 0; i < length; i++) if (!pairAlike(left[i], right[i], ancestors)) return false;
+      // toStrictEqual compares the arrays' Object.keys lists in order; Node compares the key sets
+      const extra = extraArrayKeys(a, length);
+      if (extra.length > 0 && !sameList(extra, extraArrayKeys(b, length))) return false;
+      for (const key of extra) if (!pairAlike(left[key], right[key], ancestors)) return false;
+    } else {
+      for (const key of Object.keys(a)) if (!pairAlike(left[key], right[key], ancestors)) return false;
+    }
+    for (const symbol of enumerableSymbols(a)) if (!pairAlike(left[symbol], right[symbol], ancestors)) return false;
+    return true;
+  } finally {
+    ancestors.length -= 2;
+  }
 }
 
 /**
  * Whether `actual` and `expected` are provably equal under Jest's `toEqual` and `toStrictEqual` without running
- * them: Node's `isDeepStrictEqual` holds and both values are made only of kinds Jest compares the same way.
+ * them: Node's `isDeepStrictEqual` holds and, walked side by side, they are made only of kinds Jest compares the same way.
  *
  * Why that suffices: Node's strict deep equality requires the same prototype and `Object.prototype.toString` tag on
  * both sides, the same own enumerable string and symbol keys with strictly deep-equal values, SameValue for
  * primitives (so -0 differs from +0, NaN equals NaN), the same holes in arrays, the same bytes in typed arrays (so the
  * same elements by SameValue), and Maps and Sets whose entries pair up by strict deep equality. Jest's `equals` on
- * such values: primitives by `Object.is`; arrays and ordinary objects by their own enumerable keys (toEqual adds
- * keys whose value is undefined on one side only, which cannot occur when the key sets already match); typed arrays
- * by their index keys under toEqual and by their bytes under toStrictEqual; Maps and Sets by finding each entry's
- * equal in the other (by the same argument one level down); toStrictEqual's extra checks (the same constructor, the
- * same length and holes) follow from the same prototype, no own `constructor` and the same keys. What Jest does
- * beyond that is ruled out by {@link seenAlikeByJest}: iterating any other iterable (whose contents Node does not
- * read), calling `asymmetricMatch` or `isEqualNode`, its own rules for Dates, RegExps, Errors, URLs and boxed
- * values, and its stack rule for cycles. No custom equality tester is registered in this suite
- * (`expect.addEqualityTesters`); one would have to be added here.
+ * such values: one value on both sides passes its `Object.is` step (only an iterable is looked into before it);
+ * primitives by `Object.is`; arrays and ordinary objects by their own enumerable keys (toEqual adds keys whose value
+ * is undefined on one side only, which cannot occur when the key sets already match); typed arrays by their index keys
+ * under toEqual and by their bytes under toStrictEqual; Maps and Sets by finding each entry's equal in the other (by
+ * the same argument one level down); toStrictEqual's extra checks (the same constructor, the same length, the same
+ * Object.keys list for arrays) follow from the same prototype, no own `constructor` and the same keys in the same
+ * order. What Jest does beyond that is ruled out by {@link kindOf}: iterating any other iterable, calling
+ * `asymmetricMatch` or `isEqualNode`, its own rules for Dates, RegExps, Errors, URLs and boxed values, and its stack
+ * rule for cycles (refused). Getters are read by both and assumed to answer alike. No custom equality tester is
+ * registered in this suite (`expect.addEqualityTesters`); one would have to be added here.
  */
 export function provablyEqual(actual: unknown, expected: unknown): boolean {
-  return isDeepStrictEqual(actual, expected) && seenAlikeByJest(actual, []) && seenAlikeByJest(expected, []);
+  return isDeepStrictEqual(actual, expected) && pairAlike(actual, expected, []);
 }
 
 /** What a passing matcher records: the assertion counted (for `expect.assertions(n)`) and passed. */
