@@ -6,6 +6,7 @@ import { ChatBodyWriter } from "../../src/agent/chat-body";
 import { WEATHER_TOOLS } from "../../src/agent";
 import type { ChatMessage } from "../../src/tokenizer/types";
 import { binaryString } from "../support/binary-unit";
+import { expectEqual, expectSame } from "../support/fast-expect";
 
 /** The agent's request spelling before the writer: what the writer's bytes must equal. */
 function referenceBytes(messages: readonly unknown[], tools: unknown, sampling: Record<string, unknown>, stream: boolean): Buffer {
@@ -55,12 +56,12 @@ describe("ChatBodyWriter", () => {
         const writer = new ChatBodyWriter(WEATHER_TOOLS, params, stream);
         // the agent's own way: one array, changed in place between calls
         const messages = [...start];
-        expect(writer.write(messages)).toEqual(referenceBytes(messages, WEATHER_TOOLS, params, stream));
+        expectEqual(writer.write(messages), referenceBytes(messages, WEATHER_TOOLS, params, stream));
         for (const step of edits) {
           if (step.kind === "push") messages.push(step.message);
           if (step.kind === "pop") messages.pop();
           if (step.kind === "replace" && messages.length > 0) messages[step.at % messages.length] = step.message;
-          expect(writer.write(messages)).toEqual(referenceBytes(messages, WEATHER_TOOLS, params, stream));
+          expectEqual(writer.write(messages), referenceBytes(messages, WEATHER_TOOLS, params, stream));
         }
       }),
       { numRuns: 150 },
@@ -72,9 +73,9 @@ describe("ChatBodyWriter", () => {
       fc.property(fc.array(message, { minLength: 1, maxLength: 5 }), fc.boolean(), (messages, stream) => {
         const writer = new ChatBodyWriter(WEATHER_TOOLS, {}, stream);
         const expected = referenceBytes(messages, WEATHER_TOOLS, {}, stream);
-        expect(writer.write(messages)).toEqual(expected);
-        expect(writer.write([...messages])).toEqual(expected);
-        expect(writer.write(messages.map((m) => JSON.parse(JSON.stringify(m)) as ChatMessage))).toEqual(expected);
+        expectEqual(writer.write(messages), expected);
+        expectEqual(writer.write([...messages]), expected);
+        expectEqual(writer.write(messages.map((m) => JSON.parse(JSON.stringify(m)) as ChatMessage)), expected);
       }),
     );
   });
@@ -89,7 +90,7 @@ describe("ChatBodyWriter", () => {
           if (pop) messages.pop();
           messages.push({ role: "user", content });
           // (Buffer#equals: a deep toEqual over tens of kilobytes is slow)
-          expect(writer.write(messages).equals(referenceBytes(messages, WEATHER_TOOLS, { max_tokens: 8 }, stream))).toBe(true);
+          expectSame(writer.write(messages).equals(referenceBytes(messages, WEATHER_TOOLS, { max_tokens: 8 }, stream)), true);
         }
       }),
       { numRuns: 40 },

@@ -7,6 +7,7 @@ import fc from "fast-check";
 import { Agent, util } from "undici";
 import { postChatCompletion } from "../../src/agent";
 import { BrokenReplyError, fetchWholeReply, ownedBytes, rawHeaderText, replyText, requestTarget } from "../../src/agent/whole-reply";
+import { expectSame } from "../support/fast-expect";
 
 let server: Server;
 let origin: string;
@@ -116,7 +117,7 @@ describe("rawHeaderText", () => {
           const raw = pairs.flatMap(([key, text]) => [Buffer.from(key, "latin1"), Buffer.from(text, "latin1")]);
           const parsed = util.parseHeaders(raw) as Record<string, string | string[] | undefined>;
           const expected = Object.hasOwn(parsed, wanted) ? String(parsed[wanted]) : "";
-          expect(rawHeaderText(raw, wanted)).toBe(expected);
+          expectSame(rawHeaderText(raw, wanted), expected);
         },
       ),
       { numRuns: 1000 },

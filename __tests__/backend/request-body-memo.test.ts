@@ -2,22 +2,23 @@
 // fresh JSON.parse (keys, order, descriptors, -0, "__proto__" keys) and never an object an earlier request was given.
 import fc from "fast-check";
 import { copyParsedJson, RequestBodyMemo, type ParsedBody } from "../../src/backend/request-body-memo";
+import { expectEqual, expectNotSame, expectSame } from "../support/fast-expect";
 
 /** Fails unless `copy` is structurally what JSON.parse gave (`original`) and shares no object with it. */
 function expectSameJson(copy: unknown, original: unknown, path = "$"): void {
   if (original === null || typeof original !== "object") {
-    expect([path, Object.is(copy, original)]).toEqual([path, true]);
+    expectEqual([path, Object.is(copy, original)], [path, true]);
     return;
   }
-  expect(copy).not.toBe(original);
-  expect(Object.getPrototypeOf(copy)).toBe(Object.getPrototypeOf(original));
-  expect(Array.isArray(copy)).toBe(Array.isArray(original));
+  expectNotSame(copy, original);
+  expectSame(Object.getPrototypeOf(copy), Object.getPrototypeOf(original));
+  expectSame(Array.isArray(copy), Array.isArray(original));
   const keys = Reflect.ownKeys(original);
-  expect(Reflect.ownKeys(copy as object)).toEqual(keys);
+  expectEqual(Reflect.ownKeys(copy as object), keys);
   for (const key of keys) {
     const a = Object.getOwnPropertyDescriptor(copy, key) as PropertyDescriptor;
     const b = Object.getOwnPropertyDescriptor(original, key) as PropertyDescriptor;
-    expect([a.writable, a.enumerable, a.configurable]).toEqual([b.writable, b.enumerable, b.configurable]);
+    expectEqual([a.writable, a.enumerable, a.configurable], [b.writable, b.enumerable, b.configurable]);
     if (key !== "length") expectSameJson(a.value, b.value, `${path}.${String(key)}`);
   }
 }
@@ -117,8 +118,8 @@ test("a body past the size bound is parsed every time; 16 MB of distinct bodies 
   // 400 distinct 40 KB bodies pass (16 MB): each answer is still its own parse, and repeats right after are kept
   for (let i = 0; i < 400; i++) {
     const text = JSON.stringify({ i, pad: "y".repeat(40 * 1024) });
-    expect(memo.parsed(Buffer.from(text)).body.parsed).toEqual({ i, pad: "y".repeat(40 * 1024) });
-    expect(memo.parsed(Buffer.from(text)).body.parsed).toEqual({ i, pad: "y".repeat(40 * 1024) });
+    expectEqual(memo.parsed(Buffer.from(text)).body.parsed, { i, pad: "y".repeat(40 * 1024) });
+    expectEqual(memo.parsed(Buffer.from(text)).body.parsed, { i, pad: "y".repeat(40 * 1024) });
   }
   expect(parses).toBe(2 + 400);
 });

@@ -12,6 +12,7 @@ import {
   TOOL_CALL_FAILURE_TEXT,
   USER_FOLLOWUP_TEXT,
 } from "../../src/agent/texts";
+import { expectEqual, expectSame } from "../support/fast-expect";
 
 /** The reference rule: `lastIndexOf`, kept only when it lies past `after`. */
 const referenceLastIndexAfter = (text: string, needle: string, after: number): number => {
@@ -23,7 +24,7 @@ test("lastIndexAfter answers as lastIndexOf compared with `after`, overlaps and 
   const small = fc.string({ unit: fc.constantFrom("a", "b", "ab", "\ud83d", "\ude00") });
   fc.assert(
     fc.property(small, small, fc.integer({ min: -3, max: 40 }), (text, needle, after) => {
-      expect(lastIndexAfter(text, needle, after)).toBe(referenceLastIndexAfter(text, needle, after));
+      expectSame(lastIndexAfter(text, needle, after), referenceLastIndexAfter(text, needle, after));
     }),
     { numRuns: 2000, seed: 29 },
   );
@@ -71,7 +72,7 @@ test("weatherScript picks the reply the lastIndexOf rule picks, for prompts made
   fc.assert(
     fc.property(fc.array(piece, { maxLength: 14 }), (pieces) => {
       const prompt = pieces.join("");
-      expect(weatherScript(prompt, {}, { headers: new Headers(), formats })).toEqual({ ...referenceReply(prompt) });
+      expectEqual(weatherScript(prompt, {}, { headers: new Headers(), formats }), { ...referenceReply(prompt) });
     }),
     { numRuns: 1500, seed: 29 },
   );

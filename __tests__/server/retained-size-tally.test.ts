@@ -7,6 +7,7 @@ import { retainedTreeBytes, tallyBytes } from "../../src/server/retained-size";
 import { MAX_JSON_DEPTH } from "../../src/wire/json-depth";
 import { parsePyJsonBytes } from "../../src/wire/py-json";
 import { doubleSpelling, gap, intSpelling, jsonText } from "../wire/json-text-arbitraries";
+import { expectEqual } from "../support/fast-expect";
 
 /** The tally's figure for `text`, or undefined when the scan gives none. */
 function tallied(text: string): number | undefined {
@@ -30,7 +31,7 @@ describe("the tally of a reply's text is the walk of its tree", () => {
         if (read.spelled !== undefined && Buffer.byteLength(whole) === whole.length) keptAscii += 1;
         if (read.tally === undefined) return;
         given += 1;
-        expect([whole, tallyBytes(read.tally)]).toEqual([whole, walked(whole)]);
+        expectEqual([whole, tallyBytes(read.tally)], [whole, walked(whole)]);
       }),
       { numRuns: 10000, seed: 29_311 },
     );
@@ -50,7 +51,7 @@ describe("the tally of a reply's text is the walk of its tree", () => {
           `[${items.join(",")},"x",${items.join(",")}]`,
         ][shape];
         const figure = tallied(text);
-        if (figure !== undefined) expect([text, figure]).toEqual([text, walked(text)]);
+        if (figure !== undefined) expectEqual([text, figure], [text, walked(text)]);
       }),
       { numRuns: 5000, seed: 29_312 },
     );

@@ -6,6 +6,7 @@ import { normalizeEmpty, strictMessageMatches, TEMPLATE_RELEVANT_KEYS } from "..
 import { jsonEqual } from "../../src/server/json-equal";
 import type { ChatMessage } from "../../src/tokenizer/types";
 import { PyBigInt, PyFloat } from "../../src/wire/py-json";
+import { expectEqual, expectSame } from "../support/fast-expect";
 
 /** The strict matcher as it was written before the copy-free comparison: the reference path. */
 function referenceStrict(stored: ChatMessage, incoming: ChatMessage): boolean {
@@ -87,10 +88,10 @@ describe("strictMessageMatches equals the copying reference", () => {
   test("on generated pairs (independent, and one a re-spelling of the other)", () => {
     fc.assert(
       fc.property(message, message, fc.nat(5), (a, b, seed) => {
-        expect(strictMessageMatches(a, b)).toBe(referenceStrict(a, b));
+        expectSame(strictMessageMatches(a, b), referenceStrict(a, b));
         const c = respelled(a, seed);
-        expect(strictMessageMatches(a, c)).toBe(referenceStrict(a, c));
-        expect(strictMessageMatches(c, a)).toBe(referenceStrict(c, a));
+        expectSame(strictMessageMatches(a, c), referenceStrict(a, c));
+        expectSame(strictMessageMatches(c, a), referenceStrict(c, a));
       }),
       { numRuns: 3000 },
     );
@@ -133,7 +134,7 @@ describe("strictMessageMatches equals the copying reference", () => {
     for (const [left, right] of pairs) {
       const a = { role: "assistant", tool_calls: left } as ChatMessage;
       const b = { role: "assistant", tool_calls: right } as ChatMessage;
-      expect([left, right, strictMessageMatches(a, b)]).toEqual([left, right, referenceStrict(a, b)]);
+      expectEqual([left, right, strictMessageMatches(a, b)], [left, right, referenceStrict(a, b)]);
       if (strictMessageMatches(a, b)) matches += 1;
     }
     // Both outcomes occur, so the comparison above cannot pass by always answering one way.

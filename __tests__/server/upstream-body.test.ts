@@ -5,6 +5,7 @@ import fc from "fast-check";
 import { SentBody, spellUpstreamBody } from "../../src/server/upstream-body";
 import { dumpsPy, parsePyJson, PY_DEFAULT_JSON, PyFloat } from "../../src/wire/py-json";
 import { binaryString } from "../support/binary-unit";
+import { expectEqual, expectSame } from "../support/fast-expect";
 
 /** The oracle: the text the shell spelled and undici encoded before this module. */
 function oracle(body: Record<string, unknown>): Buffer {
@@ -53,8 +54,8 @@ describe("spellUpstreamBody", () => {
     fc.assert(
       fc.property(bodyWith(ids), (body) => {
         const out = spellUpstreamBody(body, undefined);
-        expect(out.bytes).toEqual(oracle(body));
-        expect(out.sent.text).toBe(dumpsPy(body, PY_DEFAULT_JSON));
+        expectEqual(out.bytes, oracle(body));
+        expectSame(out.sent.text, dumpsPy(body, PY_DEFAULT_JSON));
       }),
       { numRuns: 400 },
     );
@@ -66,10 +67,10 @@ describe("spellUpstreamBody", () => {
         const base = sent(first);
         next.input_ids = [...(first.input_ids as number[]), ...more];
         const out = spellUpstreamBody(next, base);
-        expect(out.bytes).toEqual(oracle(next));
+        expectEqual(out.bytes, oracle(next));
         // the record's text is the same, and the list's place in it known, so the turn after can build on this one
-        expect(out.sent.text).toBe(dumpsPy(next, PY_DEFAULT_JSON));
-        expect(out.sent.text.slice(out.sent.idsStart, out.sent.idsEnd + 1)).toBe(dumpsPy(next.input_ids, PY_DEFAULT_JSON));
+        expectSame(out.sent.text, dumpsPy(next, PY_DEFAULT_JSON));
+        expectSame(out.sent.text.slice(out.sent.idsStart, out.sent.idsEnd + 1), dumpsPy(next.input_ids, PY_DEFAULT_JSON));
       }),
       { numRuns: 400 },
     );
@@ -81,7 +82,7 @@ describe("spellUpstreamBody", () => {
       fc.property(parted, bodyWith(fc.constant([])), bodyWith(fc.constant([])), ({ shared, a, b, cut }, first, next) => {
         first.input_ids = [...shared, ...a];
         next.input_ids = [...shared.slice(0, cut % (shared.length + 1)), ...b];
-        expect(spellUpstreamBody(next, sent(first)).bytes).toEqual(oracle(next));
+        expectEqual(spellUpstreamBody(next, sent(first)).bytes, oracle(next));
       }),
       { numRuns: 400 },
     );
@@ -111,7 +112,7 @@ describe("spellUpstreamBody", () => {
     fc.assert(
       fc.property(bodyWith(fc.array(tokenId, { maxLength: 10 })), odd, bodyWith(fc.constant([])), (first, tail, next) => {
         next.input_ids = [...(first.input_ids as number[]), ...tail];
-        expect(spellUpstreamBody(next, sent(first)).bytes).toEqual(oracle(next));
+        expectEqual(spellUpstreamBody(next, sent(first)).bytes, oracle(next));
       }),
       { numRuns: 300 },
     );
@@ -150,13 +151,13 @@ describe("spellUpstreamBody", () => {
           const resent = reread.map((m, i) => (i < changes.length ? changes[i](m) : m));
           const next = { model: "m", messages: [...resent, ...more], input_ids: [1, 2, 3, ...newIds] };
           const out = spellUpstreamBody(next, sent(first));
-          expect(out.bytes).toEqual(oracle(next));
-          expect(out.sent.text).toBe(dumpsPy(next, PY_DEFAULT_JSON));
+          expectEqual(out.bytes, oracle(next));
+          expectSame(out.sent.text, dumpsPy(next, PY_DEFAULT_JSON));
           // each message's place is known, so the turn after can copy them in turn
           const ends = out.sent.messageEnds;
           expect(ends).toHaveLength(next.messages.length);
           next.messages.forEach((m, i) =>
-            expect(out.sent.text.slice(i === 0 ? out.sent.messagesStart + 1 : ends[i - 1] + 2, ends[i])).toBe(dumpsPy(m, PY_DEFAULT_JSON)),
+            expectSame(out.sent.text.slice(i === 0 ? out.sent.messagesStart + 1 : ends[i - 1] + 2, ends[i]), dumpsPy(m, PY_DEFAULT_JSON)),
           );
         },
       ),
@@ -183,8 +184,8 @@ describe("spellUpstreamBody", () => {
         const rest = { messages: [{ role: "user", content: "hi" }], input_ids: [1, 2, ...newIds] };
         const next = toolsFirst ? { tools: nextTools, ...rest } : { ...rest, tools: nextTools };
         const out = spellUpstreamBody(next, sent(first));
-        expect(out.bytes).toEqual(oracle(next));
-        expect(out.sent.text.slice(out.sent.toolsStart, out.sent.toolsEnd)).toBe(dumpsPy(nextTools, PY_DEFAULT_JSON));
+        expectEqual(out.bytes, oracle(next));
+        expectSame(out.sent.text.slice(out.sent.toolsStart, out.sent.toolsEnd), dumpsPy(nextTools, PY_DEFAULT_JSON));
       }),
       { numRuns: 300 },
     );

@@ -7,6 +7,7 @@ import { buildInitialMessages, MOCK_TOOL_RESULTS, WEATHER_TOOLS } from "../../sr
 import { exactDataKey, exactDataKeyAt, loadTokenizer, Qwen3Tito, type ChatMessage, type Qwen3Tokenizer } from "../../src/tokenizer";
 import { countingTokenizer } from "./counting-tokenizer";
 import { PyFloat } from "../../src/wire/py-json";
+import { expectSame } from "../support/fast-expect";
 
 /** `depth` arrays around `inner`. */
 function nested(depth: number, inner: unknown): unknown {
@@ -46,9 +47,9 @@ describe("exactDataKeyAt", () => {
     let keyed = 0;
     fc.assert(
       fc.property(fc.array(tree, { maxLength: 5 }), (parts) => {
-        expect(exactDataKeyAt(parts, 0)).toBe(exactDataKey(parts));
+        expectSame(exactDataKeyAt(parts, 0), exactDataKey(parts));
         const whole = exactDataKey(parts);
-        expect(fromParts(parts)).toBe(whole);
+        expectSame(fromParts(parts), whole);
         if (whole !== undefined) keyed += 1;
       }),
       { numRuns: 3000, seed: 29 },

@@ -15,6 +15,7 @@ import {
   type ToolSpec,
 } from "../../src/tokenizer";
 import { countingTokenizer } from "./counting-tokenizer";
+import { expectEqual, expectSame } from "../support/fast-expect";
 
 let tokenizer: Qwen3Tokenizer;
 
@@ -55,7 +56,7 @@ describe("exactDataKey", () => {
     fc.assert(
       fc.property(value, value, (a, b) => {
         const same = exactDataKey(a) === exactDataKey(b);
-        expect(same).toBe(Object.is(JSON.stringify(a), JSON.stringify(b)) && sameIncludingNegativeZero(a, b));
+        expectSame(same, Object.is(JSON.stringify(a), JSON.stringify(b)) && sameIncludingNegativeZero(a, b));
       }),
       { numRuns: 2000, seed: 3 },
     );
@@ -183,9 +184,9 @@ describe("tokenizeAppended with the cached prefix", () => {
         const kwargs = kwargsOf(kwargPick);
         const fresh = new Qwen3Tito(tokenizer, { enable_thinking: false });
         const before = prefixRenders();
-        expect(cached.tokenizeAppended(old, [...old, ...appended], tools, kwargs)).toEqual(fresh.tokenizeAppended(old, [...old, ...appended], tools, kwargs));
+        expectEqual(cached.tokenizeAppended(old, [...old, ...appended], tools, kwargs), fresh.tokenizeAppended(old, [...old, ...appended], tools, kwargs));
         const key = JSON.stringify([callPick < 3 ? [] : toolCallsOf(callPick), toolPick, kwargPick]);
-        expect(prefixRenders() - before).toBe(distinct.has(key) ? 0 : 1);
+        expectSame(prefixRenders() - before, distinct.has(key) ? 0 : 1);
         distinct.add(key);
       }),
       { numRuns: 300, seed: 17 },

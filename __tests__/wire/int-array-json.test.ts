@@ -7,6 +7,7 @@ import { IdListTexts, INT_ARRAY_MIN_LENGTH, isSafeIntegerArray, safeIntegerArray
 import { dumpsPyWriter, PY_SAMPLES_META_JSON } from "../../src/wire/py-json";
 import { pyFloat } from "../../src/wire/py-json-values";
 import { stringifyExactJson } from "../../src/wire/wire-json";
+import { expectSame } from "../support/fast-expect";
 
 const fail = (at: string, problem: string): never => {
   throw new Error(`${at}: ${problem}`);
@@ -49,10 +50,10 @@ describe("safeIntegerArrayJson", () => {
     expect(safeIntegerArrayJson([1, 22, 333])).toBe("[1,22,333]");
     fc.assert(
       fc.property(fc.array(safeInteger, { maxLength: 400 }), (ids) => {
-        expect(isSafeIntegerArray(ids)).toBe(true);
-        expect(safeIntegerArrayJson(ids)).toBe(JSON.stringify(ids));
+        expectSame(isSafeIntegerArray(ids), true);
+        expectSame(safeIntegerArrayJson(ids), JSON.stringify(ids));
         // A list read back from JSON as doubles (the session's token ids) is written the same.
-        expect(safeIntegerArrayJson(Float64Array.from(ids) as unknown as number[])).toBe(JSON.stringify(ids));
+        expectSame(safeIntegerArrayJson(Float64Array.from(ids) as unknown as number[]), JSON.stringify(ids));
       }),
       { numRuns: 400, seed: 29 },
     );
@@ -110,7 +111,7 @@ describe("stringifyExactJson with long id lists", () => {
   it("writes Python's json.dumps text (the recursive writer's) for values holding them at any depth", () => {
     fc.assert(
       fc.property(valueWithIdLists.node, (value) => {
-        expect(stringifyExactJson(value, "meta", fail)).toBe(dumpsPyWriter(value, PY_SAMPLES_META_JSON));
+        expectSame(stringifyExactJson(value, "meta", fail), dumpsPyWriter(value, PY_SAMPLES_META_JSON));
       }),
       { numRuns: 2000, seed: 29 },
     );

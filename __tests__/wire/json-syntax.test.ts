@@ -5,6 +5,7 @@ import fc from "fast-check";
 import { findJsonDepthExcess } from "../../src/wire/json-depth";
 import { isJsonText, outlineJsonObject } from "../../src/wire/json-syntax";
 import { BINARY_UNIT } from "../support/binary-unit";
+import { expectEqual, expectSame, expectStrictEqual } from "../support/fast-expect";
 
 /** The reference: whether the native parser takes the text. */
 function nativeTakes(text: string): boolean {
@@ -25,9 +26,9 @@ function utf8(bytes: Uint8Array): string {
 function expectSameVerdict(text: string): void {
   const bytes = Buffer.from(text, "utf8");
   const native = nativeTakes(text);
-  expect({ text, verdict: isJsonText(bytes) }).toEqual({ text, verdict: native });
+  expectEqual({ text, verdict: isJsonText(bytes) }, { text, verdict: native });
   // the UTF-8 reading of the bytes (lone surrogates become U+FFFD) gets the same verdict as the text itself
-  expect(nativeTakes(utf8(bytes))).toBe(native);
+  expectSame(nativeTakes(utf8(bytes)), native);
 }
 
 const WHITESPACE = [" ", "\t", "\n", "\r", "\r\n", "  ", ""];
@@ -143,7 +144,7 @@ describe("isJsonText", () => {
   test("takes what JSON.parse takes: any value, any whitespace between tokens", () => {
     fc.assert(
       fc.property(validText, (text) => {
-        expect(nativeTakes(text)).toBe(true);
+        expectSame(nativeTakes(text), true);
         expectSameVerdict(text);
       }),
       { numRuns: 1000 },
@@ -167,11 +168,11 @@ describe("isJsonText", () => {
     fc.assert(
       fc.property(fc.array(chunk, { maxLength: 12 }), (chunks) => {
         const bytes = Buffer.concat(chunks);
-        expect(isJsonText(bytes)).toBe(nativeTakes(utf8(bytes)));
+        expectSame(isJsonText(bytes), nativeTakes(utf8(bytes)));
         // inside a string any byte of 0x80 and above is taken, broken or not
         const inString = Buffer.concat([Buffer.from('["'), bytes.filter((b) => b >= 0x80), Buffer.from('"]')]);
-        expect(isJsonText(inString)).toBe(nativeTakes(utf8(inString)));
-        expect(isJsonText(inString)).toBe(true);
+        expectSame(isJsonText(inString), nativeTakes(utf8(inString)));
+        expectSame(isJsonText(inString), true);
       }),
       { numRuns: 2000 },
     );
@@ -319,7 +320,7 @@ describe("isJsonText", () => {
       fc.property(fc.oneof(validText, edgyText), fc.array(mutation, { maxLength: 2 }), fc.nat({ max: 4 }), (text, changes, cap) => {
         const mutated = changes.reduce(mutate, text);
         const bytes = Buffer.from(mutated);
-        expect(isJsonText(bytes, cap)).toBe(nativeTakes(mutated) && findJsonDepthExcess(bytes, cap) === null);
+        expectSame(isJsonText(bytes, cap), nativeTakes(mutated) && findJsonDepthExcess(bytes, cap) === null);
       }),
       { numRuns: 2000 },
     );
@@ -351,7 +352,7 @@ describe("outlineJsonObject", () => {
           const [keyStart, keyEnd, valueStart, valueEnd] = (members as number[]).slice(m, m + 4);
           // a span is exactly its token: no whitespace at either end
           expect(slice(keyStart, keyEnd)).toMatch(/^".*"$/s);
-          expect(slice(valueStart, valueEnd)).toBe(slice(valueStart, valueEnd).trim());
+          expectSame(slice(valueStart, valueEnd), slice(valueStart, valueEnd).trim());
           Object.defineProperty(rebuilt, JSON.parse(slice(keyStart, keyEnd)) as string, {
             value: JSON.parse(slice(valueStart, valueEnd)),
             enumerable: true,
@@ -360,8 +361,8 @@ describe("outlineJsonObject", () => {
           });
         }
         const parsed = JSON.parse(text) as Record<string, unknown>;
-        expect(Object.keys(rebuilt)).toEqual(Object.keys(parsed));
-        expect(rebuilt).toStrictEqual(parsed);
+        expectEqual(Object.keys(rebuilt), Object.keys(parsed));
+        expectStrictEqual(rebuilt, parsed);
       }),
       { numRuns: 1000 },
     );
@@ -382,8 +383,8 @@ describe("outlineJsonObject", () => {
           }
         })();
         const isObject = takes && typeof value === "object" && value !== null && !Array.isArray(value);
-        expect(outlineJsonObject(bytes) !== undefined).toBe(isObject);
-        expect(outlineJsonObject(bytes, 2) !== undefined).toBe(isObject && findJsonDepthExcess(bytes, 2) === null);
+        expectSame(outlineJsonObject(bytes) !== undefined, isObject);
+        expectSame(outlineJsonObject(bytes, 2) !== undefined, isObject && findJsonDepthExcess(bytes, 2) === null);
       }),
       { numRuns: 2000 },
     );

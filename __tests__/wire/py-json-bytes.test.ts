@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { dumpsPy, dumpsPyBytes, dumpsPyWriter, PY_RESPONSE_JSON, PyBigInt, PyFloat, SpelledPyJson, type PyDumpsOptions } from "../../src/wire/py-json";
 import { ALL_OPTIONS, SPLICE_MARK } from "./py-json-settings";
 import { binaryString } from "../support/binary-unit";
+import { expectSame } from "../support/fast-expect";
 
 /** What dumpsPy gives: its text's UTF-8 bytes, or the error it throws. */
 function reference(value: unknown, options: PyDumpsOptions): Buffer | string {
@@ -28,8 +29,8 @@ function expectSameBytes(value: unknown): void {
   for (const options of ALL_OPTIONS) {
     const expected = reference(value, options);
     const actual = bytes(value, options);
-    if (typeof expected === "string") expect(actual).toBe(expected);
-    else expect(Buffer.isBuffer(actual) && actual.equals(expected)).toBe(true);
+    if (typeof expected === "string") expectSame(actual, expected);
+    else expectSame(Buffer.isBuffer(actual) && actual.equals(expected), true);
   }
 }
 

@@ -9,6 +9,7 @@ import { MAX_JSON_DEPTH } from "../../src/wire/json-depth";
 import { dumpsPy, dumpsPyWriter, parsePyJson, parsePyJsonBytes, PY_RESPONSE_JSON, SpelledPyJson } from "../../src/wire/py-json";
 import { double, gap, jsonText } from "./json-text-arbitraries";
 import { binaryString } from "../support/binary-unit";
+import { expectSame } from "../support/fast-expect";
 
 /** The text parsePyJsonBytes keeps for `text`, or undefined. */
 function kept(text: string): string | undefined {
@@ -47,10 +48,10 @@ describe("keepSpelling keeps a text only when dumpsPy writes exactly it", () => 
         const read = parsePyJsonBytes(bytes, MAX_JSON_DEPTH, { keepSpelling: true });
         if (read.spelled === undefined) return true;
         keptCount += 1;
-        expect(read.spelled.text).toBe(whole);
-        expect(read.spelled.value).toBe(read.value);
-        expect(reference(whole)).toBe(whole);
-        expect(dumpsPy(read.value, PY_RESPONSE_JSON)).toBe(whole);
+        expectSame(read.spelled.text, whole);
+        expectSame(read.spelled.value, read.value);
+        expectSame(reference(whole), whole);
+        expectSame(dumpsPy(read.value, PY_RESPONSE_JSON), whole);
         return true;
       }),
       { numRuns: 20000, seed: 29_256, endOnFailure: true },
@@ -79,7 +80,7 @@ describe("keepSpelling keeps a text only when dumpsPy writes exactly it", () => 
     fc.assert(
       fc.property(value, (v) => {
         const text = dumpsPy(v, PY_RESPONSE_JSON);
-        expect(kept(text)).toBe(text);
+        expectSame(kept(text), text);
       }),
       { numRuns: 3000, seed: 29_257 },
     );

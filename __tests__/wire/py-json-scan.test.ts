@@ -10,6 +10,7 @@ import { isLossyForNativeParse, parsePyJson, parsePyJsonBytes } from "../../src/
 import { MAX_SPELLING_DEPTH, NATIVE_EXACT, NATIVE_LOSSY, NESTED_TOO_DEEP, scanForNativeParse, type SpellingScan } from "../../src/wire/py-json-scan";
 import { doubleSpelling, gap, intSpelling, jsonText } from "./json-text-arbitraries";
 import { referenceScan, type CanonicalScan } from "./support/reference-scan";
+import { expectEqual, expectSame } from "../support/fast-expect";
 
 /** The new scan's answers: verdict and (asked for the spelling) whether the text is canonical. */
 function scanned(text: string, maxDepth: number): { verdict: number; canonical: boolean; plain: number } {
@@ -42,10 +43,10 @@ function parses(text: string): boolean {
 function expectSameAnswers(text: string, maxDepth: number): void {
   const ours = scanned(text, maxDepth);
   const reference = referenceScanned(text, maxDepth);
-  expect([text, ours.verdict, ours.plain]).toEqual([text, reference.verdict, reference.plain]);
-  if (ours.verdict !== NESTED_TOO_DEEP && parses(text)) expect([text, ours.canonical]).toEqual([text, reference.canonical]);
-  if (findJsonDepthExcess(text, maxDepth) !== null) expect(ours.verdict).toBe(NESTED_TOO_DEEP);
-  else if (parses(text)) expect([text, ours.verdict]).toEqual([text, isLossyForNativeParse(text) ? NATIVE_LOSSY : NATIVE_EXACT]);
+  expectEqual([text, ours.verdict, ours.plain], [text, reference.verdict, reference.plain]);
+  if (ours.verdict !== NESTED_TOO_DEEP && parses(text)) expectEqual([text, ours.canonical], [text, reference.canonical]);
+  if (findJsonDepthExcess(text, maxDepth) !== null) expectSame(ours.verdict, NESTED_TOO_DEEP);
+  else if (parses(text)) expectEqual([text, ours.verdict], [text, isLossyForNativeParse(text) ? NATIVE_LOSSY : NATIVE_EXACT]);
 }
 
 /** A text with a few characters replaced, inserted or deleted: brackets, quotes, backslashes, digits, signs. */

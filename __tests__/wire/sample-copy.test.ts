@@ -7,6 +7,7 @@ import { PrefixCacheInfo, Sample, SpecInfo, type JsonObject } from "../../src/wi
 import { Tensor } from "../../src/wire/tensor";
 import { parsePyJson } from "../../src/wire/py-json";
 import { valueStructure } from "./wire-test-helpers";
+import { expectEqual, expectSame } from "../support/fast-expect";
 
 /** Objects reachable from `value` (not PyFloat/PyBigInt, which are immutable and shared by design). */
 function containers(value: unknown, into: Set<object> = new Set()): Set<object> {
@@ -57,13 +58,13 @@ describe("deepCopySample", () => {
         expect(copy).toBeInstanceOf(Sample);
         // the constructor's way: one init object of every field's copy (undefined ones keep the default)
         const viaInit = new Sample(Object.fromEntries(Sample.FIELDS.map((field) => [field, sample[field] === undefined ? undefined : copy[field]])));
-        expect(valueStructure(copy)).toEqual(valueStructure(viaInit));
+        expectEqual(valueStructure(copy), valueStructure(viaInit));
         for (const field of Sample.FIELDS) {
-          if (sample[field] === undefined) expect(valueStructure(copy[field])).toEqual(valueStructure(new Sample()[field]));
+          if (sample[field] === undefined) expectEqual(valueStructure(copy[field]), valueStructure(new Sample()[field]));
         }
         const original = containers(Object.values(sample));
         for (const item of containers(Object.values(copy))) {
-          if (!Array.isArray(item) || item.length > 0 || Object.values(sample).includes(item)) expect(original.has(item)).toBe(false);
+          if (!Array.isArray(item) || item.length > 0 || Object.values(sample).includes(item)) expectSame(original.has(item), false);
         }
       }),
       { numRuns: 300, seed: 20261205 },

@@ -23,6 +23,7 @@ import { Sample } from "../../src/wire/sample";
 import { Tensor } from "../../src/wire/tensor";
 import { isLossyForNativeParse, parsePyJson, parsePyJsonBytes, PyFloat } from "../../src/wire/py-json";
 import { computedSample, valueStructure } from "./wire-test-helpers";
+import { expectEqual, expectSame } from "../support/fast-expect";
 
 const { countByLoop, countOccurrences } = decodeLimits;
 const { cannotNestPast, findJsonDepthExcess, MAX_JSON_DEPTH } = jsonDepth;
@@ -52,7 +53,7 @@ function referenceOutcome(decode: () => unknown): unknown {
 function expectSameDecoding(payload: Uint8Array, options: DecodeSamplesOptions, input: Sample = new Sample()): unknown {
   const decode = (): unknown => decodeSamplesReply(payload, input, options);
   const fast = outcomeOf(decode);
-  expect(fast).toEqual(referenceOutcome(decode));
+  expectEqual(fast, referenceOutcome(decode));
   return fast;
 }
 
@@ -100,8 +101,8 @@ describe("countOccurrences (native search) against the byte loop", () => {
           for (const cap of [stop, Number.MAX_SAFE_INTEGER]) {
             const fastWork = new DecodeWork();
             const loopWork = new DecodeWork();
-            expect(countOccurrences(view, needle, cap, fastWork)).toBe(countByLoop(view, needle, cap, loopWork));
-            expect(fastWork.scannedBytes).toBe(loopWork.scannedBytes);
+            expectSame(countOccurrences(view, needle, cap, fastWork), countByLoop(view, needle, cap, loopWork));
+            expectSame(fastWork.scannedBytes, loopWork.scannedBytes);
           }
         },
       ),
@@ -116,8 +117,8 @@ describe("countOccurrences (native search) against the byte loop", () => {
         const text = bytesOf(["x".repeat(lead), '"nulls"', "y".repeat(gap), '"nulls"', "z".repeat(gap % 7), '"nulls"']);
         const fastWork = new DecodeWork();
         const loopWork = new DecodeWork();
-        expect([gap, lead, countOccurrences(text, needle, 10, fastWork)]).toEqual([gap, lead, countByLoop(text, needle, 10, loopWork)]);
-        expect(fastWork.scannedBytes).toBe(loopWork.scannedBytes);
+        expectEqual([gap, lead, countOccurrences(text, needle, 10, fastWork)], [gap, lead, countByLoop(text, needle, 10, loopWork)]);
+        expectSame(fastWork.scannedBytes, loopWork.scannedBytes);
       }
     }
   });
@@ -147,7 +148,7 @@ describe("cannotNestPast: the count of opening brackets that spares the nesting 
         if (cannotNestPast(view, maxDepth)) expect(findJsonDepthExcess(view, maxDepth)).toBeNull();
         // and it says yes exactly when the view holds at most maxDepth openers (outside strings or in them)
         const openers = [...parts.join("")].filter((c) => c === "[" || c === "{").length;
-        expect(cannotNestPast(view, maxDepth)).toBe(openers <= maxDepth);
+        expectSame(cannotNestPast(view, maxDepth), openers <= maxDepth);
       }),
       { numRuns: 2000, seed: 20261202 },
     );
@@ -213,9 +214,9 @@ describe("isLossyForNativeParse remembers its last long int run (v2 spells the a
         (ids, firstTail, secondTail, opening, cut) => {
           const second = cut === 0 ? ids : ids.slice(0, ids.length - cut);
           const text = `{"a":[${ids}${firstTail}],"b":{"accumulated_token_ids":${opening}${second}${secondTail}]},"c":[${ids}]}`;
-          expect([text, isLossyForNativeParse(text)]).toEqual([text, isLossyForNativeParse(withoutShortcut(text))]);
+          expectEqual([text, isLossyForNativeParse(text)], [text, isLossyForNativeParse(withoutShortcut(text))]);
           const [fast, reference] = readings(text);
-          expect(fast).toEqual(reference);
+          expectEqual(fast, reference);
         },
       ),
       { numRuns: 300, seed: 20261206 },
@@ -277,7 +278,10 @@ describe("decodeSamplesReply with the fast steps against the reference path", ()
       scan.mockClear();
       const fast = decodeSamplesReply(payload, input, options);
       expect(scan).not.toHaveBeenCalled(); // the count of brackets vouched for the header and the metadata
-      expect(outcomeOf(() => fast)).toEqual(referenceOutcome(() => decodeSamplesReply(payload, input, options)));
+      expectEqual(
+        outcomeOf(() => fast),
+        referenceOutcome(() => decodeSamplesReply(payload, input, options)),
+      );
     }
     // the replies hold samples and empty ones, and v2's carry the session's accumulated ids
     const counts = recorded.map(

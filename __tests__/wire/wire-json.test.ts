@@ -5,6 +5,7 @@ import { describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import { pythonFloatRepr } from "../../src/wire/py-json";
 import { MAX_WIRE_JSON_DEPTH, stringifyExactJson } from "../../src/wire/wire-json";
+import { expectEqual } from "../support/fast-expect";
 
 class Refused extends Error {
   constructor(
@@ -95,7 +96,10 @@ describe("stringifyExactJson", () => {
   it("gives the eager-path writer's text or its exact path and problem, for random values", () => {
     fc.assert(
       fc.property(anyValue.node, fc.constantFrom("meta", "encodeSamples: session_metadata", ""), (value, path) => {
-        expect(outcome(() => stringifyExactJson(value, path, fail))).toEqual(outcome(() => eagerReference(value, path)));
+        expectEqual(
+          outcome(() => stringifyExactJson(value, path, fail)),
+          outcome(() => eagerReference(value, path)),
+        );
       }),
       { numRuns: 3000, seed: 42 },
     );

@@ -18,6 +18,7 @@ import { asAssemblyError } from "../../../src/server/samples/assembly-error";
 import { loadTokenizer } from "../../../src/tokenizer";
 import { pyFloat } from "../../../src/wire/py-json-values";
 import type { Sample } from "../../../src/wire/sample";
+import { expectEqual, expectSame } from "../../support/fast-expect";
 
 let decode: (ids: readonly number[]) => string;
 beforeAll(async () => {
@@ -57,12 +58,12 @@ function outcome(run: () => TrajectoryAssembly): Outcome {
 
 function expectSameOutcome(actual: Outcome, expected: Outcome): void {
   if ("error" in expected) {
-    expect(actual).toEqual(expected);
+    expectEqual(actual, expected);
     return;
   }
-  expect("assembly" in actual).toBe(true);
+  expectSame("assembly" in actual, true);
   const got = (actual as { assembly: TrajectoryAssembly }).assembly;
-  expect(got.emptyReason).toBe(expected.assembly.emptyReason);
+  expectSame(got.emptyReason, expected.assembly.emptyReason);
   if (expected.assembly.sample === null) expect(got.sample).toBeNull();
   else expect(got.sample).toBeBitwiseEqual(expected.assembly.sample);
 }

@@ -14,6 +14,7 @@ import {
 } from "../../../src/server";
 import { asAssemblyError } from "../../../src/server/samples/assembly-error";
 import { loadTokenizer } from "../../../src/tokenizer";
+import { expectEqual } from "../../support/fast-expect";
 
 let decode: (ids: readonly number[]) => string;
 beforeAll(async () => {
@@ -38,7 +39,7 @@ function outcome(run: () => TrajectoryAssembly): Outcome {
 
 function expectSame(actual: Outcome, expected: Outcome): void {
   if ("error" in expected || "error" in actual) {
-    expect(actual).toEqual(expected);
+    expectEqual(actual, expected);
     return;
   }
   // The one-pass fold keeps a hole of the last prompt as a hole in the tokens where the per-record samples spread it

@@ -22,6 +22,7 @@ import {
   type ToolSpec,
 } from "../../../src/tokenizer";
 import { PyFloat } from "../../../src/wire/py-json";
+import { expectSame } from "../../support/fast-expect";
 
 function nested(depth: number, inner: unknown): unknown {
   let value = inner;
@@ -101,7 +102,7 @@ describe("pathInputsName", () => {
           const tools = recordTools(node.record);
           const name = pathInputsName(node, tools);
           const key = exactInputsKey(node, tools);
-          expect(name === null).toBe(key === undefined);
+          expectSame(name === null, key === undefined);
           if (name === null || key === undefined) {
             unnamed += 1;
             continue;
@@ -111,7 +112,7 @@ describe("pathInputsName", () => {
           if (known === undefined) byName.set(name, key);
           else {
             shared += 1;
-            expect(key).toBe(known);
+            expectSame(key, known);
           }
         }
       }),

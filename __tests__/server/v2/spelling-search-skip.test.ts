@@ -7,6 +7,7 @@ import { spellingTolerant, toolCallSpellingDifference } from "../../../src/serve
 import { TrajectoryForest, type TrajectoryNode } from "../../../src/server/v2/forest";
 import type { ChatMessage } from "../../../src/tokenizer/types";
 import { stubRecord } from "./support/forest-builders";
+import { expectEqual, expectSame } from "../../support/fast-expect";
 
 const call = (args: string, extra: Record<string, unknown> = {}): NonNullable<ChatMessage["tool_calls"]>[number] => ({
   id: "c0",
@@ -83,12 +84,12 @@ describe("the tolerant attach search is skipped exactly when it cannot differ", 
           };
           const refused: Array<[ChatMessage, ChatMessage]> = [];
           const strict = forest.findAttachPoint(request, counted, refused);
-          expect(refused.length).toBe(noes);
-          expect(forest.findAttachPoint(request, matcher)).toEqual(strict);
+          expectSame(refused.length, noes);
+          expectEqual(forest.findAttachPoint(request, matcher), strict);
           const tolerant = forest.findAttachPoint(request, spellingTolerant(matcher));
           if (!refused.some(([a, b]) => toolCallSpellingDifference(a, b) !== null)) {
             skipped += 1;
-            expect(tolerant).toEqual(strict);
+            expectEqual(tolerant, strict);
           } else {
             needed += 1;
             if (tolerant.matchedMessages > strict.matchedMessages) moved += 1;
