@@ -196,10 +196,18 @@ function countPassingAssertion(): void {
   state.numPassingAsserts++;
 }
 
-/** Jest's own failure, its stack starting at the caller of `helper` (the line a failure report shows). */
-function rethrowFrom(helper: (...args: never[]) => void, error: unknown): never {
-  if (error instanceof Error) Error.captureStackTrace(error, helper);
-  throw error;
+/**
+ * Passes (counted as an assertion) when `settled`, else lets Jest's matcher decide and rethrows its failure with the
+ * stack starting at the caller of `helper` (the line a failure report shows).
+ */
+function settle(helper: (...args: never[]) => void, settled: boolean, decide: () => void): void {
+  if (settled) return countPassingAssertion();
+  try {
+    decide();
+  } catch (error) {
+    if (error instanceof Error) Error.captureStackTrace(error, helper);
+    throw error;
+  }
 }
 
 /**
@@ -208,40 +216,20 @@ function rethrowFrom(helper: (...args: never[]) => void, error: unknown): never 
  * asymmetric matchers, other prototypes) or throws its own error with its own message.
  */
 export function expectEqual(actual: unknown, expected: unknown): void {
-  if (provablyEqual(actual, expected)) return countPassingAssertion();
-  try {
-    expect(actual).toEqual(expected);
-  } catch (error) {
-    rethrowFrom(expectEqual, error);
-  }
+  settle(expectEqual, provablyEqual(actual, expected), () => expect(actual).toEqual(expected));
 }
 
 /** `expect(actual).toStrictEqual(expected)`, settled like {@link expectEqual}. */
 export function expectStrictEqual(actual: unknown, expected: unknown): void {
-  if (provablyEqual(actual, expected)) return countPassingAssertion();
-  try {
-    expect(actual).toStrictEqual(expected);
-  } catch (error) {
-    rethrowFrom(expectStrictEqual, error);
-  }
+  settle(expectStrictEqual, provablyEqual(actual, expected), () => expect(actual).toStrictEqual(expected));
 }
 
 /** `expect(actual).toBe(expected)`: passes exactly when `Object.is` holds, so Jest is asked only for the failure. */
 export function expectSame(actual: unknown, expected: unknown): void {
-  if (Object.is(actual, expected)) return countPassingAssertion();
-  try {
-    expect(actual).toBe(expected);
-  } catch (error) {
-    rethrowFrom(expectSame, error);
-  }
+  settle(expectSame, Object.is(actual, expected), () => expect(actual).toBe(expected));
 }
 
 /** `expect(actual).not.toBe(expected)`: passes exactly when `Object.is` fails. */
 export function expectNotSame(actual: unknown, expected: unknown): void {
-  if (!Object.is(actual, expected)) return countPassingAssertion();
-  try {
-    expect(actual).not.toBe(expected);
-  } catch (error) {
-    rethrowFrom(expectNotSame, error);
-  }
+  settle(expectNotSame, !Object.is(actual, expected), () => expect(actual).not.toBe(expected));
 }

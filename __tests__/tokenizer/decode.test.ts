@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { buildInitialMessages, MOCK_TOOL_RESULTS, WEATHER_TOOLS } from "../../src/agent/texts";
 import {
   byteLevelCharToByte,
+  buildByteLevelTable,
   ByteLevelTableDecoder,
   createTito,
   defaultTokenizerDirectory,
@@ -50,7 +51,7 @@ beforeAll(async () => {
   library = new HfTokenizer(tokenizerJson, tokenizerConfig);
   const vocabulary = vocabularyFromLibrary(library, tokenizerConfig);
   vocabularySize = vocabulary.size;
-  table = new ByteLevelTableDecoder(vocabulary, (ids, skip) => {
+  table = new ByteLevelTableDecoder(buildByteLevelTable(vocabulary), (ids, skip) => {
     fallbacks += 1;
     return reference(ids, skip);
   });

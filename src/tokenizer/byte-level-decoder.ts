@@ -162,19 +162,18 @@ export class ByteLevelTableDecoder {
   private scratch = new Uint8Array(1 << 16);
 
   /**
-   * @param table the vocabulary's tables ({@link buildByteLevelTable}), or the vocabulary to build them from
+   * @param table the vocabulary's tables ({@link buildByteLevelTable})
    * @param fallback the library's decode, for inputs the table does not cover
    */
   constructor(
-    table: ByteLevelTable | ByteLevelVocabulary,
+    table: ByteLevelTable,
     private readonly fallback: FallbackDecode,
   ) {
-    const built = "kinds" in table ? table : buildByteLevelTable(table);
-    this.kinds = built.kinds;
-    this.skipped = built.skipped;
-    this.offsets = built.offsets;
-    this.bytes = built.bytes;
-    this.verbatim = built.verbatim;
+    this.kinds = table.kinds;
+    this.skipped = table.skipped;
+    this.offsets = table.offsets;
+    this.bytes = table.bytes;
+    this.verbatim = table.verbatim;
   }
 
   /** Decodes `ids`; special tokens are kept unless `skipSpecialTokens`. */
