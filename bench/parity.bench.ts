@@ -16,7 +16,9 @@ const WARMUP_ROUNDS = 3;
 const WARMUP_TRAJECTORIES = 32;
 const ALL_SIZES = [
   { n: 16, repeats: 5, goal: 1.15 },
-  { n: 256, repeats: 3, goal: 1.5 },
+  // Five at 256: identical runs there spread by up to 1.7x on this kind of machine (CPU-bound, shared host), and a
+  // median of three moved with a single slow run.
+  { n: 256, repeats: 5, goal: 1.5 },
 ] as const;
 /** BENCH_PARITY_SIZES=256 (comma-separated) measures only those sizes, e.g. while profiling one of them. */
 const ONLY_SIZES = (process.env.BENCH_PARITY_SIZES ?? "").split(",").filter(Boolean).map(Number);
@@ -343,13 +345,14 @@ async function measureLayout(name: Layout): Promise<Map<Key, Figures>> {
       if (bare) await timedBareRun(bare, recorded, WARMUP_TRAJECTORIES);
       if (bare) await timedBareRun(bare, recordedChats, WARMUP_TRAJECTORIES);
     }
-    // One untimed run at the largest size, so that every keep-alive pool (ours and the bare client's) holds as many
-    // connections as a timed run uses: the first timed run would otherwise pay for opening them.
-    const largest = Math.max(...SIZES.map(({ n }) => n));
-    for (const version of VERSIONS) await timedRun(layout, version, largest);
-    if (bare) await timedBareRun(bare, recorded, largest);
-    if (bare) await timedBareRun(bare, recordedChats, largest);
     for (const { n, repeats } of SIZES) {
+      // One untimed run at this size first, so that every keep-alive pool (ours and the bare client's) holds as many
+      // connections as a timed run uses: the first timed run would otherwise pay for opening them. At each size, not
+      // once at the largest: the mock closes a socket idle for 5 s (as SGLang's server does), and the smaller size's
+      // repeats take longer than that, so the first 256 repeat used to reconnect every upstream socket.
+      for (const version of VERSIONS) await timedRun(layout, version, n);
+      if (bare) await timedBareRun(bare, recorded, n);
+      if (bare) await timedBareRun(bare, recordedChats, n);
       const timed: Record<Version | "bare" | "bare-chat", Timed[]> = { v1: [], v2: [], bare: [], "bare-chat": [] };
       // Interleaved, so a drift of the machine touches ours and the floor alike.
       for (let r = 0; r < repeats; r++) {
@@ -395,7 +398,8 @@ function report(results: Map<Layout, Map<Key, Figures>>): void {
         `(${fmt(bare.tailMs, 0)} ms of it after the last chat reply), CPU ` +
         `${fmt(bareTotal / calls, 3)} ms per chat call = client ${fmt(bare.client / calls, 3)} + proxy ${fmt(bare.server / calls, 3)} + ` +
         `backend ${fmt(bare.backend / calls, 3)}; peak RSS ${fmt(bare.rssMb, 0)} MB. Its ${CALLS} chat calls alone: wall ` +
-        `${fmt(bareChat.ms / FLOOR_MS, 3)} x floor, client ${fmt(bareChat.client / calls, 3)} ms per chat call`,
+        `${fmt(bareChat.ms / FLOOR_MS, 3)} x floor, client ${fmt(bareChat.client / calls, 3)} ms per chat call. Bare runs: ` +
+        `${bare.all.map((ms) => ms.toFixed(0)).join(", ")} ms`,
     );
     for (const version of VERSIONS) {
       const f = three.get(`${n} ${version}`) as Figures;
@@ -429,6 +433,13 @@ function report(results: Map<Layout, Map<Key, Figures>>): void {
             `per chat call (both threads), CPU/wall ${fmt(t.client / t.ms)}, GC ${fmt(t.gcMs, 0)} ms (main thread); peak RSS ${fmt(t.rssMb, 0)} MB`,
         );
       }
+      // Each repeat's run over the bare run next to it (they run one after the other, so a drift of the host touches
+      // both): how often one three-process run met the goal, beside the ratio of the medians the verdict uses.
+      const paired = f.all.map((ms, i) => ms / bare.all[i]);
+      console.log(
+        `  ${version} three processes, each repeat over the bare run beside it: ${paired.map((ratio) => fmt(ratio)).join(", ")} ` +
+          `(median ${fmt(median(paired), 3)}; ${paired.filter((ratio) => ratio <= BARE_WALL_GOAL).length} of ${paired.length} within ${BARE_WALL_GOAL})`,
+      );
       const bestRss = Math.min(...measuredLayouts.map((figures) => figures.rssMb));
       const rss = n === 256 ? `; peak RSS goal < ${RSS_GOAL_MB} MB: ${bestRss < RSS_GOAL_MB ? "ok" : "MISSED"}` : "";
       const overBare = best / bareWall;
