@@ -1,12 +1,13 @@
 // The parse scan that decides how a chat call's JSON bodies are read (native parser or the exact reader, the depth
 // cap, a backend reply's spelling kept) was made cheaper: fractions read once, separators skipped, key scopes by depth.
-// Every answer is held to the scan it replaced and to the functions it stands for, on random, damaged and deep texts.
+// Every answer is held to the scan it replaced and to the functions it stands for (a kept spelling to the writer), on
+// random, damaged and deep texts.
 // mirrors miles/rollout/session/core.py (json.loads of the client body and of the backend reply); the exact reader
 // and isLossyForNativeParse are what py-json.test.ts holds to Python's json module.
 import { describe, expect, test } from "@jest/globals";
 import fc from "fast-check";
 import { findJsonDepthExcess, MAX_JSON_DEPTH } from "../../src/wire/json-depth";
-import { isLossyForNativeParse, parsePyJson, parsePyJsonBytes } from "../../src/wire/py-json";
+import { dumpsPyWriter, isLossyForNativeParse, parsePyJson, parsePyJsonBytes, PY_RESPONSE_JSON } from "../../src/wire/py-json";
 import { MAX_SPELLING_DEPTH, NATIVE_EXACT, NATIVE_LOSSY, NESTED_TOO_DEEP, scanForNativeParse, type SpellingScan } from "../../src/wire/py-json-scan";
 import { doubleSpelling, gap, intSpelling, jsonText } from "./json-text-arbitraries";
 import { referenceScan, type CanonicalScan } from "./support/reference-scan";
@@ -41,12 +42,45 @@ function parses(text: string): boolean {
  * whatever the answer) the lossy check's.
  */
 function expectSameAnswers(text: string, maxDepth: number): void {
+  if (expectKeptSpellingWritten(text, maxDepth)) keptSpellingsChecked += 1;
+  expectScanAnswers(text, maxDepth);
+}
+
+/** How many texts so far had a kept spelling held to the writer (a guard that the check is reached). */
+let keptSpellingsChecked = 0;
+
+function expectScanAnswers(text: string, maxDepth: number): void {
   const ours = scanned(text, maxDepth);
   const reference = referenceScanned(text, maxDepth);
   expectEqual([text, ours.verdict, ours.plain], [text, reference.verdict, reference.plain]);
   if (ours.verdict !== NESTED_TOO_DEEP && parses(text)) expectEqual([text, ours.canonical], [text, reference.canonical]);
   if (findJsonDepthExcess(text, maxDepth) !== null) expectSame(ours.verdict, NESTED_TOO_DEEP);
   else if (parses(text)) expectEqual([text, ours.verdict], [text, isLossyForNativeParse(text) ? NATIVE_LOSSY : NATIVE_EXACT]);
+}
+
+/**
+ * Not only the scan it replaced: a reply whose spelling is kept is what the writer (which walks the value, not the
+ * text) spells for the value Python reads, so a kept spelling never differs from a fresh one. Through the bytes
+ * entry the servers use: their texts are decoded UTF-8, so a raw lone surrogate (which the writer escapes, having no
+ * UTF-8 form) never reaches the scan there. Returns whether a spelling was kept (and so checked).
+ */
+function expectKeptSpellingWritten(text: string, maxDepth: number): boolean {
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.toString("utf8") !== text) return false;
+  const kept = keptSpelling(bytes, maxDepth);
+  if (kept === null) return false;
+  expectEqual([text, dumpsPyWriter(kept.value, PY_RESPONSE_JSON)], [text, kept.text]);
+  return true;
+}
+
+/** The value and kept text of a reply read as the servers read one, or null when nothing is kept or Python refuses it. */
+function keptSpelling(bytes: Buffer, maxDepth: number): { value: ReturnType<typeof parsePyJson>; text: string } | null {
+  try {
+    const read = parsePyJsonBytes(bytes, maxDepth, { keepSpelling: true });
+    return read.spelled === undefined ? null : { value: read.value, text: read.spelled.text };
+  } catch {
+    return null;
+  }
 }
 
 /** A text with a few characters replaced, inserted or deleted: brackets, quotes, backslashes, digits, signs. */
@@ -81,26 +115,32 @@ const numberTexts = fc
 
 describe("the parse scan answers as the scan it replaced", () => {
   test("random texts spelled every way, under the servers' cap and small ones", () => {
+    const keptBefore = keptSpellingsChecked;
     fc.assert(
       fc.property(fc.tuple(gap, jsonText, gap), fc.constantFrom(MAX_JSON_DEPTH, 1, 2, 3), ([before, text, after], maxDepth) => {
         expectSameAnswers(before + text + after, maxDepth);
       }),
       { numRuns: 6000, seed: 29_301 },
     );
+    expect(keptSpellingsChecked - keptBefore).toBeGreaterThan(1500); // the writer check was reached
   });
 
   test("damaged texts: unterminated strings, stray brackets and backslashes, numbers cut or joined", () => {
+    const keptBefore = keptSpellingsChecked;
     fc.assert(
       fc.property(damaged, fc.constantFrom(MAX_JSON_DEPTH, 2), (text, maxDepth) => expectSameAnswers(text, maxDepth)),
       { numRuns: 6000, seed: 29_302 },
     );
+    expect(keptSpellingsChecked - keptBefore).toBeGreaterThan(200); // the writer check was reached
   });
 
   test("Python's number kinds in a reply's containers: ints, integral floats, -0, long ints, exponents, fractions", () => {
+    const keptBefore = keptSpellingsChecked;
     fc.assert(
       fc.property(numberTexts, (text) => expectSameAnswers(text, MAX_JSON_DEPTH)),
       { numRuns: 6000, seed: 29_303 },
     );
+    expect(keptSpellingsChecked - keptBefore).toBeGreaterThan(500); // the writer check was reached
   });
 
   // Each fraction rule the one-walk read decides by itself, at its edges: the verdict and the spelling as before.
