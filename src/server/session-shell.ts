@@ -38,6 +38,8 @@ export interface ShellLimits {
 const TOKENS_PER_BODY_BYTE = 1 / 3;
 /** Heap bytes per stored token id: the record's `input_ids` and the checkpoint copy, 8 bytes each. */
 const BYTES_PER_TOKEN = 16;
+/** Least charge a reclaim frees when it can: one reclaim then makes room for many requests. */
+const MIN_RECLAIM_BYTES = 4 * 1024 * 1024;
 
 const PROXY_METHODS = new Set(["GET", "POST", "PUT", "DELETE", "PATCH"]);
 
@@ -84,6 +86,12 @@ interface CommittedCharge {
 /** Routes requests and runs the chat proxy around the policy. One per server; owns the session table. */
 export class SessionShell {
   private readonly store: SessionStore<unknown>;
+  /**
+   * Sessions with a stored record that keeps its texts, oldest first: what the session budget may drop before it
+   * refuses a request ({@link dropKeptTexts}).
+   */
+  private readonly textHolders = new Set<SessionEntry<unknown>>();
+  private readonly removeReclaimer: () => void;
 
   constructor(
     private readonly policy: AnyTrajectoryPolicy,
@@ -99,9 +107,40 @@ export class SessionShell {
       () => policy.createState(),
       limits.sessions,
       limits.now,
-      (entry, idleMs) =>
-        logger.info?.(`session ${entry.id} expired after ${(idleMs / 1000).toFixed(1)} s idle (session TTL); freed about ${formatMiB(entry.bytes)}`),
+      (entry, idleMs) => {
+        this.textHolders.delete(entry);
+        logger.info?.(`session ${entry.id} expired after ${(idleMs / 1000).toFixed(1)} s idle (session TTL); freed about ${formatMiB(entry.bytes)}`);
+      },
     );
+    this.removeReclaimer = this.store.addReclaimer((bytes) => this.dropKeptTexts(bytes));
+  }
+
+  /**
+   * Drops the texts stored records keep beside their parsed request and response, oldest sessions first, until about
+   * `bytes` are freed (at least {@link MIN_RECLAIM_BYTES}, so a full store does not walk its sessions per request).
+   * They are a cache: without them the session view writes the record again and a later turn spells its prompt
+   * whole, to the same bytes. Returns the bytes of charge freed.
+   */
+  private dropKeptTexts(bytes: number): number {
+    const target = Math.max(bytes, MIN_RECLAIM_BYTES);
+    let freed = 0;
+    for (const entry of this.textHolders) {
+      if (freed >= target) break;
+      this.textHolders.delete(entry);
+      const records = this.policy.storedRecords?.(entry.state) ?? [];
+      let dropped = 0;
+      for (const record of records) {
+        const facts = recordFacts.get(record);
+        if (facts?.texts === undefined) continue;
+        dropped += facts.texts.heapBytes;
+        facts.charge -= facts.texts.heapBytes;
+        facts.texts = undefined;
+      }
+      if (dropped > 0 && this.store.isLive(entry)) this.recharge(entry);
+      freed += dropped;
+    }
+    if (freed > 0) this.logger.info?.(`session budget: dropped the kept texts of stored records (${formatMiB(freed)}) to make room`);
+    return freed;
   }
 
   /** What the store holds and the budget it enforces. */
@@ -111,6 +150,8 @@ export class SessionShell {
 
   /** Drops every session (the server is closing). */
   clear(): void {
+    this.removeReclaimer();
+    this.textHolders.clear();
     this.store.clear();
   }
 
@@ -207,6 +248,7 @@ export class SessionShell {
     // Wait for an in-flight state update to finish before the session disappears.
     await entry.lock.runExclusive(() => {
       this.store.remove(id);
+      this.textHolders.delete(entry);
     });
     sendEmpty(res, 204);
   }
@@ -259,6 +301,7 @@ export class SessionShell {
       const tokens = turn.promptIds.length + turn.completionIds.length;
       const outputReading = CHECKED_OUTPUT_BYTES_PER_TOKEN * turn.completionIds.length;
       recordFacts.set(turn.record, { charge: recordBytes(turn, sizedBody, responseBytes) + 8 * tokens + outputReading + texts.heapBytes, texts });
+      if (this.policy.storedRecords !== undefined) this.textHolders.add(entry);
     }
     const records = this.policy.storedRecords?.(entry.state);
     if (records === undefined) {

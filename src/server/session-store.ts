@@ -56,7 +56,34 @@ export class BytePool {
     // A session deleted since counts as freed at once (its bytes are garbage the next collection takes).
     return Math.max(0, reading.liveBytes + this.held - this.heldAtCollection) + bytes;
   }
+
+  /** What the stores drawing from this pool can give back without losing anything (see {@link addReclaimer}). */
+  private readonly reclaimers = new Set<Reclaimer>();
+
+  /**
+   * Registers what a store can drop when the pool would refuse a request: caches beside its sessions, never what they
+   * hold. Returns the function that unregisters it (when the store's server closes).
+   */
+  addReclaimer(reclaimer: Reclaimer): () => void {
+    this.reclaimers.add(reclaimer);
+    return () => {
+      this.reclaimers.delete(reclaimer);
+    };
+  }
+
+  /** Asks the registered reclaimers for `bytes`, in turn, until they gave that much; returns the bytes they freed. */
+  reclaim(bytes: number): number {
+    let freed = 0;
+    for (const reclaimer of this.reclaimers) {
+      if (freed >= bytes) break;
+      freed += reclaimer(bytes - freed);
+    }
+    return freed;
+  }
 }
+
+/** Drops droppable bytes, about `bytes` of them or more, and returns how many it dropped (0: nothing left to drop). */
+export type Reclaimer = (bytes: number) => number;
 
 /** What the heap guard reads (src/server/heap-watch.ts in a server; a fake in tests). */
 export interface HeapGuard {
@@ -196,6 +223,11 @@ export class SessionStore<State> {
     return entry;
   }
 
+  /** Adds a reclaimer to the pool this store draws from ({@link BytePool.addReclaimer}); returns its remover. */
+  addReclaimer(reclaimer: Reclaimer): () => void {
+    return this.pool.addReclaimer(reclaimer);
+  }
+
   /** True when `entry` is still the live session under its id. */
   isLive(entry: SessionEntry<State>): boolean {
     return this.sessions.get(entry.id) === entry;
@@ -255,7 +287,28 @@ export class SessionStore<State> {
     }
   }
 
+  /**
+   * Admits growth of `bytes` or throws the refusal. Before refusing, the pool's reclaimers drop what they can (the
+   * session server's kept texts, which it can write again): a request is refused only when that was not enough.
+   */
   private admit(bytes: number, what: string, share = 1): void {
+    try {
+      this.check(bytes, what, share);
+    } catch (error) {
+      if (!(error instanceof SessionBudgetError) || this.pool.reclaim(this.shortfall(bytes, share)) === 0) throw error;
+      this.check(bytes, what, share);
+    }
+  }
+
+  /** How many bytes past what the pool (and the heap guard's estimate) may hold `bytes` more would go; at least 1. */
+  private shortfall(bytes: number, share: number): number {
+    const overBudget = this.pool.held + bytes - this.pool.maxBytes * share;
+    const reading = this.pool.heap?.read() ?? null;
+    const overHeap = reading === null ? 0 : this.pool.projectedLiveBytes(bytes, reading) - reading.limitBytes * HEAP_GUARD_SHARE * share;
+    return Math.max(1, overBudget, overHeap);
+  }
+
+  private check(bytes: number, what: string, share: number): void {
     this.guardHeap(bytes, what, share);
     if (this.pool.held + bytes <= this.pool.maxBytes * share) return;
     throw new SessionBudgetError(
