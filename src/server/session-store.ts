@@ -31,6 +31,8 @@ export class BytePool {
   /** The full-collection count and `held` when the heap guard last saw a new collection. */
   private seenCollections = -1;
   private heldAtCollection = 0;
+  /** What the stores drawing from this pool can give back without losing anything (see {@link addReclaimer}). */
+  private readonly reclaimers = new Set<Reclaimer>();
 
   constructor(
     /** Most bytes the pool grants. */
@@ -56,9 +58,6 @@ export class BytePool {
     // A session deleted since counts as freed at once (its bytes are garbage the next collection takes).
     return Math.max(0, reading.liveBytes + this.held - this.heldAtCollection) + bytes;
   }
-
-  /** What the stores drawing from this pool can give back without losing anything (see {@link addReclaimer}). */
-  private readonly reclaimers = new Set<Reclaimer>();
 
   /**
    * Registers what a store can drop when the pool would refuse a request: caches beside its sessions, never what they
