@@ -45,6 +45,25 @@ describe("the pool asks its reclaimers before refusing", () => {
     expect(asked).toHaveLength(2); // unregistered: not asked again
   });
 
+  test("under the heap guard, the reclaimer is asked for what the projected live heap is over, and its drop counts at once", () => {
+    const MiB = 1024 * 1024;
+    const heap = { limitBytes: 100 * MiB, liveBytes: 80 * MiB };
+    const pool = new BytePool(10 ** 12, "the default session budget", { read: () => heap, collections: () => 0 });
+    const store = new SessionStore(() => 0, { pool, maxSessions: 100, ttlMs: null });
+    const entry = store.create();
+    store.charge(entry, 6 * MiB); // projected live: 80 MiB at the last collection + 6 MiB charged since
+    const asked: number[] = [];
+    store.addReclaimer((bytes) => {
+      asked.push(bytes);
+      store.charge(entry, 2 * MiB); // as a shell re-charges a session whose texts it dropped
+      return 4 * MiB;
+    });
+    // 86 MiB + 7 MiB is 3 MiB past the 90 MiB guard: asked for that, then admitted at 82 + 7 = 89 MiB
+    const release = store.reserve(7 * MiB, "this chat turn");
+    expect(asked).toEqual([3 * MiB]);
+    release();
+  });
+
   test("every store sharing the pool is asked, in turn, until the shortfall is covered", () => {
     const pool = new BytePool(100_000, "the shared budget");
     const first = new SessionStore(() => 0, { pool, maxSessions: 100, ttlMs: null });
