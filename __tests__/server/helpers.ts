@@ -43,6 +43,27 @@ export function chat(serverUrl: string, sessionId: string, body: Record<string, 
   return call("POST", `${serverUrl}/sessions/${sessionId}/v1/chat/completions`, body, headers);
 }
 
+/**
+ * Creates sessions and gives each one turn (`turn`, with its index) until the server refuses a create or a turn, at
+ * most `limit` sessions. Returns the refusal (null when none came) and the ids whose turn was answered.
+ */
+export async function fillUntilRefused(
+  serverUrl: string,
+  limit: number,
+  turn: (sessionId: string, index: number) => Promise<HttpReply>,
+): Promise<{ refusal: HttpReply | null; ids: string[] }> {
+  const ids: string[] = [];
+  for (let i = 0; i < limit; i += 1) {
+    const created = await call("POST", `${serverUrl}/sessions`);
+    if (created.status !== 200) return { refusal: created, ids };
+    const id = created.json<{ session_id: string }>().session_id;
+    const reply = await turn(id, i);
+    if (reply.status !== 200) return { refusal: reply, ids };
+    ids.push(id);
+  }
+  return { refusal: null, ids };
+}
+
 /** `GET /sessions/{id}` parsed. */
 export async function getSession(
   serverUrl: string,

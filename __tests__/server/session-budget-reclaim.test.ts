@@ -2,7 +2,7 @@
 // response (a cache for the session view and later turns): more sessions fit, and nothing they hold changes by a byte.
 import { startSessionServer, type RunningSessionServer, type SessionServerVersion } from "../../src/server";
 import { BytePool, SESSION_OVERHEAD_BYTES, SessionBudgetError, SessionStore } from "../../src/server/session-store";
-import { call, chat, createSession, rawChatReply, startRawBackend, type RawBackend } from "./helpers";
+import { call, chat, createSession, fillUntilRefused, rawChatReply, startRawBackend, type RawBackend } from "./helpers";
 import { historyText } from "./support/session-budget-child";
 
 describe("the pool asks its reclaimers before refusing", () => {
@@ -121,24 +121,12 @@ describe.each(["v1", "v2"] as const)("%s: a full store drops kept texts before i
     let perSessionWithTexts = 0;
 
     // Fill the store until it refuses a new session.
-    const fillers: string[] = [];
-    let refusal: Awaited<ReturnType<typeof call>> | null = null;
-    for (let i = 1; i < 400 && refusal === null; i += 1) {
-      const created = await call("POST", `${server.url}/sessions`);
-      if (created.status !== 200) {
-        refusal = created;
-        break;
-      }
-      const id = created.json<{ session_id: string }>().session_id;
+    const { refusal, ids: fillers } = await fillUntilRefused(server.url, 399, async (id, index) => {
       const before = server.sessionUsage().bytes;
-      const reply = await chat(server.url, id, { messages: [user(i)] });
-      if (i === 1) perSessionWithTexts = server.sessionUsage().bytes - before + SESSION_OVERHEAD_BYTES; // one filler's charge, texts kept
-      if (reply.status !== 200) {
-        refusal = reply;
-        break;
-      }
-      fillers.push(id);
-    }
+      const reply = await chat(server.url, id, { messages: [user(index + 1)] });
+      if (index === 0) perSessionWithTexts = server.sessionUsage().bytes - before + SESSION_OVERHEAD_BYTES; // one filler's charge, texts kept
+      return reply;
+    });
     expect(refusal?.status).toBe(503);
     expect(infos.some((message) => /^session budget: dropped the kept texts of stored records \(\d+\.\d MiB\) to make room$/.test(message))).toBe(true);
     // more sessions than the budget holds while each keeps its texts

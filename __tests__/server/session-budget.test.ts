@@ -2,7 +2,7 @@
 // 503 with Retry-After naming the budget, nothing stored is lost or blocked, DELETE frees room at once.
 import { startSessionServer, type RunningSessionServer, type SessionServerVersion } from "../../src/server";
 import { BytePool, SessionBudgetError, SessionStore, SESSION_OVERHEAD_BYTES, type SessionEntry } from "../../src/server/session-store";
-import { call, chat, createSession, getSession, rawChatReply, recordingLogger, startRawBackend, type RawBackend } from "./helpers";
+import { call, chat, createSession, fillUntilRefused, getSession, rawChatReply, recordingLogger, startRawBackend, type RawBackend } from "./helpers";
 import { historyText } from "./support/session-budget-child";
 
 let raw: RawBackend;
@@ -34,19 +34,13 @@ describe.each(["v1", "v2"] as const)("%s session budget", (version) => {
   test("a full store answers 503 naming the budget; stored sessions stay usable; DELETE frees room at once", async () => {
     await withServer(version, { maxSessionBytes: 8_000_000 }, async (server) => {
       const held: Array<{ id: string; messages: Array<Record<string, unknown>> }> = [];
-      let refused: Awaited<ReturnType<typeof call>> | null = null;
-      for (let i = 0; i < 200 && refused === null; i += 1) {
-        const created = await call("POST", `${server.url}/sessions`);
-        if (created.status !== 200) {
-          refused = created;
-          break;
-        }
-        const id = created.json<{ session_id: string }>().session_id;
+      const { refusal: refused } = await fillUntilRefused(server.url, 200, async (id, i) => {
         const messages = [user(i, 20_000)];
         const reply = await chat(server.url, id, { messages });
         expect(reply.status).toBe(200);
         held.push({ id, messages: [...messages, reply.json<{ choices: Array<{ message: Record<string, unknown> }> }>().choices[0].message] });
-      }
+        return reply;
+      });
       expect(refused).not.toBeNull();
       expect(held.length).toBeGreaterThan(3);
       expect(refused!.status).toBe(503);
