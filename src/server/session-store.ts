@@ -84,6 +84,13 @@ export class BytePool {
 /** Drops droppable bytes, about `bytes` of them or more, and returns how many it dropped (0: nothing left to drop). */
 export type Reclaimer = (bytes: number) => number;
 
+/** Growth's overshoot past the heap guard and the budget (at most 0: within), and the heap figures a refusal names. */
+interface Excess {
+  overBudget: number;
+  overHeap: number;
+  heap: { projected: number; allowed: number; limitBytes: number } | null;
+}
+
 /** What the heap guard reads (src/server/heap-watch.ts in a server; a fake in tests). */
 export interface HeapGuard {
   /** Old-generation limit and live bytes after the last full collection. */
@@ -291,48 +298,42 @@ export class SessionStore<State> {
    * session server's kept texts, which it can write again): a request is refused only when that was not enough.
    */
   private admit(bytes: number, what: string, share = 1): void {
-    try {
-      this.check(bytes, what, share);
-    } catch (error) {
-      if (!(error instanceof SessionBudgetError) || this.pool.reclaim(this.shortfall(bytes, share)) === 0) throw error;
-      this.check(bytes, what, share);
-    }
+    let excess = this.excess(bytes, share);
+    if (excess.overHeap <= 0 && excess.overBudget <= 0) return;
+    if (this.pool.reclaim(Math.max(1, excess.overHeap, excess.overBudget)) > 0) excess = this.excess(bytes, share);
+    this.refuseIfOver(excess, bytes, what, share);
   }
 
-  /** How many bytes past what the pool (and the heap guard's estimate) may hold `bytes` more would go; at least 1. */
-  private shortfall(bytes: number, share: number): number {
-    const overBudget = this.pool.held + bytes - this.pool.maxBytes * share;
+  /**
+   * How far `bytes` more would take the live heap past the heap guard ({@link HEAP_GUARD_SHARE} of its limit, times
+   * `share`) and the sessions past the pool's budget (times `share`): at most 0 when within. One heap reading for both.
+   */
+  private excess(bytes: number, share: number): Excess {
     const reading = this.pool.heap?.read() ?? null;
-    const overHeap = reading === null ? 0 : this.pool.projectedLiveBytes(bytes, reading) - reading.limitBytes * HEAP_GUARD_SHARE * share;
-    return Math.max(1, overBudget, overHeap);
+    const overBudget = this.pool.held + bytes - this.pool.maxBytes * share;
+    if (reading === null) return { overBudget, overHeap: Number.NEGATIVE_INFINITY, heap: null };
+    const projected = this.pool.projectedLiveBytes(bytes, reading);
+    const allowed = reading.limitBytes * HEAP_GUARD_SHARE * share;
+    return { overBudget, overHeap: projected - allowed, heap: { projected, allowed, limitBytes: reading.limitBytes } };
   }
 
-  private check(bytes: number, what: string, share: number): void {
-    this.guardHeap(bytes, what, share);
-    if (this.pool.held + bytes <= this.pool.maxBytes * share) return;
+  /** Throws the refusal `excess` calls for, the heap guard's first; returns when both are within. */
+  private refuseIfOver(excess: Excess, bytes: number, what: string, share: number): void {
+    if (excess.heap !== null && excess.overHeap > 0) {
+      const { projected, allowed, limitBytes } = excess.heap;
+      throw new SessionBudgetError(
+        `session store is full: ${what} needs about ${formatMiB(bytes)}, and the heap would hold about ${formatMiB(projected)} live, ` +
+          `past the heap guard of the default session budget (${formatMiB(allowed)}, ${Math.round(HEAP_GUARD_SHARE * share * 100)}% of the ` +
+          `${formatMiB(limitBytes)} heap limit; sessions hold ${formatMiB(this.pool.held)}, the rest is the server itself, its caches and ` +
+          `requests in flight); delete sessions (DELETE /sessions/{id}), raise --max-old-space-size, or set maxSessionBytes / --max-session-bytes`,
+        this.retryAfterSeconds(),
+      );
+    }
+    if (excess.overBudget <= 0) return;
     throw new SessionBudgetError(
       `session store is full: ${what} needs about ${formatMiB(bytes)}, and sessions hold ${formatMiB(this.pool.held)} of ${this.pool.label}` +
         `${share < 1 ? `, of which new sessions may take ${share * 100}%` : ""} ` +
         `(${this.sessions.size} of them on this server); delete sessions (DELETE /sessions/{id}) or raise the budget`,
-      this.retryAfterSeconds(),
-    );
-  }
-
-  /** Refuses growth that would take the live heap past {@link HEAP_GUARD_SHARE} of its limit (times `share`). */
-  private guardHeap(bytes: number, what: string, share: number): void {
-    const heap = this.pool.heap;
-    if (heap === null) return;
-    // One reading for both figures (each reading asks V8 for its heap statistics).
-    const reading = heap.read();
-    const projected = this.pool.projectedLiveBytes(bytes, reading);
-    const { limitBytes } = reading;
-    const allowed = limitBytes * HEAP_GUARD_SHARE * share;
-    if (projected <= allowed) return;
-    throw new SessionBudgetError(
-      `session store is full: ${what} needs about ${formatMiB(bytes)}, and the heap would hold about ${formatMiB(projected)} live, ` +
-        `past the heap guard of the default session budget (${formatMiB(allowed)}, ${Math.round(HEAP_GUARD_SHARE * share * 100)}% of the ` +
-        `${formatMiB(limitBytes)} heap limit; sessions hold ${formatMiB(this.pool.held)}, the rest is the server itself, its caches and ` +
-        `requests in flight); delete sessions (DELETE /sessions/{id}), raise --max-old-space-size, or set maxSessionBytes / --max-session-bytes`,
       this.retryAfterSeconds(),
     );
   }
