@@ -56,6 +56,16 @@ function parsePositiveInteger(value: string): number {
   return parsed;
 }
 
+/** Longest idle expiry in seconds whose milliseconds are still a safe integer (about 285,000 years). */
+const MAX_TTL_SECONDS = Math.floor(Number.MAX_SAFE_INTEGER / 1000);
+
+/** `--session-ttl`: a positive whole number of seconds, refused in seconds (not milliseconds) when too large. */
+function parseTtlSeconds(value: string): number {
+  const parsed = /^\d+$/.test(value) && Number(value) > MAX_TTL_SECONDS ? Number.POSITIVE_INFINITY : parsePositiveInteger(value);
+  if (parsed > MAX_TTL_SECONDS) throw new InvalidArgumentError(`must be at most ${MAX_TTL_SECONDS} seconds (about 285,000 years; omit it for no expiry)`);
+  return parsed;
+}
+
 function parseUrl(value: string): string {
   if (!/^https?:\/\/[^/]+/.test(value)) throw new InvalidArgumentError("must be an http(s) URL such as http://127.0.0.1:30000");
   return value;
@@ -163,7 +173,11 @@ export function serveCommand(): Command {
       parsePositiveInteger,
     )
     .option("--max-sessions <n>", "most sessions held at once; beyond it POST /sessions gets 503 (default: no count limit)", parsePositiveInteger)
-    .option("--session-ttl <seconds>", "evict sessions no request touched for this long, logged (default: never, as miles)", parsePositiveInteger)
+    .option(
+      "--session-ttl <seconds>",
+      "evict sessions idle this long since their last request ended, logged; a session with a request in flight is kept (default: never, as miles)",
+      parseTtlSeconds,
+    )
     .addOption(
       new Option("--miles-revision <rev>", "miles revision the refusal rules follow: 3311 (a refused retry keeps its history) or the 31f1ca96 snapshot")
         .choices([...MILES_REVISIONS])

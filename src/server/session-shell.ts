@@ -5,7 +5,7 @@ import { encodeSamplesChunks } from "../wire/samples-codec";
 import { normalizeChatRequest, parseJsonBody, parseSamplesBody } from "./chat-request";
 import { readSplitTurns } from "./split-turns";
 import { extractCompletion, renderFakeStream, stripReplayPayloads } from "./chat-reply";
-import { BodyTooLargeError, readBoundedBody } from "./bounded-body";
+import { BodyAbortedError, BodyTooLargeError, readBoundedBody } from "./bounded-body";
 import { passThroughHeaders, sendBytes, sendChunks, sendEmpty, sendError, sendErrorText, sendJson, sendJsonText, sendUpstreamReply } from "./http-io";
 import type { AnyTrajectoryPolicy, PolicyContext, PolicyLogger } from "./policy";
 import { packageVersion } from "./package-version";
@@ -175,6 +175,11 @@ export class SessionShell {
       body = await readBoundedBody(req, this.limits.maxBodyBytes);
     } catch (error) {
       if (error instanceof BodyTooLargeError) return sendError(res, 413, error.message);
+      // the client is gone (an aborted upload): nothing to answer, nothing stored was touched, nothing to log as a fault
+      if (error instanceof BodyAbortedError) {
+        res.destroy();
+        return;
+      }
       throw error;
     }
     try {
