@@ -4,7 +4,7 @@ import { startMockBackend, weatherScript } from "../src/backend";
 import { buildWeatherInputSamples } from "../src/fixture/input-samples";
 import { runAgenticRetryTrajectories } from "../src/fixture/run-trajectories";
 import { createPolicy, startSessionServer, type AnyTrajectoryPolicy, type PolicyContext, type SamplesRequestBody } from "../src/server";
-import { assertMetadataFitsReply, SAMPLES_HEAP_SHARE, samplesReplySize } from "../src/server/samples-admission";
+import { assertMetadataFitsReply, SAMPLES_HEAP_SHARE, SAMPLES_REQUEST_BUDGET_SHARE, samplesReplySize } from "../src/server/samples-admission";
 import { resolveSessionBudget } from "../src/server/session-budget";
 import { SessionStore } from "../src/server/session-store";
 import { encodeSamplesChunks } from "../src/wire/samples-codec";
@@ -72,7 +72,7 @@ export async function samplesAdmissionRows(): Promise<string[]> {
   const admit = (item: Recorded): number => {
     if (item.body.metadata !== undefined) assertMetadataFitsReply(item.body.metadata, item.bytes);
     const reply = samplesReplySize(item.policy, item.state, item.bytes.length);
-    store.reserve(reply.bytes, reply.what, { refuseAlone: true, budgetBytes: reply.requestBytes, heapShare: SAMPLES_HEAP_SHARE })();
+    store.reserve(reply.bytes, reply.what, { aloneShare: SAMPLES_REQUEST_BUDGET_SHARE, budgetBytes: reply.requestBytes, heapShare: SAMPLES_HEAP_SHARE })();
     return reply.bytes;
   };
   const op = (item: Recorded): number => {
