@@ -77,7 +77,8 @@ test("a samples request adding more than a quarter of the budget is a 413 naming
  * store holds is what the test filled in (the built-in policy would make room by dropping them first).
  */
 function policyWithoutReclaim(): AnyTrajectoryPolicy {
-  const { storedRecords: _dropped, ...policy } = createPolicy("v2", { logger: recordingLogger() });
+  const policy: AnyTrajectoryPolicy = { ...createPolicy("v2", { logger: recordingLogger() }) };
+  delete policy.storedRecords;
   return policy;
 }
 
