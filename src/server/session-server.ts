@@ -133,6 +133,7 @@ export async function startSessionServer(options: SessionServerOptions): Promise
     hfCheckpoint: options.hfCheckpoint,
     chatTemplatePath: options.chatTemplatePath,
     chatTemplateKwargs: options.chatTemplateKwargs,
+    chatTemplate: options.chatTemplate,
   });
   const ctx: PolicyContext = {
     tokenizer: kit.tokenizer,
