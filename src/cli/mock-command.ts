@@ -52,6 +52,7 @@ async function runMock(options: MockCommandOptions, io: { log: (line: string) =>
       titoModel: options.titoModel,
       chatTemplatePath: options.chatTemplatePath,
       chatTemplateKwargs: options.chatTemplateKwargs,
+      chatTemplate: options.chatTemplate,
       toolCallParser: options.toolCallParser,
     });
   } catch (error) {

@@ -10,7 +10,7 @@ import { CliExit, EXIT_USAGE } from "./exit-codes";
 import { parsePort } from "./mock-command";
 import { DEFAULT_WAIT_SECONDS, parseWaitSeconds } from "./run-options";
 import { redactUrlCredentials } from "../server/redaction";
-import { addModelOptions, type ModelChoiceFlags } from "./model-options";
+import { addModelOptions, SERVER_KWARGS_HELP, type ModelChoiceFlags } from "./model-options";
 
 /** Parsed options of `serve`. */
 export interface ServeCommandOptions extends ModelChoiceFlags {
@@ -119,6 +119,7 @@ export async function runServe(
       titoModel: options.titoModel,
       chatTemplatePath: options.chatTemplatePath,
       chatTemplateKwargs: options.chatTemplateKwargs,
+      chatTemplate: options.chatTemplate,
       instanceId: options.instanceId,
       messageMatcher: options.messageMatcher,
       samplePicker: options.samplePicker,
@@ -205,7 +206,7 @@ export function serveCommand(): Command {
       }
       await runServe({ ...options, version });
     });
-  addModelOptions(command, "{}");
+  addModelOptions(command, SERVER_KWARGS_HELP);
   return withCliConventions(command, [
     "session-parity mock --port 30000 & session-parity serve v2 --backend http://127.0.0.1:30000 --port 8002 --message-matcher loose_tool_call",
   ]);

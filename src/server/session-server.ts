@@ -138,6 +138,7 @@ export async function startSessionServer(options: SessionServerOptions): Promise
     hfCheckpoint: options.hfCheckpoint,
     chatTemplatePath: options.chatTemplatePath,
     chatTemplateKwargs: options.chatTemplateKwargs,
+    chatTemplate: options.chatTemplate,
   });
   const ctx: PolicyContext = {
     tokenizer: kit.tokenizer,

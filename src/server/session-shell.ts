@@ -222,7 +222,7 @@ export class SessionShell {
   }
 
   private health(res: ServerResponse): void {
-    const payload: Record<string, string> = { status: "ok" };
+    const payload: Record<string, unknown> = { status: "ok" };
     if (this.instanceId !== undefined) payload.session_server_instance_id = this.instanceId;
     // Not in the Python reply: lets `session-parity run` catch swapped --v1/--v2 URLs before any trajectory.
     payload.session_server_version = this.policy.version;
@@ -230,6 +230,10 @@ export class SessionShell {
     // Not in the Python reply either: which family and checkpoint this server renders with.
     payload.tito_model = this.kit.titoModel;
     payload.hf_checkpoint = this.kit.checkpointName;
+    // ...and the template and default kwargs it renders with, so a run can tell two sides configured apart
+    payload.chat_template = this.kit.templateSource;
+    payload.chat_template_origin = this.kit.templateOrigin;
+    payload.chat_template_kwargs = this.kit.defaultKwargs;
     sendJson(res, 200, payload);
   }
 
