@@ -10,6 +10,8 @@ import { passThroughHeaders, sendBytes, sendChunks, sendEmpty, sendError, sendEr
 import type { AnyTrajectoryPolicy, PolicyContext, PolicyLogger } from "./policy";
 import { packageVersion } from "./package-version";
 import { SampleAssemblyError } from "./samples/assembly-error";
+import type { TrajectoryDumpWriter } from "./trajectory-dump";
+import { redactAbsolutePaths } from "./redaction";
 import { CHECKED_OUTPUT_BYTES_PER_TOKEN, rememberRecordOutput } from "./samples/turn-samples";
 import { addAdditionR3Offset, type ReplayRequestOptions } from "./replay-request";
 import { formatMiB, SESSION_OVERHEAD_BYTES, SessionBudgetError, SessionEntry, SessionStore, type SessionBudget } from "./session-store";
@@ -102,6 +104,7 @@ export class SessionShell {
     private readonly logger: PolicyLogger,
     private readonly replay?: ReplayRequestOptions,
     private readonly limits: ShellLimits = { maxBodyBytes: Number.MAX_SAFE_INTEGER, allowedHosts: null },
+    private readonly dump?: TrajectoryDumpWriter,
   ) {
     this.store = new SessionStore(
       () => policy.createState(),
@@ -268,6 +271,13 @@ export class SessionShell {
       chunks = encodeSamplesChunks(result.samples, result.sessionMetadata, { emptyReason: result.emptyReason, fields: this.policy.wireFields });
     } catch (error) {
       throw new SessionHttpError(500, `samples encode error: ${(error as Error).message}`);
+    }
+    if (this.dump !== undefined) {
+      try {
+        this.dump.write(id, result.samples);
+      } catch (error) {
+        throw new SessionHttpError(500, redactAbsolutePaths(`--save-trajectories: cannot write ${this.dump.pathFor(id)}: ${(error as Error).message}`));
+      }
     }
     sendChunks(res, 200, chunks, { "content-type": "application/octet-stream" });
   }
