@@ -10,6 +10,8 @@ import { passThroughHeaders, sendBytes, sendChunks, sendEmpty, sendError, sendEr
 import type { AnyTrajectoryPolicy, PolicyContext, PolicyLogger } from "./policy";
 import { packageVersion } from "./package-version";
 import { SampleAssemblyError } from "./samples/assembly-error";
+import type { TrajectoryDumpWriter } from "./trajectory-dump";
+import { redactAbsolutePaths } from "./redaction";
 import { CHECKED_OUTPUT_BYTES_PER_TOKEN, rememberRecordOutput } from "./samples/turn-samples";
 import { addAdditionR3Offset, type ReplayRequestOptions } from "./replay-request";
 import { formatMiB, RequestTooLargeError, SESSION_OVERHEAD_BYTES, SessionBudgetError, SessionEntry, SessionStore, type SessionBudget } from "./session-store";
@@ -103,6 +105,7 @@ export class SessionShell {
     private readonly logger: PolicyLogger,
     private readonly replay?: ReplayRequestOptions,
     private readonly limits: ShellLimits = { maxBodyBytes: Number.MAX_SAFE_INTEGER, allowedHosts: null },
+    private readonly dump?: TrajectoryDumpWriter,
   ) {
     this.store = new SessionStore(
       () => policy.createState(),
@@ -273,8 +276,8 @@ export class SessionShell {
     const reply = samplesReplySize(this.policy, entry.state, parsed.metadata === undefined ? 0 : body.length);
     const release = this.store.reserve(reply.bytes, reply.what, { refuseAlone: true });
     let chunks: Uint8Array[];
+    let result;
     try {
-      let result;
       try {
         result = this.policy.collectSamples(entry.state, parsed, this.ctx);
       } catch (error) {
@@ -289,6 +292,14 @@ export class SessionShell {
     } catch (error) {
       release();
       throw error;
+    }
+    if (this.dump !== undefined) {
+      try {
+        this.dump.write(id, result.samples);
+      } catch (error) {
+        release();
+        throw new SessionHttpError(500, redactAbsolutePaths(`--save-trajectories: cannot write ${this.dump.pathFor(id)}: ${(error as Error).message}`));
+      }
     }
     // the chunks stay in memory until the socket took them
     res.once("close", release);
