@@ -53,6 +53,7 @@ export const SLOW_SUITES: readonly string[] = [
   "__tests__/clients/frameworks/llamaindex.test.ts",
   // session servers under a small heap in child processes (the memory budget's 503 before the heap runs out)
   "__tests__/server/session-budget-heap.test.ts",
+  "__tests__/server/samples-budget-heap.test.ts",
   // the model families checked against Python's Jinja2 and HF's Rust tokenizers, and their parity runs (12 servers)
   "__tests__/tokenizer/qwen35-family.test.ts",
   "__tests__/tokenizer/synthetic-families.test.ts",
