@@ -179,7 +179,15 @@ export interface ModelChoice {
 
 /** What is wrong with a model choice; `missing` names the piece (a token, a template, a file). */
 export type TitoModelProblem =
-  "unknown-family" | "missing-file" | "missing-token" | "missing-template" | "template-path-refused" | "bad-kwargs" | "bad-template-source" | "parser-mismatch" | "scenario-refused";
+  | "unknown-family"
+  | "missing-file"
+  | "missing-token"
+  | "missing-template"
+  | "template-path-refused"
+  | "bad-kwargs"
+  | "bad-template-source"
+  | "parser-mismatch"
+  | "scenario-refused";
 
 /**
  * A model choice that cannot start: unknown family, or a checkpoint that lacks what the family needs. The message
