@@ -45,6 +45,7 @@ export const SLOW_SUITES: readonly string[] = [
   "__tests__/report/html-report.browser.test.ts",
   "__tests__/tokenizer/native-render-cross-check.test.ts",
   "__tests__/tokenizer/real-vocabulary-cross-check.test.ts",
+  "__tests__/tokenizer/deepseek-cross-check.test.ts",
   "__tests__/wire/py-json.test.ts",
   "__tests__/server/python-json-fidelity.http.test.ts",
   // the agent frameworks driving both servers (each loads a framework and its own openai copy)
@@ -57,6 +58,7 @@ export const SLOW_SUITES: readonly string[] = [
   // the model families checked against Python's Jinja2 and HF's Rust tokenizers, and their parity runs (12 servers)
   "__tests__/tokenizer/qwen35-family.test.ts",
   "__tests__/tokenizer/synthetic-families.test.ts",
+  "__tests__/tokenizer/deepseek-families.test.ts",
   "__tests__/parity/family-parity.test.ts",
   // the session-verify gate over --cycles 3 runs under every failure mode, and a planted re-tokenizing server
   "__tests__/matchers/session-verify-gate.test.ts",

@@ -9,3 +9,5 @@ export { GLM47_FAMILY } from "./glm47";
 export { GLM53_FAMILY } from "./glm53";
 export { NEMOTRON3_FAMILY } from "./nemotron3";
 export { QWEN35_FAMILY } from "./qwen35";
+export { DEEPSEEKV32_FAMILY } from "./deepseekv32";
+export { DEEPSEEKV4_FAMILY } from "./deepseekv4";

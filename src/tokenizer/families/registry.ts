@@ -1,5 +1,7 @@
 // The registry of TITO model families: one entry per `--tito-model` value this package implements.
 // A family is added by writing its file next to this one and listing it in FAMILIES below.
+import { DEEPSEEKV32_FAMILY } from "./deepseekv32";
+import { DEEPSEEKV4_FAMILY } from "./deepseekv4";
 import { DEFAULT_FAMILY } from "./default";
 import { GLM47_FAMILY } from "./glm47";
 import { GLM53_FAMILY } from "./glm53";
@@ -30,7 +32,7 @@ export const MILES_TITO_MODELS: readonly string[] = Object.freeze([
   "inkling",
 ]);
 
-const FAMILIES: readonly TitoFamily[] = [DEFAULT_FAMILY, QWEN3_FAMILY, QWEN35_FAMILY, QWENNEXT_FAMILY, GLM47_FAMILY, GLM53_FAMILY, NEMOTRON3_FAMILY];
+const FAMILIES: readonly TitoFamily[] = [DEFAULT_FAMILY, QWEN3_FAMILY, QWEN35_FAMILY, QWENNEXT_FAMILY, GLM47_FAMILY, GLM53_FAMILY, NEMOTRON3_FAMILY, DEEPSEEKV32_FAMILY, DEEPSEEKV4_FAMILY];
 
 const BY_NAME: ReadonlyMap<string, TitoFamily> = new Map(FAMILIES.map((family) => [family.name, family]));
 
