@@ -4,6 +4,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { ChatTemplate } from "./chat-template";
 import type { ChatTemplateRenderer, CheckpointTokenizer } from "./checkpoint-tokenizer";
+import { INKLING_FAMILY, INKLING_MODEL_TYPES } from "./families/inkling";
 import { DEFAULT_TITO_MODEL, getTitoFamily } from "./families/registry";
 import { TitoModelError, type LoadedModelInfo, type ModelChoice, type TitoFamily } from "./families/types";
 import { loadCheckpoint, TokenizerLoadError, type CheckpointFiles } from "./load";
@@ -37,6 +38,40 @@ function bundledTemplate(file: string): ChatTemplate {
     bundledTemplates.set(file, template);
   }
   return template;
+}
+
+/**
+ * The renderer of a `bundled`-template family: a verbatim miles template renders as transformers renders it (with
+ * this checkpoint's special-token variables), the package's own append-safe ones with their host helpers.
+ */
+function bundledRenderer(family: TitoFamily, source: Extract<TitoFamily["template"], { kind: "bundled" }>, files: CheckpointFiles): ChatTemplateRenderer {
+  if (source.verbatim !== true) return bundledTemplate(source.file);
+  const file = path.join(__dirname, source.file);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    throw new TitoModelError(
+      "missing-template",
+      family.name,
+      `--tito-model ${family.name}: cannot read the bundled template ${source.file} (${(error as Error).message})`,
+      source.file,
+    );
+  }
+  return parseNative(family, text, file, specialTokenVariables(files.config));
+}
+
+/** miles' `inkling.is_inkling_checkpoint`: config.json beside the tokenizer names an Inkling `model_type`. */
+function isInklingCheckpoint(directory: string): boolean {
+  let config: unknown;
+  try {
+    config = JSON.parse(fs.readFileSync(path.join(directory, "config.json"), "utf8"));
+  } catch {
+    // no config.json, unreadable or not JSON: miles' _read_model_type gives "" then
+    return false;
+  }
+  const modelType = config !== null && typeof config === "object" ? (config as { model_type?: unknown }).model_type : undefined;
+  return typeof modelType === "string" && INKLING_MODEL_TYPES.includes(modelType);
 }
 
 function checkKwargs(family: string, kwargs: unknown): ChatTemplateKwargs {
@@ -112,9 +147,11 @@ export async function loadTitoModel(options: LoadTitoModelOptions = {}): Promise
     if (!(error instanceof TokenizerLoadError)) throw error;
     throw new TitoModelError("missing-file", family.name, `--tito-model ${family.name}: ${error.message}`);
   }
+  // miles' apply_chat_template renders any Inkling checkpoint (config.json model_type) with the Inkling fixed template
+  const source = family.template.kind === "checkpoint" && isInklingCheckpoint(files.directory) ? INKLING_FAMILY.template : family.template;
   const { renderer, origin } =
-    family.template.kind === "bundled"
-      ? { renderer: bundledTemplate(family.template.file), origin: family.template.file }
+    source.kind === "bundled"
+      ? { renderer: bundledRenderer(family, source, files), origin: path.basename(source.file) }
       : checkpointTemplate(family, files, options.chatTemplatePath);
   const tokenizer = files.tokenizer.withChatTemplate(renderer, family.name);
   const eosToken = files.tokenizer.eosToken;
