@@ -80,7 +80,7 @@ function inFormats(reply: ProcessResult, formats: MockFormats | undefined): Proc
   const call = WEATHER_CALLS.get(reply);
   if (call !== undefined && formats.toolCalls !== QWEN25_TOOL_CALLS) {
     copy.text = formats.toolCalls.write(call.lead, [{ name: "get_weather", arguments: { location: call.city } }]);
-  }
+  } else if (call === undefined && formats.toolCalls.writeText !== undefined) copy.text = formats.toolCalls.writeText(copy.text);
   if (formats.reasoning !== null && formats.reasoningOpenedByPrompt) copy.text = formats.reasoning.write(WEATHER_REASONING_TEXT, copy.text, true);
   return copy;
 }

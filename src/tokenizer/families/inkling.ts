@@ -25,7 +25,8 @@ export const INKLING_FAMILY: TitoFamily = Object.freeze<TitoFamily>({
       tokens: [{ token: "<|message_user|>" }, { token: "<|message_model|>" }, { token: "<|message_system|>" }, { token: "<|message_tool|>" }],
     },
   },
-  // the generation prompt is <|message_model|>: the model writes typed blocks and ends with <|content_model_end_sampling|>
-  wire: { toolCallParser: "inkling", reasoningParser: "inkling", reasoningOpenedByPrompt: false, stopToken: { token: "<|content_model_end_sampling|>" } },
+  // the generation prompt opens the model's first block header (<|message_model|>): the model writes typed blocks and
+  // ends with <|content_model_end_sampling|>
+  wire: { toolCallParser: "inkling", reasoningParser: "inkling", reasoningOpenedByPrompt: true, stopToken: { token: "<|content_model_end_sampling|>" } },
   requiredTokens: [{ token: "<|content_text|>" }, { token: "<|content_thinking|>" }, { token: "<|content_invoke_tool_json|>" }, { token: "<|end_message|>" }],
 });
