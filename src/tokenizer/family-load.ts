@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { ChatTemplate } from "./chat-template";
 import { DEEPSEEK_MODEL_TYPES, DeepSeekEncoderRenderer, type DeepSeekEncoderName } from "./deepseek/encoder-renderer";
 import type { ChatTemplateRenderer, CheckpointTokenizer } from "./checkpoint-tokenizer";
+import { INKLING_FAMILY, INKLING_MODEL_TYPES } from "./families/inkling";
 import { DEFAULT_TITO_MODEL, getTitoFamily } from "./families/registry";
 import { checkChatTemplateSource, DEFAULT_CHAT_TEMPLATE_SOURCE, type ChatTemplateSource } from "./families/model-defaults";
 import { TitoModelError, type LoadedModelInfo, type ModelChoice, type TitoFamily } from "./families/types";
@@ -47,6 +48,27 @@ function checkTemplateSource(family: string, value: unknown): ChatTemplateSource
   } catch (error) {
     throw new TitoModelError("bad-template-source", family, (error as Error).message);
   }
+}
+
+/**
+ * The renderer of a `bundled`-template family: a verbatim miles template renders as transformers renders it (with
+ * this checkpoint's special-token variables), the package's own append-safe ones with their host helpers.
+ */
+function bundledRenderer(family: TitoFamily, source: Extract<TitoFamily["template"], { kind: "bundled" }>, files: CheckpointFiles): ChatTemplateRenderer {
+  if (source.verbatim !== true) return bundledTemplate(source.file);
+  const file = path.join(__dirname, source.file);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    throw new TitoModelError(
+      "missing-template",
+      family.name,
+      `--tito-model ${family.name}: cannot read the bundled template ${source.file} (${(error as Error).message})`,
+      source.file,
+    );
+  }
+  return parseNative(family, text, file, specialTokenVariables(files.config));
 }
 
 function checkKwargs(family: string, kwargs: unknown): ChatTemplateKwargs {
@@ -118,7 +140,9 @@ function familyTemplate(
     const renderer = new DeepSeekEncoderRenderer(modelType as DeepSeekEncoderName);
     return { renderer, origin: renderer.origin };
   }
-  if (family.template.kind === "bundled" && source === "family") return { renderer: bundledTemplate(family.template.file), origin: family.template.file };
+  // miles' apply_chat_template renders any Inkling checkpoint (config.json model_type) with the Inkling fixed template
+  const template = family.template.kind === "checkpoint" && INKLING_MODEL_TYPES.includes(modelType) ? INKLING_FAMILY.template : family.template;
+  if (template.kind === "bundled" && source === "family") return { renderer: bundledRenderer(family, template, files), origin: path.basename(template.file) };
   return checkpointTemplate(family, files, chatTemplatePath);
 }
 

@@ -33,7 +33,16 @@ export type TokenRef = { readonly token: string; readonly optional?: true } | { 
  */
 export type TemplateSource =
   | { readonly kind: "checkpoint" }
-  | { readonly kind: "bundled"; readonly file: string }
+  | {
+      readonly kind: "bundled";
+      readonly file: string;
+      /**
+       * True for a miles fixed template shipped unchanged (`miles-templates/*.jinja`): rendered as transformers
+       * renders a checkpoint's own template (its special-token variables, Python's tojson and strip), not with the
+       * host helpers of {@link BundledTemplateHelpers}.
+       */
+      readonly verbatim?: boolean;
+    }
   | {
       /**
        * No Jinja: one of DeepSeek's official prompt encoders, ported (src/tokenizer/deepseek/), as miles routes a
@@ -111,6 +120,11 @@ export interface WireFormats {
   readonly toolCallParser: string | null;
   /** SGLang `--reasoning-parser` miles binds (`qwen3`, `glm45`, `nemotron_3`, ...), or null (`default`). */
   readonly reasoningParser: string | null;
+  /**
+   * The parsers the mock speaks when the family binds none and the user names none: the ones SGLang serves the model
+   * with (Kimi K2.5: `kimi_k2` for both; miles' Kimi25TITOTokenizer binds none). Absent: `qwen25` and no reasoning.
+   */
+  readonly unboundDefaults?: { readonly toolCallParser: string; readonly reasoningParser: string | null };
   /**
    * True when the generation prompt already opens the reasoning block (Qwen3-Thinking-2507 / Qwen3-Next write
    * `<|im_start|>assistant\n<think>\n`): a completion then starts inside it, so the mock writes
