@@ -6,9 +6,9 @@ import { unrenderableReason } from "../../src/replay/conversation-check";
 import { applyEdits, buildReplayPlan, type ReplayHistoryEntry } from "../../src/replay/replay-plan";
 import { drawRetries, RETRY_KINDS } from "../../src/replay/retry-injection";
 import type { RecordedConversation } from "../../src/replay/types";
-import type { ChatMessage } from "../../src/tokenizer/types";
+import type { ChatMessage, ToolCall } from "../../src/tokenizer/types";
 
-const call = (id: string, location: string): Record<string, unknown> => ({
+const call = (id: string, location: string): ToolCall => ({
   id,
   type: "function",
   function: { name: "get_weather", arguments: JSON.stringify({ location }) },

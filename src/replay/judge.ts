@@ -2,20 +2,10 @@
 // matchers use. Pure: observations in, a PASS / FAIL / ERROR row with its failure kind and first differing leaves out.
 import { formatDifference } from "../matchers/format-differences";
 import type { ParityVerdict } from "../matchers/parity-verdict";
-import { checkTrainingPayloadParity, type TrainingPayloadParityOptions } from "../matchers/training-payload-parity";
+import { checkTrainingPayloadParity } from "../matchers/training-payload-parity";
 import type { ReplayObservation } from "./drive-conversation";
+import { REPLAY_PARITY_OPTIONS } from "./parity-options";
 import type { ReplayPlan } from "./replay-plan";
-
-/**
- * The payload-parity options of a replayed conversation: no weather expectations (record count, tool round trips,
- * retry topology, agent counters); the samples, session metadata and well-formedness are compared as for `run`.
- */
-export const REPLAY_PARITY_OPTIONS: Readonly<TrainingPayloadParityOptions> = Object.freeze({
-  recordCount: null,
-  toolCalls: null,
-  agentMetadata: null,
-  topology: null,
-});
 
 /** One failing part of the parity check, as plain data (what `--json` writes). */
 export interface ReplayFailurePart {
