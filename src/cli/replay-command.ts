@@ -201,10 +201,12 @@ export function replayCommand(io: ReplayCommandIo = DEFAULT_IO): Command {
     });
   addModelOptions(command, "{}");
   return withCliConventions(command, [
-    "session-parity replay examples/replay/conversations.jsonl",
-    "session-parity replay dump/trajectory/*.jsonl --retries 7 --retry-rate 0.3 --json replay.json",
-    "session-parity replay corpus.jsonl.gz --shard 2/4 --concurrency 16 --html replay.html",
+    "session-parity replay examples/replay/conversations.jsonl examples/replay/trajectory-dump.jsonl",
+    "session-parity replay examples/replay/conversations.jsonl --retries 7 --retry-rate 0.3 --json replay.json --html replay.html",
+    "session-parity replay examples/replay/conversations.jsonl --shard 2/4 --concurrency 16",
     "session-parity mock --port 30000 &",
-    "session-parity replay corpus.jsonl --backend http://127.0.0.1:30000 --v1 http://127.0.0.1:8001 --v2 http://127.0.0.1:8002",
+    "session-parity serve v1 --backend http://127.0.0.1:30000 --port 8001 &",
+    "session-parity serve v2 --backend http://127.0.0.1:30000 --port 8002 &",
+    "session-parity replay examples/replay/conversations.jsonl --backend http://127.0.0.1:30000 --v1 http://127.0.0.1:8001 --v2 http://127.0.0.1:8002",
   ]);
 }
