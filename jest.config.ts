@@ -31,6 +31,7 @@ export const SLOW_SUITES: readonly string[] = [
   "__tests__/cli/run-parity.test.ts",
   "__tests__/cli/verify-template.test.ts",
   "__tests__/cli/fuzz-cli.test.ts",
+  "__tests__/cli/replay-cli.test.ts",
   "__tests__/cli/server-problems-cli.test.ts",
   "__tests__/cli/configuration-parity.test.ts",
   // nested Jest / Vitest runs and a fresh node process per entry
@@ -65,6 +66,8 @@ export const SLOW_SUITES: readonly string[] = [
   "__tests__/matchers/session-verify-gate.test.ts",
   // worker threads each loading their own tokenizer and servers
   "__tests__/fixture/environment-thread.test.ts",
+  // recorded conversations replayed through embedded mocks and servers started per call (over 5 s)
+  "__tests__/replay/replay-conversations.test.ts",
   // 256 concurrent sessions of nine turns each through one v1 server (a load test: over 5 s)
   "__tests__/server/v1-concurrency.test.ts",
 ];

@@ -7,6 +7,7 @@ import { CliExit, EXIT_PASS, EXIT_USAGE, exitCodeOf } from "./exit-codes";
 import { fuzzCommand } from "./fuzz-command";
 import { mockCommand } from "./mock-command";
 import { packageVersion } from "./package-version";
+import { replayCommand } from "./replay-command";
 import { runCommand } from "./run-command";
 import { serveCommand } from "./serve-command";
 import { verifyTemplateCommand } from "./verify-template-command";
@@ -47,6 +48,7 @@ export function buildProgram(): Command {
   program.addCommand(serveCommand());
   program.addCommand(runCommand());
   program.addCommand(fuzzCommand());
+  program.addCommand(replayCommand());
   program.addCommand(verifyTemplateCommand());
   return program;
 }
