@@ -11,6 +11,27 @@ import { keyRequest } from "./cassette-key";
 import { CassetteStore } from "./cassette-store";
 import { cassetteVocabulary, type CassetteModelChoice, type CassetteVocabulary } from "./cassette-vocabulary";
 
+/** A cassette named where a backend may be: its file, and the upstream to record from (absent: replay only). */
+export interface CassetteSource {
+  /** The cassette file. */
+  file: string;
+  /** Record what the cassette lacks from this SGLang-compatible URL (absent: replay only). */
+  upstream?: string;
+}
+
+/** A cassette option as the fixture, the environment and the commands take it: a file to replay, or a {@link CassetteSource}. */
+export type CassetteOption = string | CassetteSource;
+
+/** The {@link CassetteSource} of a cassette option. @throws Error naming `where` when it is neither a file name nor a source */
+export function cassetteSource(option: CassetteOption, where: string): CassetteSource {
+  if (typeof option === "string" && option.trim() !== "") return { file: option };
+  if (option !== null && typeof option === "object" && typeof option.file === "string" && option.file.trim() !== "") {
+    if (option.upstream !== undefined && typeof option.upstream !== "string") throw new Error(`${where}: cassette.upstream must be a URL string`);
+    return { file: option.file, upstream: option.upstream };
+  }
+  throw new Error(`${where}: cassette must be a file name or { file, upstream? }, got ${JSON.stringify(option)}`);
+}
+
 /** Options of {@link startCassetteBackend}. */
 export interface CassetteBackendOptions extends CassetteModelChoice {
   /** The cassette file (JSONL). Replay: it must exist. Record: created when missing, else appended to. */
