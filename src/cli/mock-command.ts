@@ -107,6 +107,6 @@ export function mockCommand(): Command {
     "session-parity mock --port 30000 --latency-ms 50 --script weather",
     "session-parity serve v1 --backend http://127.0.0.1:30000 --port 8001",
     "session-parity mock --port 30001 --record agent.cassette.jsonl --upstream http://127.0.0.1:30000",
-    "session-parity mock --port 30001 --cassette agent.cassette.jsonl",
+    "session-parity mock --port 30002 --cassette agent.cassette.jsonl",
   ]);
 }
