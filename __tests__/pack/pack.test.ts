@@ -81,7 +81,7 @@ beforeAll(async () => {
     node: process.version,
     loadAverageAtStart: Number(os.loadavg()[0].toFixed(2)),
   });
-  snippets = readmeSnippets(path.join(ROOT, "README.md"));
+  snippets = readmeSnippets(ROOT);
   scratch = await mkdtemp(path.join(os.tmpdir(), "session-parity-pack-"));
   const manifest = JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
   Object.assign(pinned, manifest.devDependencies);
