@@ -61,12 +61,18 @@ function ignoreClosedStdout(): void {
   });
 }
 
-if (require.main === module) {
+/**
+ * Runs the command line on `argv` (node's own form: the node binary and a script path first), as the bin does;
+ * `npm run parity` calls it after making sure the compiled files are current (scripts/parity.js).
+ */
+export function runCli(argv: readonly string[]): void {
   ignoreClosedStdout();
   buildProgram()
-    .parseAsync(process.argv)
+    .parseAsync([...argv])
     .catch((error: unknown) => {
       if (!(error instanceof CliExit && error.reported)) console.error(`session-parity: ${(error as Error)?.message ?? String(error)}`);
       process.exit(exitCodeOf(error, EXIT_USAGE));
     });
 }
+
+if (require.main === module) runCli(process.argv);
