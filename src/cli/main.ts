@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Entry point of the `session-parity` command; each subcommand lives in its own module (mock, serve, run, fuzz, verify-template).
 // Every command exits 0 on pass, 1 on a parity failure, 2 on a usage or server problem, with one line naming it.
+import "./cli-peers";
 import { Command } from "commander";
 import { withCliConventions } from "./command-kit";
 import { CliExit, EXIT_PASS, EXIT_USAGE, exitCodeOf } from "./exit-codes";
