@@ -34,6 +34,7 @@ export const SLOW_SUITES: readonly string[] = [
   "__tests__/cli/verify-template.test.ts",
   "__tests__/cli/fuzz-cli.test.ts",
   "__tests__/cli/server-problems-cli.test.ts",
+  "__tests__/cli/configuration-parity.test.ts",
   // nested Jest / Vitest runs and a fresh node process per entry
   "__tests__/fixture/sharded-suite.test.ts",
   "__tests__/report/reporter.test.ts",

@@ -71,6 +71,7 @@ export async function loadMockTokenizer(choice: MockModelChoice): Promise<Tokeni
     titoModel: choice.titoModel,
     hfCheckpoint: choice.hfCheckpoint || undefined,
     chatTemplatePath: choice.chatTemplatePath,
+    chatTemplate: choice.chatTemplate,
     chatTemplateKwargs: choice.chatTemplateKwargs,
   });
   return model.tokenizer;

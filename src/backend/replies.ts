@@ -25,6 +25,22 @@ export interface ReplyContext {
   newId(): string;
   /** The request's routing-replay flags and the engine's buffer shapes (absent: no routing payloads). */
   routing?: { request: RoutingRequest; options: MockRoutingOptions };
+  /** Draft tokens per verify step of a speculating engine (absent: the engine reports no `spec_*` counters). */
+  speculativeDraftTokens?: number;
+}
+
+/**
+ * The `spec_*` counters a speculating engine (SGLang with `--speculative-algorithm`, e.g. EAGLE, `k` draft tokens a
+ * step) reports for `n` output tokens, as if every step accepted all it could: each verify step yields its accepted
+ * drafts plus one token of its own, so `ceil(n / (k + 1))` steps, `n - steps` accepted, `steps * k` drafted.
+ */
+export function speculativeCounters(n: number, k: number): { spec_accept_token_num: number; spec_draft_token_num: number; spec_verify_ct: number } {
+  const steps = Math.ceil(n / (k + 1));
+  return { spec_accept_token_num: n - steps, spec_draft_token_num: steps * k, spec_verify_ct: steps };
+}
+
+function specMeta(context: ReplyContext, outputCount: number): Record<string, unknown> {
+  return context.speculativeDraftTokens === undefined ? {} : speculativeCounters(outputCount, context.speculativeDraftTokens);
 }
 
 function routingMeta(context: ReplyContext, promptIds: readonly number[], outputIds: readonly number[]): Record<string, unknown> {
@@ -211,6 +227,7 @@ function chatCompletion(
       prompt_tokens: prompt.ids.length,
       cached_tokens: cachedTokens,
       ...routingMeta(context, prompt.ids, completion.ids),
+      ...specMeta(context, completion.ids.length),
       ...metaExtras(result),
     },
   };
@@ -294,6 +311,7 @@ function generateReply(
       completion_tokens: completion.ids.length,
       output_token_logprobs: arrays === "marks" ? PAIRS_MARK : logprobPairs(completion),
       ...routingMeta(context, prompt.ids, completion.ids),
+      ...specMeta(context, completion.ids.length),
       ...metaExtras(result),
     },
   };

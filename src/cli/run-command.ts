@@ -5,7 +5,7 @@ import { Command, Option } from "commander";
 import { MESSAGE_MATCHERS } from "../server/message-matchers";
 import { TOOL_CALL_FAILURE_MODES } from "../agent/weather-agent";
 import { withCliConventions } from "./command-kit";
-import { addModelOptions } from "./model-options";
+import { addModelOptions, SERVER_KWARGS_HELP } from "./model-options";
 import { CliExit, EXIT_FAIL, EXIT_PASS, EXIT_USAGE } from "./exit-codes";
 import type { ProgressStream } from "./progress-bar";
 import type { ParityReport } from "./report";
@@ -42,7 +42,8 @@ const DEFAULT_IO: RunCommandIo = { out: process.stdout, err: process.stderr, sta
 
 /**
  * Runs the parity proof with parsed options, prints the report and writes `--json` / `--html` when asked.
- * @returns the exit status (0 all pass, 1 any payload difference, 2 when a run failed on a server problem).
+ * @returns the exit status (0 all pass, 1 any payload difference, 2 when a run failed on a server problem or the two
+ *   sides are configured differently).
  * @throws CliExit with status 2 on a start-up error or an unwritable `--json` file.
  */
 export async function executeRun(options: RunCommandOptions, io: RunCommandIo = DEFAULT_IO): Promise<{ exitCode: number; report: ParityReport }> {
@@ -82,7 +83,7 @@ export async function executeRun(options: RunCommandOptions, io: RunCommandIo = 
   }
   io.out.write(renderReport(report, { notes }));
   if (unwritable !== null) throw unwritable;
-  const exitCode = report.summary.serverProblems > 0 ? EXIT_USAGE : report.summary.pass ? EXIT_PASS : EXIT_FAIL;
+  const exitCode = report.summary.serverProblems > 0 || report.summary.configurationProblem ? EXIT_USAGE : report.summary.pass ? EXIT_PASS : EXIT_FAIL;
   return { exitCode, report };
 }
 
@@ -133,7 +134,7 @@ export function runCommand(io: RunCommandIo = DEFAULT_IO): Command {
       const { exitCode } = await executeRun(options, io);
       process.exitCode = exitCode;
     });
-  addModelOptions(command, '{"enable_thinking": false}', { toolCallParser: true, env: true });
+  addModelOptions(command, SERVER_KWARGS_HELP, { toolCallParser: true, env: true });
   return withCliConventions(command, [
     "session-parity run --batch 16",
     "session-parity mock --port 30000 &",

@@ -23,6 +23,7 @@ import type { ParityReport, ReportRun, ReportServer } from "./report";
 import { DEFAULT_WAIT_SECONDS, parseUrl, parseUrlList, type RunCommandOptions } from "./run-options";
 import { SessionRequestCounter } from "./request-counter";
 import { summarizeServerProblems } from "./server-problems";
+import { checkConfiguration } from "./configuration-check";
 import { detectSessionServerVersion } from "./version-check";
 import { describeTransportError, probeHealth } from "../fixture/health-probe";
 import { HealthReplyError, v1Fix, waitForHealth, type HealthTarget } from "../fixture/health-wait";
@@ -253,6 +254,11 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
       }),
     );
     const passed = trajectories.filter((trajectory) => trajectory.pass).length;
+    const healthOf = (urls: string): unknown => health[urls.split(",")[0]] ?? null;
+    const configuration = checkConfiguration(healthOf(environment.v1Url), healthOf(environment.v2Url), {
+      v1: environment.started.v1,
+      v2: environment.started.v2,
+    });
     // The gate judges each version's completed runs as one batch (miles gates a rollout batch, not a pair).
     const gateOf = (k: number) => toReportCheck(checkSessionVerifyGate(pairs.map((pair) => pair[k].run).filter((run) => !(run instanceof Error))));
     const gate = options.verifyGate === true ? { v1: gateOf(0), v2: gateOf(1) } : null;
@@ -284,6 +290,7 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
         verifyGate: options.verifyGate === true,
       },
       gate,
+      configuration,
       servers: {
         backend: server(environment.backendUrl, environment.started.backend),
         v1: server(environment.v1Url, environment.started.v1),
@@ -295,6 +302,7 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
         failed: options.batch - passed,
         pass: passed === options.batch && (gate === null || (gate.v1.pass && gate.v2.pass)),
         serverProblems: problems.count,
+        configurationProblem: configuration.problem !== null && passed < options.batch,
         firstServerProblem: problems.first,
       },
       timings: {

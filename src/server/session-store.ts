@@ -15,7 +15,7 @@ export interface SessionEntry<State> {
   closing: boolean;
   /** Heap bytes charged to this session (its fixed overhead plus its stored generations). */
   bytes: number;
-  /** Clock reading of the last request that touched the session (idle expiry). */
+  /** Clock reading of when the last request on the session ended (or of its creation): the idle clock's start. */
   lastUsed: number;
   /** Requests in flight on this session (never expired while one runs). */
   busy: number;
@@ -26,11 +26,15 @@ export interface SessionEntry<State> {
  * default that every server without one shares (see session-budget.ts).
  */
 export class BytePool {
-  /** Bytes charged plus reserved by every store drawing from this pool. */
+  /** Bytes charged plus reserved by every store drawing from this pool (change it through {@link add}). */
   held = 0;
   /** The full-collection count and `held` when the heap guard last saw a new collection. */
   private seenCollections = -1;
   private heldAtCollection = 0;
+  /** Bytes freed while the collection behind the current heap reading was marking, or after it (see {@link add}). */
+  private missedFrees = 0;
+  /** Frees the heap guard may not have seen yet: `[clock reading, bytes]`, oldest first. */
+  private recentFrees: Array<[number, number]> = [];
   /** What the stores drawing from this pool can give back without losing anything (see {@link addReclaimer}). */
   private readonly reclaimers = new Set<Reclaimer>();
 
@@ -48,15 +52,33 @@ export class BytePool {
    * freed) since (the collection already counted what it held then), plus `bytes`. `reading` is the heap guard's
    * reading to use (default: a fresh one).
    */
-  projectedLiveBytes(bytes: number, reading: { liveBytes: number } | null = this.heap?.read() ?? null): number {
+  projectedLiveBytes(bytes: number, reading: HeapGuardReading | null = this.heap?.read() ?? null): number {
     if (this.heap === null || reading === null) return 0;
     const collections = this.heap.collections();
     if (collections !== this.seenCollections) {
       this.seenCollections = collections;
       this.heldAtCollection = this.held;
+      // The collection measured what was reachable when it began marking: bytes freed since then (before this reading
+      // is first used) are still in its figure, garbage the next collection takes. They count as freed at once.
+      const markedAt = reading.markedAt ?? Number.POSITIVE_INFINITY;
+      this.recentFrees = this.recentFrees.filter(([at]) => at >= markedAt);
+      this.missedFrees = this.recentFrees.reduce((sum, [, freed]) => sum + freed, 0);
     }
     // A session deleted since counts as freed at once (its bytes are garbage the next collection takes).
-    return Math.max(0, reading.liveBytes + this.held - this.heldAtCollection) + bytes;
+    return Math.max(0, reading.liveBytes + this.held - this.heldAtCollection - this.missedFrees) + bytes;
+  }
+
+  /**
+   * Changes {@link held} by `delta`. A free of stored bytes (`stored`: not a reservation given back, which held no
+   * heap) is remembered with the time it happened (see {@link projectedLiveBytes}).
+   */
+  add(delta: number, stored = true): void {
+    this.held += delta;
+    if (delta >= 0 || !stored || this.heap === null) return;
+    const at = this.heap.now?.() ?? performance.now();
+    this.recentFrees.push([at, -delta]);
+    // a store that deletes much between two collections keeps one entry per collection window, not one per delete
+    if (this.recentFrees.length > MAX_RECENT_FREES) this.recentFrees.splice(0, this.recentFrees.length - MAX_RECENT_FREES);
   }
 
   /**
@@ -91,16 +113,34 @@ interface Excess {
   heap: { projected: number; allowed: number; limitBytes: number } | null;
 }
 
+/** One reading of the heap guard. */
+export interface HeapGuardReading {
+  /** Bytes old-generation data may occupy. */
+  limitBytes: number;
+  /** Old-generation bytes live after the last full collection. */
+  liveBytes: number;
+  /**
+   * When the collection behind `liveBytes` began marking, on the guard's clock ({@link HeapGuard.now}); bytes freed
+   * after it are not reflected in `liveBytes`. Absent: every free before the reading was first used is reflected.
+   */
+  markedAt?: number;
+}
+
 /** What the heap guard reads (src/server/heap-watch.ts in a server; a fake in tests). */
 export interface HeapGuard {
   /** Old-generation limit and live bytes after the last full collection. */
-  read(): { limitBytes: number; liveBytes: number };
+  read(): HeapGuardReading;
   /** Full collections so far. */
   collections(): number;
+  /** The clock `markedAt` is read on, in ms (default `performance.now()`). */
+  now?(): number;
 }
 
+/** Frees a pool remembers for the heap guard at most (older ones are long reflected by a collection). */
+const MAX_RECENT_FREES = 4096;
+
 /** Share of the heap limit the projected live heap may reach before a growing request is refused. */
-const HEAP_GUARD_SHARE = 0.9;
+export const HEAP_GUARD_SHARE = 0.9;
 
 /** Limits of a {@link SessionStore}. */
 export interface SessionBudget {
@@ -130,6 +170,17 @@ export class SessionBudgetError extends Error {
   ) {
     super(message);
     this.name = "SessionBudgetError";
+  }
+}
+
+/**
+ * A request whose growth alone is more than the budget or the heap guard could grant with no session stored; the
+ * shell answers 413 (retrying cannot help, unlike a {@link SessionBudgetError}).
+ */
+export class RequestTooLargeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RequestTooLargeError";
   }
 }
 
@@ -163,12 +214,12 @@ export class SessionStore<State> {
 
   private addCharged(delta: number): void {
     this.chargedBytes += delta;
-    this.pool.held += delta;
+    this.pool.add(delta);
   }
 
   private addReserved(delta: number): void {
     this.reservedBytes += delta;
-    this.pool.held += delta;
+    this.pool.add(delta, false);
   }
 
   /** Bytes held in the pool this store draws from (other stores sharing it included). */
@@ -229,6 +280,21 @@ export class SessionStore<State> {
     return entry;
   }
 
+  /** Marks a request on `entry` as started: a session with a request in flight is never evicted. */
+  requestStarted(entry: SessionEntry<State>): void {
+    entry.busy += 1;
+  }
+
+  /** Marks a request on `entry` as ended: the session is idle from now on (its idle clock starts at the end). */
+  requestEnded(entry: SessionEntry<State>): void {
+    entry.busy -= 1;
+    entry.lastUsed = this.now();
+    if (this.budget.ttlMs !== null && this.isLive(entry)) {
+      this.sessions.delete(entry.id);
+      this.sessions.set(entry.id, entry);
+    }
+  }
+
   /** Adds a reclaimer to the pool this store draws from ({@link BytePool.addReclaimer}); returns its remover. */
   addReclaimer(reclaimer: Reclaimer): () => void {
     return this.pool.addReclaimer(reclaimer);
@@ -240,13 +306,15 @@ export class SessionStore<State> {
   }
 
   /**
-   * Reserves `bytes` for a request that will grow a session; call the returned function once the growth is
-   * charged (or did not happen). A reservation of 0 bytes always succeeds.
+   * Reserves `bytes` for a request that will grow a session (or build a reply); call the returned function once the
+   * growth is charged (or did not happen). A reservation of 0 bytes always succeeds.
    * @throws SessionBudgetError when the reservation would take the store past its byte budget
+   * @throws RequestTooLargeError with `refuseAlone`, when `bytes` alone are more than the budget or the heap guard
+   *   could grant with no session stored
    */
-  reserve(bytes: number, what: string): () => void {
+  reserve(bytes: number, what: string, options: { refuseAlone?: boolean } = {}): () => void {
     this.expireIdle();
-    this.admit(bytes, what);
+    this.admit(bytes, what, 1, options.refuseAlone === true);
     this.addReserved(bytes);
     let released = false;
     return () => {
@@ -297,11 +365,35 @@ export class SessionStore<State> {
    * Admits growth of `bytes` or throws the refusal. Before refusing, the pool's reclaimers drop what they can (the
    * session server's kept texts, which it can write again): a request is refused only when that was not enough.
    */
-  private admit(bytes: number, what: string, share = 1): void {
+  private admit(bytes: number, what: string, share = 1, refuseAlone = false): void {
     let excess = this.excess(bytes, share);
     if (excess.overHeap <= 0 && excess.overBudget <= 0) return;
+    if (refuseAlone) this.refuseIfTooLarge(excess, bytes, what);
     if (this.pool.reclaim(Math.max(1, excess.overHeap, excess.overBudget)) > 0) excess = this.excess(bytes, share);
     this.refuseIfOver(excess, bytes, what, share);
+  }
+
+  /**
+   * Throws the 413 when `bytes` alone pass the budget, or the heap guard less what the live heap holds besides the
+   * sessions (the server itself, its caches, requests in flight): no DELETE could make room for them.
+   */
+  private refuseIfTooLarge(excess: Excess, bytes: number, what: string): void {
+    if (bytes > this.pool.maxBytes) {
+      throw new RequestTooLargeError(
+        `request too large: ${what} needs about ${formatMiB(bytes)}, more than all of ${this.pool.label}: it could not be held even with no session ` +
+          "stored; ask for less (smaller metadata) or raise the budget",
+      );
+    }
+    if (excess.heap === null) return;
+    const { projected, allowed, limitBytes } = excess.heap;
+    const besides = Math.max(0, projected - bytes - this.pool.held);
+    if (bytes <= allowed - besides) return;
+    throw new RequestTooLargeError(
+      `request too large: ${what} needs about ${formatMiB(bytes)}, more than the heap guard leaves any one request ` +
+        `(${formatMiB(Math.max(0, allowed - besides))}: ${formatMiB(allowed)}, ${Math.round(HEAP_GUARD_SHARE * 100)}% of the ${formatMiB(limitBytes)} heap limit, ` +
+        `less the ${formatMiB(besides)} the server holds besides its sessions): it could not be held even with no session stored; ` +
+        "ask for less (smaller metadata) or raise --max-old-space-size",
+    );
   }
 
   /**
@@ -323,9 +415,9 @@ export class SessionStore<State> {
       const { projected, allowed, limitBytes } = excess.heap;
       throw new SessionBudgetError(
         `session store is full: ${what} needs about ${formatMiB(bytes)}, and the heap would hold about ${formatMiB(projected)} live, ` +
-          `past the heap guard of the default session budget (${formatMiB(allowed)}, ${Math.round(HEAP_GUARD_SHARE * share * 100)}% of the ` +
+          `past the heap guard of ${this.pool.label.split(" (")[0]} (${formatMiB(allowed)}, ${Math.round(HEAP_GUARD_SHARE * share * 100)}% of the ` +
           `${formatMiB(limitBytes)} heap limit; sessions hold ${formatMiB(this.pool.held)}, the rest is the server itself, its caches and ` +
-          `requests in flight); delete sessions (DELETE /sessions/{id}), raise --max-old-space-size, or set maxSessionBytes / --max-session-bytes`,
+          `requests in flight); delete sessions (DELETE /sessions/{id}) or raise --max-old-space-size`,
         this.retryAfterSeconds(),
       );
     }

@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { ChatTemplate } from "./chat-template";
 import type { ChatTemplateRenderer, CheckpointTokenizer } from "./checkpoint-tokenizer";
 import { DEFAULT_TITO_MODEL, getTitoFamily } from "./families/registry";
+import { checkChatTemplateSource, DEFAULT_CHAT_TEMPLATE_SOURCE, type ChatTemplateSource } from "./families/model-defaults";
 import { TitoModelError, type LoadedModelInfo, type ModelChoice, type TitoFamily } from "./families/types";
 import { loadCheckpoint, TokenizerLoadError, type CheckpointFiles } from "./load";
 import { NativeChatTemplate, specialTokenVariables } from "./native-template";
@@ -37,6 +38,14 @@ function bundledTemplate(file: string): ChatTemplate {
     bundledTemplates.set(file, template);
   }
   return template;
+}
+
+function checkTemplateSource(family: string, value: unknown): ChatTemplateSource {
+  try {
+    return checkChatTemplateSource(value, "--chat-template");
+  } catch (error) {
+    throw new TitoModelError("bad-template-source", family, (error as Error).message);
+  }
 }
 
 function checkKwargs(family: string, kwargs: unknown): ChatTemplateKwargs {
@@ -87,7 +96,7 @@ function parseNative(family: TitoFamily, text: string, origin: string, specials:
 
 /**
  * Starts a model choice: looks the family up, reads the checkpoint (cached per directory), resolves the template
- * (the family's bundled one, or the checkpoint's own / --chat-template-path), checks every token the family names
+ * (the family's bundled one unless `chatTemplate` is `checkpoint`, else the checkpoint's own / --chat-template-path), checks every token the family names
  * and builds its TITO rules with the server default kwargs (default `{}`, miles' `--apply-chat-template-kwargs`).
  * @throws TitoModelError naming the family, the file and the missing piece (unknown family, unreadable checkpoint
  * file, missing template or token, a refused --chat-template-path, kwargs that are not an object or contradict a
@@ -104,6 +113,15 @@ export async function loadTitoModel(options: LoadTitoModelOptions = {}): Promise
       options.chatTemplatePath,
     );
   }
+  const source = options.chatTemplate === undefined ? DEFAULT_CHAT_TEMPLATE_SOURCE : checkTemplateSource(family.name, options.chatTemplate);
+  if (options.chatTemplatePath !== undefined && source === "checkpoint") {
+    throw new TitoModelError(
+      "template-path-refused",
+      family.name,
+      `--chat-template checkpoint and --chat-template-path name two different templates; pass only one`,
+      options.chatTemplatePath,
+    );
+  }
   const defaults = checkKwargs(family.name, options.chatTemplateKwargs);
   let files: CheckpointFiles;
   try {
@@ -113,7 +131,7 @@ export async function loadTitoModel(options: LoadTitoModelOptions = {}): Promise
     throw new TitoModelError("missing-file", family.name, `--tito-model ${family.name}: ${error.message}`);
   }
   const { renderer, origin } =
-    family.template.kind === "bundled"
+    family.template.kind === "bundled" && source === "family"
       ? { renderer: bundledTemplate(family.template.file), origin: family.template.file }
       : checkpointTemplate(family, files, options.chatTemplatePath);
   const tokenizer = files.tokenizer.withChatTemplate(renderer, family.name);
@@ -125,5 +143,7 @@ export async function loadTitoModel(options: LoadTitoModelOptions = {}): Promise
     if (error instanceof TitoError) throw new TitoModelError("bad-kwargs", family.name, error.message);
     throw error;
   }
-  return { family, checkpoint: files.directory, templateOrigin: origin, tokenizer, tito, eosToken };
+  // what is in force: a family whose registered template is the checkpoint's reports `checkpoint` either way
+  const templateSource = options.chatTemplatePath !== undefined ? "path" : family.template.kind === "checkpoint" ? "checkpoint" : source;
+  return { family, checkpoint: files.directory, templateOrigin: origin, templateSource, tokenizer, tito, eosToken };
 }

@@ -94,7 +94,9 @@ async function readJsonFile(file: string): Promise<Record<string, unknown>> {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new TokenizerLoadError(`cannot parse ${file} as JSON: ${(error as Error).message}`);
+    // V8's message quotes the text around the fault: a file's first bytes never reach a log or a terminal
+    const at = /at position (\d+)/.exec((error as Error).message);
+    throw new TokenizerLoadError(`cannot parse ${file} as JSON: not valid JSON${at === null ? "" : ` (at character ${at[1]})`}`);
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     throw new TokenizerLoadError(`${file} does not hold a JSON object`);

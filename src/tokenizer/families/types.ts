@@ -1,5 +1,6 @@
 // The shape every TITO model family declares: what miles' TITOTokenizer subclass and its FixedTemplate say.
 // Pure data (plus token references resolved later against a vocabulary); the registry and loader give it life.
+import type { ChatTemplateSource } from "./model-defaults";
 import type { ChatTemplateKwargs } from "../types";
 
 /** A role miles lets a family append after the stored history (`VALID_APPEND_ROLES` in tito_tokenizer.py). */
@@ -163,13 +164,22 @@ export interface ModelChoice {
   hfCheckpoint?: string;
   /** `--chat-template-path`: a Jinja file replacing the checkpoint's template (families with `acceptsChatTemplatePath` only). */
   chatTemplatePath?: string;
-  /** `--chat-template-kwargs` / miles' `--apply-chat-template-kwargs`: server default kwargs (default `{}`). */
+  /**
+   * `--chat-template-kwargs` / miles' `--apply-chat-template-kwargs`: server default kwargs. A session server or a
+   * fixture given none uses `{"enable_thinking": false}` (src/tokenizer/families/model-defaults.ts); the tokenizer
+   * alone renders with `{}`.
+   */
   chatTemplateKwargs?: ChatTemplateKwargs;
+  /**
+   * `--chat-template`: `family` (default) renders the family's registered template; `checkpoint` the checkpoint's own
+   * template under the family's TITO rules (the configuration of miles' test helper `_serve_session`).
+   */
+  chatTemplate?: ChatTemplateSource;
 }
 
 /** What is wrong with a model choice; `missing` names the piece (a token, a template, a file). */
 export type TitoModelProblem =
-  "unknown-family" | "missing-file" | "missing-token" | "missing-template" | "template-path-refused" | "bad-kwargs" | "parser-mismatch" | "scenario-refused";
+  "unknown-family" | "missing-file" | "missing-token" | "missing-template" | "template-path-refused" | "bad-kwargs" | "bad-template-source" | "parser-mismatch" | "scenario-refused";
 
 /**
  * A model choice that cannot start: unknown family, or a checkpoint that lacks what the family needs. The message
@@ -202,4 +212,6 @@ export interface LoadedModelInfo {
   readonly checkpoint: string;
   /** Where the template came from: the bundled file name, `tokenizer_config.json`, `chat_template.jinja`, or the --chat-template-path file. */
   readonly templateOrigin: string;
+  /** Which template source is in force: `family` (registered), `checkpoint` (the checkpoint's own) or `path` (--chat-template-path). */
+  readonly templateSource: ChatTemplateSource | "path";
 }
