@@ -3,6 +3,7 @@
 // Every command exits 0 on pass, 1 on a parity failure, 2 on a usage or server problem, with one line naming it.
 import "./cli-peers";
 import { Command } from "commander";
+import { closestWord } from "./did-you-mean";
 import { withCliConventions } from "./command-kit";
 import { CliExit, EXIT_PASS, EXIT_USAGE, exitCodeOf } from "./exit-codes";
 import { fuzzCommand } from "./fuzz-command";
@@ -29,8 +30,13 @@ export function buildProgram(): Command {
     .action((options: { version?: boolean }, self: Command) => {
       const name = self.args[0];
       if (name !== undefined) {
-        const known = program.commands.map((command) => command.name()).join(", ");
-        program.error(`error: unknown command '${name}' (the commands are ${known})`, { exitCode: EXIT_USAGE, code: "commander.unknownCommand" });
+        const names = program.commands.map((command) => command.name());
+        const closest = closestWord(name, names);
+        const hint = closest === null ? "" : `; did you mean ${closest}?`;
+        program.error(`error: unknown command '${name}' (the commands are ${names.join(", ")})${hint}`, {
+          exitCode: EXIT_USAGE,
+          code: "commander.unknownCommand",
+        });
       }
       if (options.version === true) {
         const output = program.configureOutput();
