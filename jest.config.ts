@@ -26,6 +26,8 @@ export const SLOW_SUITES: readonly string[] = [
   "__tests__/cli/routing-replay-cli.test.ts",
   "__tests__/server/v2/cli-hooks.test.ts",
   "__tests__/cli/documented-commands.test.ts",
+  // every TypeScript example of the README and docs/ type-checked (three TypeScript programs over the sources)
+  "__tests__/docs/docs-typescript.test.ts",
   "__tests__/cli/run-families.test.ts",
   // the parity run in-process over every option (batches up to 64, cycles, failure modes, matchers, families)
   "__tests__/cli/run-parity.test.ts",

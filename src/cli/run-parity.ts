@@ -42,6 +42,11 @@ export interface RunParityContext {
   notice?: (line: string) => void;
   /** Receives every pair of runs (v1, v2; an Error where a run could not start) before the servers stop. */
   onPairs?: (pairs: [SessionParityRun | Error, SessionParityRun | Error][]) => void;
+  /**
+   * When the measured "total" starts, on the `performance.now()` clock (default: when `runParity` is called). The
+   * command passes 0, Node's process start, so the closing line reports the whole wall time a user waited.
+   */
+  startedAtMs?: number;
 }
 
 /** A server location with the flag or variable it came from (named in error messages). */
@@ -314,7 +319,7 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
         startupMs,
         trajectoriesMs,
         judgeMs,
-        totalMs: performance.now() - t0,
+        totalMs: performance.now() - (context.startedAtMs ?? t0),
         floorMs: environment.started.backend ? chatCallsPerTrajectory(options.cycles) * options.latencyMs : null,
       },
       requests: counter.total,
