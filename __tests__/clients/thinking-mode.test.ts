@@ -58,7 +58,7 @@ describe.each(["v1", "v2"] as const)("%s, thinking on", (version) => {
   test("a client that drops reasoning_content breaks the trajectory at the replayed turn: its first generation is not trained on", async () => {
     const { outcome } = await runInSession(
       strict(thinking, version),
-      openaiTwoTurns(({ content, tool_calls }) => ({ role: "assistant", content, tool_calls }) as ChatCompletionMessageParam),
+      openaiTwoTurns(({ content, tool_calls }) => ({ role: "assistant", content, tool_calls })),
     );
     // the strict matcher sees a replayed turn that differs from the stored one (no reasoning_content): v1 rolls it back
     // (one record left, the sample trains on the second generation only), v2 starts a new root beside it
