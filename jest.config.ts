@@ -52,6 +52,7 @@ export const SLOW_SUITES: readonly string[] = [
   "__tests__/tokenizer/deepseek-cross-check.test.ts",
   "__tests__/wire/py-json.test.ts",
   "__tests__/server/python-json-fidelity.http.test.ts",
+  "__tests__/cli/miles-python-parity.test.ts",
   // the agent frameworks driving both servers (each loads a framework and its own openai copy)
   "__tests__/clients/frameworks/openai-agents.test.ts",
   "__tests__/clients/frameworks/langchain.test.ts",
