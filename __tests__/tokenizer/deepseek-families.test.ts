@@ -10,6 +10,7 @@ import { deepSeekEncodeConfig, DeepSeekEncoderRenderer } from "../../src/tokeniz
 import { encodeMessagesV32 } from "../../src/tokenizer/deepseek/encoding-dsv32";
 import { encodeMessagesV4 } from "../../src/tokenizer/deepseek/encoding-dsv4";
 import { readModelType } from "../../src/tokenizer/family-load";
+import { verifyTemplate } from "../../src/verify/verify-template-api";
 import { DEEPSEEKV32_FAMILY, DEEPSEEKV4_FAMILY, TitoModelError } from "../../src/tokenizer/families";
 import type { ChatMessage } from "../../src/tokenizer/types";
 import { deepseekCheckpoint } from "./deepseek/checkpoint";
@@ -294,5 +295,28 @@ describe("routing by config.json model_type (deepseek.py _read_model_type / mode
     expect(error).toBeInstanceOf(TitoModelError);
     expect(error).toMatchObject({ problem: "missing-token", family: "deepseekv4", file: "tokenizer.json" });
     expect((error as Error).message).toMatch(/has no <｜Assistant｜> token, which the deepseekv4 family needs/);
+  });
+});
+
+describe("verify-template through the families' TITO (miles' scripts/tools/verify_chat_template.py)", () => {
+  test("deepseekv4 passes every check, thinking on and off", async () => {
+    for (const thinking of ["on", "off"] as const) {
+      const report = await verifyTemplate({ titoModel: "deepseekv4", hfCheckpoint: checkpoint("deepseek_v4"), thinking });
+      expect(report.templateSource).toBe("encoder via TITO: encoding_dsv4.py");
+      expect(report.results.filter((result) => !result.passed).map((result) => result.id)).toEqual([]);
+      expect(report.summary.pass).toBe(true);
+    }
+  });
+
+  test("deepseekv32 fails only where the V3.2 encoder itself breaks append-safety, each failure naming why", async () => {
+    const report = await verifyTemplate({ titoModel: "deepseekv32", hfCheckpoint: checkpoint("deepseek_v32"), thinking: "both" });
+    const failed = report.results.filter((result) => !result.passed);
+    expect(report.summary.pass).toBe(false);
+    expect(failed.length).toBeGreaterThan(0);
+    for (const result of failed) {
+      // a tool result must follow its assistant directly (a system turn between them is refused by the encoder), and a
+      // tool block rendered without the generation prompt loses the opener the encoder writes inside the tool turn
+      expect(result.error).toMatch(/Invalid messages at \d+|<\/function_results>/);
+    }
   });
 });
