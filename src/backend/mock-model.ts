@@ -50,8 +50,10 @@ function resolveParser(family: TitoFamily, flag: string, bound: string | null, u
  */
 export function resolveMockFormats(choice: MockModelChoice): { family: TitoFamily; formats: MockFormats; stopToken: TokenRef } {
   const family = getTitoFamily(choice.titoModel ?? DEFAULT_TITO_MODEL);
-  const toolName = resolveParser(family, "tool-call-parser", family.wire.toolCallParser, choice.toolCallParser) ?? FALLBACK_TOOL_CALL_PARSER;
-  const reasoningName = resolveParser(family, "reasoning-parser", family.wire.reasoningParser, choice.reasoningParser);
+  const fallback = family.wire.unboundDefaults;
+  const toolName =
+    resolveParser(family, "tool-call-parser", family.wire.toolCallParser, choice.toolCallParser) ?? fallback?.toolCallParser ?? FALLBACK_TOOL_CALL_PARSER;
+  const reasoningName = resolveParser(family, "reasoning-parser", family.wire.reasoningParser, choice.reasoningParser) ?? fallback?.reasoningParser ?? null;
   const formats: MockFormats = {
     toolCalls: toolCallFormat(toolName),
     reasoning: reasoningName === null ? null : reasoningFormat(reasoningName),
@@ -77,6 +79,7 @@ export async function loadMockTokenizer(choice: MockModelChoice): Promise<Tokeni
     titoModel: choice.titoModel,
     hfCheckpoint: choice.hfCheckpoint || undefined,
     chatTemplatePath: choice.chatTemplatePath,
+    chatTemplate: choice.chatTemplate,
     chatTemplateKwargs: choice.chatTemplateKwargs,
   });
   return model.tokenizer;

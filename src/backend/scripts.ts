@@ -80,7 +80,7 @@ function inFormats(reply: ProcessResult, formats: MockFormats | undefined, promp
   const call = WEATHER_CALLS.get(reply);
   if (call !== undefined && formats.toolCalls !== QWEN25_TOOL_CALLS) {
     copy.text = formats.toolCalls.write(call.lead, [{ name: "get_weather", arguments: { location: call.city } }]);
-  }
+  } else if (call === undefined && formats.toolCalls.writeText !== undefined) copy.text = formats.toolCalls.writeText(copy.text);
   // DeepSeek: the prompt ends in <think> in thinking mode (the request then forces the parser into reasoning)
   const opened = formats.reasoningOpenedByPrompt || (formats.reasoningForcedByKwarg !== undefined && prompt.endsWith("<think>"));
   if (formats.reasoning !== null && opened) copy.text = formats.reasoning.write(WEATHER_REASONING_TEXT, copy.text, true);

@@ -10,7 +10,7 @@ import { CliExit, EXIT_USAGE } from "./exit-codes";
 import { parsePort } from "./mock-command";
 import { DEFAULT_WAIT_SECONDS, parseWaitSeconds } from "./run-options";
 import { redactUrlCredentials } from "../server/redaction";
-import { addModelOptions, type ModelChoiceFlags } from "./model-options";
+import { addModelOptions, SERVER_KWARGS_HELP, type ModelChoiceFlags } from "./model-options";
 
 /** Parsed options of `serve`. */
 export interface ServeCommandOptions extends ModelChoiceFlags {
@@ -61,6 +61,16 @@ function parsePositiveInt(value: string): number {
 function parsePositiveInteger(value: string): number {
   const parsed = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed) || parsed <= 0) throw new InvalidArgumentError("must be a positive integer");
+  return parsed;
+}
+
+/** Longest idle expiry in seconds whose milliseconds are still a safe integer (about 285,000 years). */
+const MAX_TTL_SECONDS = Math.floor(Number.MAX_SAFE_INTEGER / 1000);
+
+/** `--session-ttl`: a positive whole number of seconds, refused in seconds (not milliseconds) when too large. */
+function parseTtlSeconds(value: string): number {
+  const parsed = /^\d+$/.test(value) && Number(value) > MAX_TTL_SECONDS ? Number.POSITIVE_INFINITY : parsePositiveInteger(value);
+  if (parsed > MAX_TTL_SECONDS) throw new InvalidArgumentError(`must be at most ${MAX_TTL_SECONDS} seconds (about 285,000 years; omit it for no expiry)`);
   return parsed;
 }
 
@@ -117,6 +127,7 @@ export async function runServe(
       titoModel: options.titoModel,
       chatTemplatePath: options.chatTemplatePath,
       chatTemplateKwargs: options.chatTemplateKwargs,
+      chatTemplate: options.chatTemplate,
       instanceId: options.instanceId,
       messageMatcher: options.messageMatcher,
       samplePicker: options.samplePicker,
@@ -176,7 +187,11 @@ export function serveCommand(): Command {
       parsePositiveInteger,
     )
     .option("--max-sessions <n>", "most sessions held at once; beyond it POST /sessions gets 503 (default: no count limit)", parsePositiveInteger)
-    .option("--session-ttl <seconds>", "evict sessions no request touched for this long, logged (default: never, as miles)", parsePositiveInteger)
+    .option(
+      "--session-ttl <seconds>",
+      "evict sessions idle this long since their last request ended, logged; a session with a request in flight is kept (default: never, as miles)",
+      parseTtlSeconds,
+    )
     .addOption(
       new Option("--miles-revision <rev>", "miles revision the refusal rules follow: 3311 (a refused retry keeps its history) or the 31f1ca96 snapshot")
         .choices([...MILES_REVISIONS])
@@ -212,7 +227,7 @@ export function serveCommand(): Command {
       }
       await runServe({ ...options, version });
     });
-  addModelOptions(command, "{}");
+  addModelOptions(command, SERVER_KWARGS_HELP);
   return withCliConventions(command, [
     "session-parity mock --port 30000 & session-parity serve v2 --backend http://127.0.0.1:30000 --port 8002 --message-matcher loose_tool_call",
   ]);

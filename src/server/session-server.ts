@@ -64,6 +64,11 @@ export interface SessionServerOptions extends RoutingReplayServerOptions, ModelC
    * has none. A session with a request in flight is never evicted.
    */
   sessionTtlMs?: number;
+  /**
+   * The clock idle expiry reads, in ms (default `Date.now`). A session is idle from the end of its last request; tests
+   * pass a clock of their own to drive {@link sessionTtlMs} without waiting.
+   */
+  clock?: () => number;
   /** Maximum sockets to the backend (default 1024). */
   upstreamConnections?: number;
   /**
@@ -150,6 +155,7 @@ export async function startSessionServer(options: SessionServerOptions): Promise
     hfCheckpoint: options.hfCheckpoint,
     chatTemplatePath: options.chatTemplatePath,
     chatTemplateKwargs: options.chatTemplateKwargs,
+    chatTemplate: options.chatTemplate,
   });
   const ctx: PolicyContext = {
     tokenizer: kit.tokenizer,
@@ -172,7 +178,8 @@ export async function startSessionServer(options: SessionServerOptions): Promise
   const limits: ShellLimits = {
     maxBodyBytes: checkMaxBodyBytes(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
     allowedHosts: null,
-    sessions: resolveSessionBudget(options),
+    sessions: resolveSessionBudget(options, (message) => logger.warn(message)),
+    now: options.clock,
   };
   const shell = new SessionShell(policy, ctx, kit, upstream, options.instanceId, logger, replay.request, limits, dump);
   const server = createServer((req, res) => {

@@ -163,6 +163,11 @@ export const linearPolicy: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
 
   storedRecords: (state) => state.records,
 
+  samplesFootprint(state) {
+    const tokens = currentTokenIds(state).length;
+    return { samples: state.records.length > 0 ? 1 : 0, sampleTokens: tokens, viewTokens: tokens, carriesRequestMetadata: false };
+  },
+
   collectSamples(state, body: SamplesRequestBody, ctx): SamplesResult {
     const sessionMetadata = view(state, ctx).metadata;
     const { sample, emptyReason } = assembleTrajectorySample(state.records, currentTokenIds(state), {

@@ -5,6 +5,11 @@ import { DEEPSEEKV4_FAMILY } from "./deepseekv4";
 import { DEFAULT_FAMILY } from "./default";
 import { GLM47_FAMILY } from "./glm47";
 import { GLM53_FAMILY } from "./glm53";
+import { INKLING_FAMILY } from "./inkling";
+import { KIMI25_FAMILY } from "./kimi25";
+import { KIMI26_FAMILY } from "./kimi26";
+import { MINIMAX_M25_FAMILY } from "./minimax-m25";
+import { MINIMAX_M27_FAMILY } from "./minimax-m27";
 import { NEMOTRON3_FAMILY } from "./nemotron3";
 import { QWEN3_FAMILY } from "./qwen3";
 import { QWEN35_FAMILY } from "./qwen35";
@@ -32,7 +37,22 @@ export const MILES_TITO_MODELS: readonly string[] = Object.freeze([
   "inkling",
 ]);
 
-const FAMILIES: readonly TitoFamily[] = [DEFAULT_FAMILY, QWEN3_FAMILY, QWEN35_FAMILY, QWENNEXT_FAMILY, GLM47_FAMILY, GLM53_FAMILY, NEMOTRON3_FAMILY, DEEPSEEKV32_FAMILY, DEEPSEEKV4_FAMILY];
+const FAMILIES: readonly TitoFamily[] = [
+  DEFAULT_FAMILY,
+  QWEN3_FAMILY,
+  QWEN35_FAMILY,
+  QWENNEXT_FAMILY,
+  GLM47_FAMILY,
+  GLM53_FAMILY,
+  NEMOTRON3_FAMILY,
+  KIMI25_FAMILY,
+  KIMI26_FAMILY,
+  MINIMAX_M25_FAMILY,
+  MINIMAX_M27_FAMILY,
+  INKLING_FAMILY,
+  DEEPSEEKV32_FAMILY,
+  DEEPSEEKV4_FAMILY,
+];
 
 const BY_NAME: ReadonlyMap<string, TitoFamily> = new Map(FAMILIES.map((family) => [family.name, family]));
 

@@ -1,5 +1,6 @@
 // The shape every TITO model family declares: what miles' TITOTokenizer subclass and its FixedTemplate say.
 // Pure data (plus token references resolved later against a vocabulary); the registry and loader give it life.
+import type { ChatTemplateSource } from "./model-defaults";
 import type { ChatTemplateKwargs } from "../types";
 
 /** A role miles lets a family append after the stored history (`VALID_APPEND_ROLES` in tito_tokenizer.py). */
@@ -32,7 +33,16 @@ export type TokenRef = { readonly token: string; readonly optional?: true } | { 
  */
 export type TemplateSource =
   | { readonly kind: "checkpoint" }
-  | { readonly kind: "bundled"; readonly file: string }
+  | {
+      readonly kind: "bundled";
+      readonly file: string;
+      /**
+       * True for a miles fixed template shipped unchanged (`miles-templates/*.jinja`): rendered as transformers
+       * renders a checkpoint's own template (its special-token variables, Python's tojson and strip), not with the
+       * host helpers of {@link BundledTemplateHelpers}.
+       */
+      readonly verbatim?: boolean;
+    }
   | {
       /**
        * No Jinja: one of DeepSeek's official prompt encoders, ported (src/tokenizer/deepseek/), as miles routes a
@@ -111,6 +121,11 @@ export interface WireFormats {
   /** SGLang `--reasoning-parser` miles binds (`qwen3`, `glm45`, `nemotron_3`, ...), or null (`default`). */
   readonly reasoningParser: string | null;
   /**
+   * The parsers the mock speaks when the family binds none and the user names none: the ones SGLang serves the model
+   * with (Kimi K2.5: `kimi_k2` for both; miles' Kimi25TITOTokenizer binds none). Absent: `qwen25` and no reasoning.
+   */
+  readonly unboundDefaults?: { readonly toolCallParser: string; readonly reasoningParser: string | null };
+  /**
    * True when the generation prompt already opens the reasoning block (Qwen3-Thinking-2507 / Qwen3-Next write
    * `<|im_start|>assistant\n<think>\n`): a completion then starts inside it, so the mock writes
    * `reasoning</think>\n\ncontent` and the parser reads reasoning up to `</think>` without an opening tag.
@@ -185,13 +200,30 @@ export interface ModelChoice {
   hfCheckpoint?: string;
   /** `--chat-template-path`: a Jinja file replacing the checkpoint's template (families with `acceptsChatTemplatePath` only). */
   chatTemplatePath?: string;
-  /** `--chat-template-kwargs` / miles' `--apply-chat-template-kwargs`: server default kwargs (default `{}`). */
+  /**
+   * `--chat-template-kwargs` / miles' `--apply-chat-template-kwargs`: server default kwargs. A session server or a
+   * fixture given none uses `{"enable_thinking": false}` (src/tokenizer/families/model-defaults.ts); the tokenizer
+   * alone renders with `{}`.
+   */
   chatTemplateKwargs?: ChatTemplateKwargs;
+  /**
+   * `--chat-template`: `family` (default) renders the family's registered template; `checkpoint` the checkpoint's own
+   * template under the family's TITO rules (the configuration of miles' test helper `_serve_session`).
+   */
+  chatTemplate?: ChatTemplateSource;
 }
 
 /** What is wrong with a model choice; `missing` names the piece (a token, a template, a file). */
 export type TitoModelProblem =
-  "unknown-family" | "missing-file" | "missing-token" | "missing-template" | "template-path-refused" | "bad-kwargs" | "parser-mismatch" | "scenario-refused";
+  | "unknown-family"
+  | "missing-file"
+  | "missing-token"
+  | "missing-template"
+  | "template-path-refused"
+  | "bad-kwargs"
+  | "bad-template-source"
+  | "parser-mismatch"
+  | "scenario-refused";
 
 /**
  * A model choice that cannot start: unknown family, or a checkpoint that lacks what the family needs. The message
@@ -224,4 +256,6 @@ export interface LoadedModelInfo {
   readonly checkpoint: string;
   /** Where the template came from: the bundled file name, `tokenizer_config.json`, `chat_template.jinja`, or the --chat-template-path file. */
   readonly templateOrigin: string;
+  /** Which template source is in force: `family` (registered), `checkpoint` (the checkpoint's own) or `path` (--chat-template-path). */
+  readonly templateSource: ChatTemplateSource | "path";
 }
