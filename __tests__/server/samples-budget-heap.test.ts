@@ -52,7 +52,8 @@ async function sessionWithLeaves(url: string, leaves: number, bytes: number, see
   const created = await call("POST", `${url}/sessions`);
   expect(created.status).toBe(200);
   const id = created.json<{ session_id: string }>().session_id;
-  for (let i = 0; i < leaves; i += 1) expect((await chat(url, id, { messages: [{ role: "user", content: historyText(seed * 1000 + i, bytes) }] })).status).toBe(200);
+  for (let i = 0; i < leaves; i += 1)
+    expect((await chat(url, id, { messages: [{ role: "user", content: historyText(seed * 1000 + i, bytes) }] })).status).toBe(200);
   return id;
 }
 
@@ -71,7 +72,8 @@ async function snapshot(url: string, ids: readonly string[]): Promise<Buffer[]> 
 /** A samples body whose metadata is one string of `bytes` characters. */
 const samplesBody = (bytes: number) => JSON.stringify({ max_seq_len: null, metadata: { blob: "m".repeat(bytes) } });
 
-const TOO_LARGE = /^\{"error":"request too large: this samples reply \((\d+) samples x (\d+\.\d) MiB of request metadata \+ \d+\.\d MiB of samples\) needs about \d+\.\d MiB, more than /;
+const TOO_LARGE =
+  /^\{"error":"request too large: this samples reply \((\d+) samples x (\d+\.\d) MiB of request metadata \+ \d+\.\d MiB of samples\) needs about \d+\.\d MiB, more than /;
 const FULL = /^\{"error":"session store is full: this samples reply \(\d+ samples x \d+\.\d MiB of request metadata/;
 
 test("160 MB heap: 12 leaves x 8 MB of metadata is a 413, 12 x 3 MB on a loaded store a 503; the server lives, nothing stored changes", async () => {
@@ -152,7 +154,9 @@ test("160 MB heap with --max-session-bytes 1 GiB: the heap guard still answers 5
     expect(served.alive()).toBe(true);
     expect(refusal).not.toBeNull();
     expect(refusal!.status).toBe(503);
-    expect(refusal!.text).toMatch(/^\{"error":"session store is full: .* past the heap guard of the 1024\.0 MiB session budget \(\d+\.\d MiB, \d+% of the \d+\.\d MiB heap limit/);
+    expect(refusal!.text).toMatch(
+      /^\{"error":"session store is full: .* past the heap guard of the 1024\.0 MiB session budget \(\d+\.\d MiB, \d+% of the \d+\.\d MiB heap limit/,
+    );
     expect(ids.length).toBeGreaterThan(5);
     for (const id of ids) expect((await call("GET", `${served.url}/sessions/${id}`)).json<{ records: unknown[] }>().records).toHaveLength(1);
   } finally {

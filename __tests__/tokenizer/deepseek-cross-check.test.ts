@@ -73,7 +73,13 @@ function rendersOf(c: DeepSeekCase, family: "deepseekv32" | "deepseekv4", kwargs
 }
 
 function caseOf(family: "deepseekv32" | "deepseekv4", messages: ChatMessage[], c: DeepSeekCase, kwargs: Record<string, unknown>, add: boolean): RenderCase {
-  return { encoder: family === "deepseekv32" ? "deepseek_v32" : "deepseek_v4", messages, tools: canonicalizeTools(c.tools), kwargs, add_generation_prompt: add };
+  return {
+    encoder: family === "deepseekv32" ? "deepseek_v32" : "deepseek_v4",
+    messages,
+    tools: canonicalizeTools(c.tools),
+    kwargs,
+    add_generation_prompt: add,
+  };
 }
 
 /** A tool result answering the reply's call at the same position (the mock names calls itself). */
@@ -114,7 +120,10 @@ describe.each(["deepseekv32", "deepseekv4"] as const)("%s", (family) => {
         const at = sessions.get(context!.headers.get("x-smg-routing-key") ?? "")!;
         // after the conversation's last appended block, a plain closing answer
         const reply = at.c.turns[at.turn]?.reply ?? { role: "assistant", content: "Done." };
-        const calls = (reply.tool_calls ?? []).map((tc) => ({ name: tc.function.name, arguments: JSON.parse(tc.function.arguments as string) as Record<string, unknown> }));
+        const calls = (reply.tool_calls ?? []).map((tc) => ({
+          name: tc.function.name,
+          arguments: JSON.parse(tc.function.arguments as string) as Record<string, unknown>,
+        }));
         let text = format.write(reply.content as string, calls);
         // thinking mode: the request forces SGLang's parser into reasoning, so the model closes the block (empty when
         // the prompt's tail, a system or assistant turn, opened none)
@@ -123,7 +132,13 @@ describe.each(["deepseekv32", "deepseekv4"] as const)("%s", (family) => {
         return { text };
       };
       const backend: MockBackend = await startMockBackend({ process, titoModel: family, hfCheckpoint: dir });
-      const server: RunningSessionServer = await startSessionServer({ version: "v1", backendUrl: backend.url, titoModel: family, hfCheckpoint: dir, logger: { warn() {} } });
+      const server: RunningSessionServer = await startSessionServer({
+        version: "v1",
+        backendUrl: backend.url,
+        titoModel: family,
+        hfCheckpoint: dir,
+        logger: { warn() {} },
+      });
       try {
         expect((await call("GET", `${server.url}/health`)).json<Record<string, string>>().tito_model).toBe(family);
         const state = await Promise.all(
@@ -146,7 +161,8 @@ describe.each(["deepseekv32", "deepseekv4"] as const)("%s", (family) => {
             else {
               const reply = s.messages[s.messages.length - 1];
               const appended = s.c.turns[turn - 1].appended.map((m) => withCallIds(m, reply));
-              if (family === "deepseekv4") renders.push(caseOf(family, [...s.messages], s.c, s.kwargs, false), caseOf(family, [...s.messages, ...appended], s.c, s.kwargs, true));
+              if (family === "deepseekv4")
+                renders.push(caseOf(family, [...s.messages], s.c, s.kwargs, false), caseOf(family, [...s.messages, ...appended], s.c, s.kwargs, true));
               else {
                 const base = [DUMMY_SYSTEM, { role: "assistant", content: "", reasoning_content: " ", tool_calls: reply.tool_calls ?? [] }];
                 renders.push(caseOf(family, base, s.c, s.kwargs, false), caseOf(family, [...base, ...appended], s.c, s.kwargs, true));
@@ -163,7 +179,9 @@ describe.each(["deepseekv32", "deepseekv4"] as const)("%s", (family) => {
             else {
               const [without, withNext] = [texts[2 * i], texts[2 * i + 1]];
               if (typeof without !== "string" || typeof withNext !== "string" || !withNext.startsWith(without)) {
-                throw new Error(`turn ${turn}: Python refused or is not append-only: ${JSON.stringify([without, withNext]).slice(-300)}\n${JSON.stringify(s.messages)}\n${JSON.stringify(s.c.turns.slice(0, turn))}`);
+                throw new Error(
+                  `turn ${turn}: Python refused or is not append-only: ${JSON.stringify([without, withNext]).slice(-300)}\n${JSON.stringify(s.messages)}\n${JSON.stringify(s.c.turns.slice(0, turn))}`,
+                );
               }
               expected = [...stored[i], ...(await rustIds(rust, withNext.slice(without.length)))];
             }
@@ -171,7 +189,8 @@ describe.each(["deepseekv32", "deepseekv4"] as const)("%s", (family) => {
             const reply = await chat(server.url, s.id, { messages: s.messages, tools: s.c.tools ?? undefined, chat_template_kwargs: s.c.kwargs });
             if (reply.status !== 200) throw new Error(`turn ${turn}: ${reply.status} ${reply.text}`);
             const sent = backend.requestLog[backend.requestLog.length - 1].input_ids as number[];
-            if (JSON.stringify(sent) !== JSON.stringify(expected)) throw new Error(
+            if (JSON.stringify(sent) !== JSON.stringify(expected))
+              throw new Error(
                 `turn ${turn}: prompt ids differ from the Python reference\n${JSON.stringify(s.messages)}\nours:   ${JSON.stringify(model.tokenizer.decode(sent))}\npython: ${JSON.stringify(model.tokenizer.decode(expected))}`,
               );
             s.messages.push(reply.json<{ choices: { message: ChatMessage }[] }>().choices[0].message);
@@ -207,7 +226,9 @@ describe.each(["deepseekv32", "deepseekv4"] as const)("%s", (family) => {
         if (typeof want !== "string" || typeof ours !== "string") {
           // both sides refuse the same inputs (e.g. a V3.2 tool result after an assistant without calls)
           if (typeof want === "string" || typeof ours === "string") {
-            throw new Error(`case ${index}: Python ${JSON.stringify(want).slice(0, 300)} vs ours ${JSON.stringify(ours).slice(0, 300)}\n${JSON.stringify(cases[index])}`);
+            throw new Error(
+              `case ${index}: Python ${JSON.stringify(want).slice(0, 300)} vs ours ${JSON.stringify(ours).slice(0, 300)}\n${JSON.stringify(cases[index])}`,
+            );
           }
           continue;
         }
