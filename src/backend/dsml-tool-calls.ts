@@ -5,7 +5,7 @@ import { dumpsPy, isPyTruthy, parsePyJson, PY_TOJSON, pyObjectFromEntries, pyObj
 import type { ParsedToolCall, ScriptedToolCall, ToolCallParse } from "./formats/types";
 
 const DSML = "｜DSML｜";
-/** Python's `str.strip()` whitespace (JS's `trim` also strips U+FEFF and keeps U+001C-U+001F, U+0085). */
+/** Python's `str.strip()` whitespace. */
 const PY_SPACE = "\\t\\n\\v\\f\\r \\x1c-\\x1f\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
 const INVOKE = new RegExp(`<${DSML}invoke\\s+name="([^"]+)"\\s*>([\\s\\S]*?)</${DSML}invoke>`, "g");
@@ -45,8 +45,7 @@ function invokeParameters(body: string): Record<string, PyJson> {
       }
     }
     const at = entries.findIndex(([key]) => key === match[1]);
-    if (at >= 0)
-      entries[at] = [match[1], parsed]; // a repeated name keeps its first place, as a dict does
+    if (at >= 0) entries[at] = [match[1], parsed]; // a repeated name keeps its first place, as a dict does
     else entries.push([match[1], parsed]);
   }
   return pyObjectFromEntries(entries);
