@@ -56,6 +56,7 @@ export const SLOW_SUITES: readonly string[] = [
   "__tests__/tokenizer/qwen35-family.test.ts",
   "__tests__/tokenizer/synthetic-families.test.ts",
   "__tests__/tokenizer/kimi-minimax-inkling-cross-check.test.ts",
+  "__tests__/server/kimi-minimax-inkling-server.test.ts",
   "__tests__/parity/family-parity.test.ts",
   // the session-verify gate over --cycles 3 runs under every failure mode, and a planted re-tokenizing server
   "__tests__/matchers/session-verify-gate.test.ts",
