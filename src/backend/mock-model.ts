@@ -16,6 +16,11 @@ export interface MockFormats {
   reasoning: ReasoningFormat | null;
   /** The generation prompt already opened the reasoning block (qwennext). */
   reasoningOpenedByPrompt: boolean;
+  /**
+   * The request chat-template kwarg whose true value forces the reasoning parser into reasoning mode (DeepSeek:
+   * `thinking`, as SGLang's DeepSeek detectors read it); absent: only {@link reasoningOpenedByPrompt} decides.
+   */
+  reasoningForcedByKwarg?: string;
 }
 
 /** The mock's model choice: the servers' options plus SGLang's parser flags. */
@@ -53,6 +58,7 @@ export function resolveMockFormats(choice: MockModelChoice): { family: TitoFamil
     toolCalls: toolCallFormat(toolName),
     reasoning: reasoningName === null ? null : reasoningFormat(reasoningName),
     reasoningOpenedByPrompt: family.wire.reasoningOpenedByPrompt,
+    ...(family.wire.reasoningForcedByKwarg === undefined ? {} : { reasoningForcedByKwarg: family.wire.reasoningForcedByKwarg }),
   };
   return { family, formats, stopToken: family.wire.stopToken ?? { eos: true } };
 }
@@ -73,6 +79,7 @@ export async function loadMockTokenizer(choice: MockModelChoice): Promise<Tokeni
     titoModel: choice.titoModel,
     hfCheckpoint: choice.hfCheckpoint || undefined,
     chatTemplatePath: choice.chatTemplatePath,
+    chatTemplate: choice.chatTemplate,
     chatTemplateKwargs: choice.chatTemplateKwargs,
   });
   return model.tokenizer;

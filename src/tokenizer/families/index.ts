@@ -9,6 +9,8 @@ export { GLM47_FAMILY } from "./glm47";
 export { GLM53_FAMILY } from "./glm53";
 export { NEMOTRON3_FAMILY } from "./nemotron3";
 export { QWEN35_FAMILY } from "./qwen35";
+export { DEEPSEEKV32_FAMILY } from "./deepseekv32";
+export { DEEPSEEKV4_FAMILY } from "./deepseekv4";
 export { KIMI25_FAMILY } from "./kimi25";
 export { KIMI26_FAMILY } from "./kimi26";
 export { MINIMAX_M25_FAMILY } from "./minimax-m25";

@@ -1,5 +1,7 @@
 // The registry of TITO model families: one entry per `--tito-model` value this package implements.
 // A family is added by writing its file next to this one and listing it in FAMILIES below.
+import { DEEPSEEKV32_FAMILY } from "./deepseekv32";
+import { DEEPSEEKV4_FAMILY } from "./deepseekv4";
 import { DEFAULT_FAMILY } from "./default";
 import { GLM47_FAMILY } from "./glm47";
 import { GLM53_FAMILY } from "./glm53";
@@ -48,6 +50,8 @@ const FAMILIES: readonly TitoFamily[] = [
   MINIMAX_M25_FAMILY,
   MINIMAX_M27_FAMILY,
   INKLING_FAMILY,
+  DEEPSEEKV32_FAMILY,
+  DEEPSEEKV4_FAMILY,
 ];
 
 const BY_NAME: ReadonlyMap<string, TitoFamily> = new Map(FAMILIES.map((family) => [family.name, family]));
