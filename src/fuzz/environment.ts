@@ -31,6 +31,8 @@ export interface FuzzEnvironmentOptions {
   chatTemplatePath?: string;
   /** Default chat-template kwargs of the embedded servers (default `{}`, miles' server default). */
   chatTemplateKwargs?: ChatTemplateKwargs;
+  /** Requests the embedded mock keeps in its stats log (default the mock's; a long replay keeps none, so memory stays flat). */
+  mockLogEntries?: number;
 }
 
 /** Servers ready for fuzzing. */
@@ -82,6 +84,7 @@ export async function openFuzzEnvironment(options: FuzzEnvironmentOptions = {}):
         hfCheckpoint: options.hfCheckpoint,
         chatTemplatePath: options.chatTemplatePath,
         chatTemplateKwargs: options.chatTemplateKwargs,
+        maxLogEntries: options.mockLogEntries,
       });
       closers.push(() => mock.close());
       backendUrl = mock.url;
