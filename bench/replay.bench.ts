@@ -53,7 +53,7 @@ function writeCorpus(file: string, count: number): void {
 
 function party(args: string[]): PartyFigures {
   const script = path.join(__dirname, "replay-party.js");
-  const result = spawnSync(process.execPath, ["--max-old-space-size=8192", script, ...args], { encoding: "utf8", maxBuffer: 1 << 26 });
+  const result = spawnSync(process.execPath, [script, ...args], { encoding: "utf8", maxBuffer: 1 << 26 });
   if (result.status !== 0) throw new Error(`party ${args.join(" ")} failed (${result.status}):\n${result.stderr}`);
   const figures = JSON.parse(result.stdout.trim().split("\n").at(-1) ?? "") as PartyFigures;
   if (figures.exitCode !== 0) throw new Error(`party ${args.join(" ")} exited ${figures.exitCode}`);

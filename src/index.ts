@@ -75,7 +75,10 @@ export {
   type SessionServerVersion,
 } from "./entries/matchers";
 export { buildWeatherInputSamples } from "./fixture/input-samples";
-export { runAgenticRetryTrajectories, startParityEnvironment } from "./entries/on-demand-fixture";
+export { runAgenticRetryTrajectories, startParityEnvironment, runAgentParity } from "./entries/on-demand-fixture";
+export { AgentRunError } from "./fixture/agent-run-error";
+export type { AgentParityOptions, AgentParityResult, AgentParityVersion, AgentRunContext, ParityAgentFunction } from "./fixture/agent-parity";
+export type { CassetteOption, CassetteSource } from "./backend/cassette-backend";
 export { DEFAULT_PARITY_SAMPLING, type AgenticRetryOptions } from "./fixture/types";
 export type { AgentSampling, ToolCallFailureMode } from "./agent/weather-agent";
 export type { ParityEnvironment, ParityEnvironmentOptions } from "./fixture/parity-environment";
