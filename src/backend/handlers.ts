@@ -7,6 +7,7 @@ import type { FinishReason, ProcessFunction, ProcessResult } from "./types";
 import type { TokenRef } from "../tokenizer/families/types";
 import { stopTokenId, type MockFormats } from "./mock-model";
 import { planLookupKeys, type ReplyPlanRegistry } from "./reply-plans";
+import { thinkingAsThePromptAsks } from "./thinking-mode";
 import { BackendStatsRecorder } from "./stats";
 import { LatencyWaits } from "./latency-waits";
 import { decodePromptIds } from "./prompt-texts";
@@ -57,6 +58,12 @@ export interface BackendOptions extends MockRoutingOptions {
   signal?: AbortSignal;
   /** Reply plans: a request whose routing key has a plan is answered from it instead of `process`. */
   plans?: ReplyPlanRegistry;
+  /**
+   * Report speculative-decoding counters (`spec_accept_token_num`, `spec_draft_token_num`, `spec_verify_ct`) in each
+   * reply's `meta_info`, as SGLang does under `--speculative-algorithm` with this many draft tokens a step (default:
+   * none reported). A process function's own `meta_info` values override them.
+   */
+  speculativeDraftTokens?: number;
 }
 
 /** A tokenizer given directly or loaded on first use. */
@@ -164,6 +171,10 @@ class MockEngine {
     this.clock = options.clock ?? (() => Date.now() / 1000);
     this.idSource = options.idSource ?? randomHexId;
     checkRoutingOptions(options);
+    const draft = options.speculativeDraftTokens;
+    if (draft !== undefined && !(Number.isSafeInteger(draft) && draft > 0)) {
+      throw new Error(`speculativeDraftTokens must be a positive integer, got ${JSON.stringify(draft)}`);
+    }
   }
 
   private tokenizer(): Promise<Tokenizer> {
@@ -237,7 +248,9 @@ class MockEngine {
       // An empty registry answers no key (and counts nothing): the headers need not be read for it.
       const plan = this.options.plans;
       const keys = plan === undefined || plan.size === 0 ? undefined : planLookupKeys(headers());
-      const planned = keys === undefined ? undefined : plan?.answer(keys.routingKey, keys.callIndex);
+      const answered = keys === undefined ? undefined : plan?.answer(keys.routingKey, keys.callIndex);
+      // a planned reply is the model's: under a prompt that leaves reasoning to the model, it thinks first
+      const planned = answered === undefined ? undefined : thinkingAsThePromptAsks(answered, prompt.text, this.options.formats);
       const formats = this.options.formats;
       const result =
         planned ??
@@ -272,6 +285,7 @@ class MockEngine {
       model: this.options.model ?? DEFAULT_MOCK_MODEL,
       now: this.clock,
       newId: this.idSource,
+      speculativeDraftTokens: this.options.speculativeDraftTokens,
     };
   }
 }

@@ -1,11 +1,12 @@
 // The `session-parity run` subcommand: the parity proof as a command, read like a test report.
 // Exit status 0 = every pair passed, 1 = some pair failed, 2 = a bad flag or a server that could not start or be reached.
+import { parseCassetteFile } from "./cassette-option";
 import { writeFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import { MESSAGE_MATCHERS } from "../server/message-matchers";
 import { TOOL_CALL_FAILURE_MODES } from "../agent/weather-agent";
 import { withCliConventions } from "./command-kit";
-import { addModelOptions } from "./model-options";
+import { addModelOptions, SERVER_KWARGS_HELP } from "./model-options";
 import { CliExit, EXIT_FAIL, EXIT_PASS, EXIT_USAGE } from "./exit-codes";
 import type { ProgressStream } from "./progress-bar";
 import type { ParityReport } from "./report";
@@ -33,13 +34,17 @@ export interface RunCommandIo {
   err: ProgressStream;
   /** Variables read for servers no flag names (default `process.env`). */
   env?: NodeJS.ProcessEnv;
+  /** Where the report's total starts on the `performance.now()` clock (default: when the run starts). */
+  startedAtMs?: number;
 }
 
-const DEFAULT_IO: RunCommandIo = { out: process.stdout, err: process.stderr };
+/** The command's own streams; its total counts from the process's start (0 on `performance.now()`'s clock). */
+const DEFAULT_IO: RunCommandIo = { out: process.stdout, err: process.stderr, startedAtMs: 0 };
 
 /**
  * Runs the parity proof with parsed options, prints the report and writes `--json` / `--html` when asked.
- * @returns the exit status (0 all pass, 1 any payload difference, 2 when a run failed on a server problem).
+ * @returns the exit status (0 all pass, 1 any payload difference, 2 when a run failed on a server problem or the two
+ *   sides are configured differently).
  * @throws CliExit with status 2 on a start-up error or an unwritable `--json` file.
  */
 export async function executeRun(options: RunCommandOptions, io: RunCommandIo = DEFAULT_IO): Promise<{ exitCode: number; report: ParityReport }> {
@@ -52,6 +57,8 @@ export async function executeRun(options: RunCommandOptions, io: RunCommandIo = 
     progress: io.err,
     notice: (line) => io.err.write(`${line}\n`),
     onPairs: options.html === undefined ? undefined : (all) => (pairs = all),
+    // performance.now() counts from the process's start: the closing line's total is the whole wall time.
+    startedAtMs: io.startedAtMs,
   });
   // The files first, so the verdict line stays the last line of the output; a file that cannot be written still
   // leaves the report printed, then exits 2 naming it.
@@ -77,7 +84,7 @@ export async function executeRun(options: RunCommandOptions, io: RunCommandIo = 
   }
   io.out.write(renderReport(report, { notes }));
   if (unwritable !== null) throw unwritable;
-  const exitCode = report.summary.serverProblems > 0 ? EXIT_USAGE : report.summary.pass ? EXIT_PASS : EXIT_FAIL;
+  const exitCode = report.summary.serverProblems > 0 || report.summary.configurationProblem ? EXIT_USAGE : report.summary.pass ? EXIT_PASS : EXIT_FAIL;
   return { exitCode, report };
 }
 
@@ -102,6 +109,11 @@ export function runCommand(io: RunCommandIo = DEFAULT_IO): Command {
       "also apply the session-verify gate to each version's batch: mismatch report present, no forbidden mismatch, driver events, assistant_text ratio",
     )
     .option("--backend <url>", "SGLang-compatible backend (default: embedded mock; env SESSION_PARITY_BACKEND_URL)", parseUrl)
+    .option(
+      "--cassette <file>",
+      "replay a cassette as the backend of the embedded servers (recorded with `session-parity mock --record`); excludes --backend",
+      parseCassetteFile,
+    )
     .option("--v1 <url>", "v1 session server URL(s), comma-separated (default: embedded; env SESSION_PARITY_V1_URL)", parseUrlList)
     .option("--v2 <url>", "v2 session server URL(s), comma-separated (default: embedded; env SESSION_PARITY_V2_URL)", parseUrlList)
     .option("--hf-checkpoint <dir>", "local checkpoint directory with tokenizer.json (env SESSION_PARITY_HF_CHECKPOINT)", parseCheckpointDir)
@@ -128,7 +140,7 @@ export function runCommand(io: RunCommandIo = DEFAULT_IO): Command {
       const { exitCode } = await executeRun(options, io);
       process.exitCode = exitCode;
     });
-  addModelOptions(command, '{"enable_thinking": false}', { toolCallParser: true, env: true });
+  addModelOptions(command, SERVER_KWARGS_HELP, { toolCallParser: true, env: true });
   return withCliConventions(command, [
     "session-parity run --batch 16",
     "session-parity mock --port 30000 &",

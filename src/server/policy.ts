@@ -2,6 +2,7 @@
 // The shell calls prepare under the session lock, the upstream call without it, then commit under the lock.
 import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolSpec } from "../tokenizer/types";
 import type { ReplayAssemblyOptions } from "./samples/replay";
+import type { SampleExtras } from "./samples/turn-samples";
 import type { JsonObject } from "../wire/sample";
 import type { CompletedTurn, NormalizedChatRequest, SamplesFootprint, SamplesRequestBody, SamplesResult, SessionRecord, SessionServerVersion } from "./types";
 
@@ -22,6 +23,8 @@ export interface PolicyContext {
   logger: PolicyLogger;
   /** How the samples op reads routing-replay payloads (default: no layer count, full R3). */
   replay?: ReplayAssemblyOptions;
+  /** Debug messages and speculative counters the samples op adds (default: neither, as miles' defaults). */
+  sampleExtras?: SampleExtras;
 }
 
 /** Minimal logger used by the server, its policies and hooks. */

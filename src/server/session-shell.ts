@@ -10,6 +10,8 @@ import { passThroughHeaders, sendBytes, sendChunks, sendEmpty, sendError, sendEr
 import type { AnyTrajectoryPolicy, PolicyContext, PolicyLogger } from "./policy";
 import { packageVersion } from "./package-version";
 import { SampleAssemblyError } from "./samples/assembly-error";
+import type { TrajectoryDumpWriter } from "./trajectory-dump";
+import { redactAbsolutePaths } from "./redaction";
 import { CHECKED_OUTPUT_BYTES_PER_TOKEN, rememberRecordOutput } from "./samples/turn-samples";
 import { addAdditionR3Offset, type ReplayRequestOptions } from "./replay-request";
 import { formatMiB, RequestTooLargeError, SESSION_OVERHEAD_BYTES, SessionBudgetError, SessionEntry, SessionStore, type SessionBudget } from "./session-store";
@@ -103,6 +105,7 @@ export class SessionShell {
     private readonly logger: PolicyLogger,
     private readonly replay?: ReplayRequestOptions,
     private readonly limits: ShellLimits = { maxBodyBytes: Number.MAX_SAFE_INTEGER, allowedHosts: null },
+    private readonly dump?: TrajectoryDumpWriter,
   ) {
     this.store = new SessionStore(
       () => policy.createState(),
@@ -222,7 +225,7 @@ export class SessionShell {
   }
 
   private health(res: ServerResponse): void {
-    const payload: Record<string, string> = { status: "ok" };
+    const payload: Record<string, unknown> = { status: "ok" };
     if (this.instanceId !== undefined) payload.session_server_instance_id = this.instanceId;
     // Not in the Python reply: lets `session-parity run` catch swapped --v1/--v2 URLs before any trajectory.
     payload.session_server_version = this.policy.version;
@@ -230,6 +233,10 @@ export class SessionShell {
     // Not in the Python reply either: which family and checkpoint this server renders with.
     payload.tito_model = this.kit.titoModel;
     payload.hf_checkpoint = this.kit.checkpointName;
+    // ...and the template and default kwargs it renders with, so a run can tell two sides configured apart
+    payload.chat_template = this.kit.templateSource;
+    payload.chat_template_origin = this.kit.templateOrigin;
+    payload.chat_template_kwargs = this.kit.defaultKwargs;
     sendJson(res, 200, payload);
   }
 
@@ -274,8 +281,8 @@ export class SessionShell {
       heapShare: SAMPLES_HEAP_SHARE,
     });
     let chunks: Uint8Array[];
+    let result;
     try {
-      let result;
       try {
         result = this.policy.collectSamples(entry.state, parsed, this.ctx);
       } catch (error) {
@@ -290,6 +297,14 @@ export class SessionShell {
     } catch (error) {
       release();
       throw error;
+    }
+    if (this.dump !== undefined) {
+      try {
+        this.dump.write(id, result.samples);
+      } catch (error) {
+        release();
+        throw new SessionHttpError(500, redactAbsolutePaths(`--save-trajectories: cannot write ${this.dump.pathFor(id)}: ${(error as Error).message}`));
+      }
     }
     // the chunks stay in memory until the socket took them
     res.once("close", release);

@@ -16,6 +16,8 @@ export interface ParsedToolCall {
   name: string;
   /** Arguments re-serialized as the SGLang parser does (Python's `json.dumps`). */
   arguments: string;
+  /** The reply's tool-call id when the parser sets it (Kimi: the id the model wrote); absent: the mock numbers calls. */
+  id?: string;
 }
 
 /** What a tool-call parser found. */
@@ -34,6 +36,14 @@ export interface ToolCallFormat {
   write(lead: string, calls: readonly ScriptedToolCall[]): string;
   /** Splits completion text into content and calls like the SGLang parser (unknown tools and bad blocks skipped). */
   parse(text: string, tools: readonly ToolSpec[]): ToolCallParse;
+  /** How the model writes a plain answer (Inkling: inside a text block). Absent: the text as it is. */
+  writeText?(text: string): string;
+  /**
+   * True when the reply's tool-call ids must differ between the turns of a session, as SGLang's random `call_` ids
+   * do (the Inkling template finds a tool result's name by its id among every earlier call): the mock then numbers
+   * calls within the prompt's length (`call_<prompt tokens>_<position>`). Absent: `call00000`, `call00001`, ...
+   */
+  readonly idsPerPrompt?: boolean;
 }
 
 /** What a reasoning parser found. */

@@ -175,6 +175,7 @@ export const linearPolicy: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
       maxTrimTokens: ctx.tito.maxTrimTokens,
       maxSeqLen: body.max_seq_len,
       replay: ctx.replay,
+      extras: ctx.sampleExtras,
     });
     return { samples: sample ? [sample] : [], sessionMetadata, emptyReason };
   },
