@@ -6,7 +6,7 @@ import path from "node:path";
 import { call, chat } from "./helpers";
 import { historyText } from "./support/session-budget-child";
 
-jest.setTimeout(300_000);
+jest.setTimeout(900_000);
 
 const ROOT = path.join(__dirname, "..", "..");
 const CHILD = path.join(__dirname, "support", "session-budget-child.ts");
