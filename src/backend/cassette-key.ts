@@ -37,7 +37,7 @@ export function keyedBody(body: Readonly<Record<string, unknown>>): Record<strin
 
 /** A JSON value with every object's keys in sorted order (arrays keep theirs). */
 function sortedKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (Array.isArray(value)) return value.every((item) => item === null || typeof item !== "object") ? value : value.map(sortedKeys);
   if (value === null || typeof value !== "object") return value;
   const sorted: Record<string, unknown> = {};
   for (const name of Object.keys(value).sort()) sorted[name] = sortedKeys((value as Record<string, unknown>)[name]);
