@@ -89,7 +89,7 @@ export function encodeInteraction(interaction: CassetteInteraction): string {
 }
 
 /** Reads the header line. @throws CassetteError for a line that is no cassette header, or of another format version */
-export function decodeHeader(text: string, source: string): CassetteHeader {
+function decodeHeader(text: string, source: string): CassetteHeader {
   let value: unknown;
   try {
     value = JSON.parse(text);

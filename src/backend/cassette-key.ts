@@ -25,7 +25,7 @@ export interface KeyedRequest extends CassetteRequest {
 }
 
 /** The keyed part of a parsed request body. */
-export function keyedBody(body: Readonly<Record<string, unknown>>): Record<string, unknown> {
+function keyedBody(body: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const promptIds = Array.isArray(body["input_ids"]);
   const keyed: Record<string, unknown> = {};
   for (const name of Object.keys(body).sort()) {
@@ -45,7 +45,7 @@ function sortedKeys(value: unknown): unknown {
 }
 
 /** The key of a keyed request whose canonical text is known. */
-export function cassetteKeyOf(path: string, canonical: string): string {
+function cassetteKeyOf(path: string, canonical: string): string {
   return createHash("sha256").update(path).update("\n").update(canonical).digest("hex");
 }
 
