@@ -9,6 +9,7 @@ function loadWith(candidate: FakeExpect | undefined): void {
   scope.expect = candidate;
   try {
     jest.isolateModules(() => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh evaluation of the module is the point
       require("../../src/entries/register-on-import");
     });
   } finally {
