@@ -162,6 +162,7 @@ test("the documentation shows the commands this test runs", () => {
     ["session-parity serve --help", true],
     ["session-parity run --help", true],
     ["session-parity fuzz --help", true],
+    ["session-parity replay --help", true],
     ["session-parity verify-template --help", true],
   ]);
   expect(parseLine("SESSION_PARITY_V1_URL=http://a npx session-parity run --v1 x &")).toEqual([
@@ -190,7 +191,8 @@ interface Spawned {
 }
 
 function spawnDocumented(command: DocumentedCommand, ports: Map<number, number>, cwd: string, checkpoints: Map<string, string>): Spawned {
-  const args = command.args.map((word) => checkpoints.get(word) ?? substitute(word, ports));
+  // a path under examples/ names the repository's own file (the sessions run in a scratch directory)
+  const args = command.args.map((word) => checkpoints.get(word) ?? (word.startsWith("examples/") ? path.join(ROOT, word) : substitute(word, ports)));
   const env = cleanEnv({
     TS_NODE_PROJECT: path.join(ROOT, "tsconfig.json"),
     ...Object.fromEntries(Object.entries(command.env).map(([k, v]) => [k, substitute(v, ports)])),

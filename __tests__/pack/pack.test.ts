@@ -330,7 +330,7 @@ test("examples/: each project installs from the tarball and its own npm test pas
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)
     .sort();
-  expect(names).toEqual(["bitwise-snapshots", "cli", "fuzzing", "jest-javascript", "jest-typescript", "langgraph", "openai-agents", "vitest"]);
+  expect(names).toEqual(["bitwise-snapshots", "cli", "fuzzing", "jest-javascript", "jest-typescript", "langgraph", "openai-agents", "replay", "vitest"]);
   // One npm workspace over copies of the examples: a single install (from the shared cache) serves them all.
   const dir = path.join(scratch, "examples");
   for (const name of names) {

@@ -92,7 +92,7 @@ describe.each(["v1", "v2"] as const)("%s", (version) => {
   // spec_info, so the sum is read where the policy hands its samples over (what a v2 hook sees), and the wire is unchanged.
   test("sglang_speculative_algorithm: the backend's spec counters are summed into spec_info", async () => {
     const seen: Sample[][] = [];
-    const inner = createPolicy(version, { logger: { warn: () => {} } });
+    const inner = createPolicy(version, { logger: recordingLogger() });
     const policy: AnyTrajectoryPolicy = {
       ...inner,
       collectSamples(state, body, ctx) {

@@ -88,7 +88,8 @@ test("a samples reply a full store cannot hold now is a 503 with Retry-After nam
     expect(refused.json<{ error: string }>().error).toMatch(
       /^session store is full: this samples reply \(4 samples x 0\.1 MiB of request metadata \+ 0\.\d MiB of samples\) needs about 0\.\d MiB, and sessions hold \d\.\d MiB of the 1\.4 MiB session budget/,
     );
-    expect(server.sessionUsage().bytes).toBe(usage);
+    // (before refusing, the store may drop the texts records keep beside their parsed form: a cache, written again)
+    expect(server.sessionUsage().bytes).toBeLessThanOrEqual(usage);
     expect(await snapshot(server.url, [id, ...fillers])).toEqual(before);
 
     // Deleting fillers frees room at once; the reply's reservation is given back once it is sent.

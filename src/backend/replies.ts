@@ -48,6 +48,15 @@ function routingMeta(context: ReplyContext, promptIds: readonly number[], output
   return routingMetaInfo(context.routing.request, [...promptIds, ...outputIds], context.routing.options);
 }
 
+/** Whether the reasoning parser starts inside the block: opened by the prompt, or forced by the request's kwarg. */
+function reasoningForced(formats: MockFormats, body: Record<string, unknown>): boolean {
+  if (formats.reasoningOpenedByPrompt) return true;
+  const key = formats.reasoningForcedByKwarg;
+  if (key === undefined) return false;
+  const kwargs = body["chat_template_kwargs"];
+  return kwargs !== null && typeof kwargs === "object" && (kwargs as Record<string, unknown>)[key] === true;
+}
+
 /** The prompt as the backend saw it. */
 export interface PromptView {
   /** Text handed to the process function. */
@@ -191,7 +200,7 @@ function chatCompletion(
   const formats = context.formats;
   if (formats?.reasoning) {
     // SGLang separates reasoning first, then hands the rest to the tool-call parser
-    const split = formats.reasoning.parse(content, formats.reasoningOpenedByPrompt);
+    const split = formats.reasoning.parse(content, reasoningForced(formats, body));
     reasoning = split.reasoning;
     content = split.content;
   }
@@ -202,7 +211,7 @@ function chatCompletion(
       finishReason = "tool_calls";
       content = parsed.content;
       toolCalls = parsed.calls.map((call, position) => ({
-        id: `call${String(position).padStart(5, "0")}`,
+        id: call.id ?? `call${String(position).padStart(5, "0")}`,
         index: call.toolIndex,
         type: "function",
         function: { name: call.name, arguments: call.arguments },

@@ -20,6 +20,11 @@ export interface ConfigurationCheck {
   v2: SideConfiguration | null;
   /** What differs and the flag that aligns the sides; null when they agree or a side reported nothing. */
   problem: string | null;
+  /**
+   * When a side reported nothing and the first token difference is a think block only one side has: the likely
+   * cause and the flags that align it (set by the run after judging; null otherwise).
+   */
+  hint: string | null;
 }
 
 type Side = "v1" | "v2";
@@ -71,7 +76,7 @@ function sameJson(left: unknown, right: unknown): boolean {
 export function checkConfiguration(v1Health: unknown, v2Health: unknown, embedded: { v1: boolean; v2: boolean }): ConfigurationCheck {
   const v1 = readSideConfiguration(v1Health);
   const v2 = readSideConfiguration(v2Health);
-  if (v1 === null || v2 === null) return { v1, v2, problem: null };
+  if (v1 === null || v2 === null) return { v1, v2, problem: null, hint: null };
   const differences: string[] = [];
   const flags: Array<(side: SideConfiguration) => string> = [];
   if (v1.family !== v2.family) {
@@ -86,7 +91,7 @@ export function checkConfiguration(v1Health: unknown, v2Health: unknown, embedde
     differences.push(`chat-template kwargs ${kwargsText(v1.kwargs)} vs ${kwargsText(v2.kwargs)}`);
     flags.push((side) => `--chat-template-kwargs '${kwargsText(flagKwargs(side.family, side.kwargs))}'`);
   }
-  if (differences.length === 0) return { v1, v2, problem: null };
+  if (differences.length === 0) return { v1, v2, problem: null, hint: null };
   const configs = { v1, v2 };
   const fix = (target: Side): string => flags.map((flag) => flag(configs[target === "v1" ? "v2" : "v1"])).join(" ");
   const fixes: string[] = [];
@@ -99,5 +104,5 @@ export function checkConfiguration(v1Health: unknown, v2Health: unknown, embedde
   const problem =
     `Configuration problem: v1 and v2 render with different settings (${differences.join("; ")}), so their payloads differ by construction, ` +
     `not because either server is wrong. Align them: ${fixes.join(", or ")}.`;
-  return { v1, v2, problem };
+  return { v1, v2, problem, hint: null };
 }

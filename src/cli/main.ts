@@ -9,6 +9,7 @@ import { CliExit, EXIT_PASS, EXIT_USAGE, exitCodeOf } from "./exit-codes";
 import { fuzzCommand } from "./fuzz-command";
 import { mockCommand } from "./mock-command";
 import { packageVersion } from "./package-version";
+import { replayCommand } from "./replay-command";
 import { runCommand } from "./run-command";
 import { serveCommand } from "./serve-command";
 import { verifyTemplateCommand } from "./verify-template-command";
@@ -54,6 +55,7 @@ export function buildProgram(): Command {
   program.addCommand(serveCommand());
   program.addCommand(runCommand());
   program.addCommand(fuzzCommand());
+  program.addCommand(replayCommand());
   program.addCommand(verifyTemplateCommand());
   return program;
 }

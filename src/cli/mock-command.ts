@@ -5,8 +5,9 @@ import type { MockBackend } from "../backend/mock-backend";
 import type { ProcessFunction } from "../backend/types";
 import { withCliConventions, closeOnSignals } from "./command-kit";
 import { CliExit, EXIT_USAGE } from "./exit-codes";
-import { parseCheckpointDir, parseLatencyMs } from "./run-options";
+import { parseCheckpointDir, parseLatencyMs, parseUrl } from "./run-options";
 import { addModelOptions, type ModelChoiceFlags } from "./model-options";
+import { addCassetteOption, parseRecordFile, startCassetteFromFlags } from "./cassette-option";
 
 /** The scripts `--script` can name. */
 type MockScriptName = "weather" | "echo";
@@ -26,6 +27,9 @@ interface MockCommandOptions extends ModelChoiceFlags {
   speculativeDraftTokens?: number;
   script: MockScriptName;
   hfCheckpoint?: string;
+  cassette?: string;
+  record?: string;
+  upstream?: string;
 }
 
 /** Parses a port flag (0 = a free port). */
@@ -72,6 +76,15 @@ async function runMock(options: MockCommandOptions, io: { log: (line: string) =>
   return backend;
 }
 
+/** Serves a cassette (replay, or record through `--upstream`) instead of the scripted mock; resolves once listening. */
+async function runCassette(options: MockCommandOptions, io: { log: (line: string) => void } = { log: (line) => console.log(line) }): Promise<void> {
+  const backend = await startCassetteFromFlags(options);
+  closeOnSignals(() => backend.close(), "cassette backend");
+  const file = options.cassette ?? options.record;
+  const what = backend.mode === "record" ? `recording into ${file} from ${options.upstream}` : `replaying ${file}`;
+  io.log(`session-parity mock backend (cassette, ${backend.size} interactions, ${what}) listening on ${backend.url}`);
+}
+
 /** Builds the `mock` subcommand. */
 export function mockCommand(): Command {
   const command = new Command("mock")
@@ -89,12 +102,22 @@ export function mockCommand(): Command {
         .default("weather"),
     )
     .option("--hf-checkpoint <dir>", "local checkpoint directory with tokenizer.json and tokenizer_config.json", parseCheckpointDir)
+    .option(
+      "--record <file>",
+      "record a cassette: proxy each generation call to --upstream and append the exchange (only what the file lacks)",
+      parseRecordFile,
+    )
+    .option("--upstream <url>", "the SGLang-compatible server --record proxies to", parseUrl)
     .action(async (options: MockCommandOptions) => {
-      await runMock(options);
+      if (options.cassette !== undefined || options.record !== undefined || options.upstream !== undefined) await runCassette(options);
+      else await runMock(options);
     });
+  addCassetteOption(command);
   addModelOptions(command, "{}", { toolCallParser: true });
   return withCliConventions(command, [
     "session-parity mock --port 30000 --latency-ms 50 --script weather",
     "session-parity serve v1 --backend http://127.0.0.1:30000 --port 8001",
+    "session-parity mock --port 30001 --record agent.cassette.jsonl --upstream http://127.0.0.1:30000",
+    "session-parity mock --port 30002 --cassette agent.cassette.jsonl",
   ]);
 }

@@ -26,6 +26,11 @@ interface ReportCheckFailure {
   differences: ReportDifference[];
   /** How many leaves differ in total (at least `differences.length`). */
   totalDifferences: number;
+  /**
+   * The differing number sequences (tokens, loss masks, log-probs, accumulated ids) as aligned runs, one line each,
+   * token runs decoded: `sample.tokens: +4 tokens in v1 at 242 ("<think>\n\n</think>\n\n"), then equal for 360`.
+   */
+  hunks: string[];
 }
 
 /** Verdict of one check on one trajectory pair. */

@@ -1,5 +1,6 @@
 // The `session-parity run` subcommand: the parity proof as a command, read like a test report.
 // Exit status 0 = every pair passed, 1 = some pair failed, 2 = a bad flag or a server that could not start or be reached.
+import { parseCassetteFile } from "./cassette-option";
 import { writeFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import { MESSAGE_MATCHERS } from "../server/message-matchers";
@@ -108,6 +109,11 @@ export function runCommand(io: RunCommandIo = DEFAULT_IO): Command {
       "also apply the session-verify gate to each version's batch: mismatch report present, no forbidden mismatch, driver events, assistant_text ratio",
     )
     .option("--backend <url>", "SGLang-compatible backend (default: embedded mock; env SESSION_PARITY_BACKEND_URL)", parseUrl)
+    .option(
+      "--cassette <file>",
+      "replay a cassette as the backend of the embedded servers (recorded with `session-parity mock --record`); excludes --backend",
+      parseCassetteFile,
+    )
     .option("--v1 <url>", "v1 session server URL(s), comma-separated (default: embedded; env SESSION_PARITY_V1_URL)", parseUrlList)
     .option("--v2 <url>", "v2 session server URL(s), comma-separated (default: embedded; env SESSION_PARITY_V2_URL)", parseUrlList)
     .option("--hf-checkpoint <dir>", "local checkpoint directory with tokenizer.json (env SESSION_PARITY_HF_CHECKPOINT)", parseCheckpointDir)

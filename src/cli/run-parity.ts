@@ -24,6 +24,8 @@ import { DEFAULT_WAIT_SECONDS, parseUrl, parseUrlList, type RunCommandOptions } 
 import { SessionRequestCounter } from "./request-counter";
 import { summarizeServerProblems } from "./server-problems";
 import { checkConfiguration } from "./configuration-check";
+import { thinkBlockHint } from "./think-block-hint";
+import type { ModelChoice } from "../tokenizer/families/types";
 import { detectSessionServerVersion } from "./version-check";
 import { describeTransportError, probeHealth } from "../fixture/health-probe";
 import { HealthReplyError, v1Fix, waitForHealth, type HealthTarget } from "../fixture/health-wait";
@@ -128,8 +130,11 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
   };
   await verify("v1", v1Given);
   await verify("v2", v2Given);
+  if (options.cassette !== undefined && backendGiven !== undefined) {
+    throw new CliExit(EXIT_USAGE, `--cassette and ${backendGiven.from} both name the backend; give one`);
+  }
   const oneGiven = (v1Given === undefined) !== (v2Given === undefined);
-  if (oneGiven && backendGiven === undefined) {
+  if (oneGiven && backendGiven === undefined && options.cassette === undefined) {
     const [given, embedded] = v1Given !== undefined ? (["--v1", "v2"] as const) : (["--v2", "v1"] as const);
     throw new CliExit(
       EXIT_USAGE,
@@ -146,11 +151,12 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
     // Benchmarks): 1.37x faster at --batch 256, no faster at 16 where the start-up dominates.
     const startsSomething = v1Given === undefined || v2Given === undefined;
     // a template that cannot render the weather scenario stops the run here, with its own error (not a FAIL)
-    if (startsSomething) await (await import("../fixture/scenario-check")).checkWeatherScenario(model);
+    if (startsSomething && options.cassette === undefined) await (await import("../fixture/scenario-check")).checkWeatherScenario(model);
     const threaded = options.serversThread ?? options.batch >= SERVERS_THREAD_MIN_BATCH;
     const start = threaded && startsSomething ? startParityEnvironmentSplit : startParityEnvironment;
     environment = await start({
       backendUrl: backendGiven?.url,
+      cassette: options.cassette,
       v1Url: v1Given?.url,
       v2Url: v2Given?.url,
       ...model,
@@ -215,7 +221,9 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
     context.onPairs?.(pairs.map(([v1, v2]) => [v1.run, v2.run]));
     const judgeStart = performance.now();
     const roles = getTitoFamily(model.titoModel ?? DEFAULT_TITO_MODEL).allowedAppendRoles;
-    const trajectories = pairs.map(([v1, v2], i) => judgePair(i, v1.run, v2.run, options.cycles, mode, roles));
+    const runPairs = pairs.map(([v1, v2]) => [v1.run, v2.run] as const);
+    const decode = await tokenDecoder(model, runPairs);
+    const trajectories = pairs.map(([v1, v2], i) => judgePair(i, v1.run, v2.run, options.cycles, mode, roles, decode));
     const judgeMs = performance.now() - judgeStart;
 
     const runs: ReportRun[] = pairs.flatMap((pair, i) =>
@@ -259,6 +267,8 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
       v1: environment.started.v1,
       v2: environment.started.v2,
     });
+    const silent = VERSIONS.filter((version) => configuration[version] === null);
+    if (silent.length > 0 && passed < options.batch && decode !== undefined) configuration.hint = thinkBlockHint(runPairs, silent, decode);
     // The gate judges each version's completed runs as one batch (miles gates a rollout batch, not a pair).
     const gateOf = (k: number) => toReportCheck(checkSessionVerifyGate(pairs.map((pair) => pair[k].run).filter((run) => !(run instanceof Error))));
     const gate = options.verifyGate === true ? { v1: gateOf(0), v2: gateOf(1) } : null;
@@ -324,6 +334,29 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
     } finally {
       await environment.stop();
     }
+  }
+}
+
+/**
+ * A decoder of token ids for the failure text, loaded only when some pair's sample tokens differ (the family's
+ * tokenizer, already in memory when servers were started here); undefined when none differ or it cannot load.
+ */
+async function tokenDecoder(
+  model: ModelChoice,
+  pairs: ReadonlyArray<readonly [SessionParityRun | Error, SessionParityRun | Error]>,
+): Promise<((ids: number[]) => string) | undefined> {
+  const differ = pairs.some(([v1, v2]) => {
+    if (v1 instanceof Error || v2 instanceof Error || v1.samples.length === 0 || v2.samples.length === 0) return false;
+    const [left, right] = [v1.samples[0].tokens, v2.samples[0].tokens];
+    return left.length !== right.length || left.some((id, i) => id !== right[i]);
+  });
+  if (!differ) return undefined;
+  try {
+    const { loadTitoModel } = await import("../tokenizer/family-load");
+    const { tokenizer } = await loadTitoModel({ ...model, chatTemplateKwargs: undefined });
+    return (ids) => tokenizer.decode(ids);
+  } catch {
+    return undefined;
   }
 }
 

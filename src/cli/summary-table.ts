@@ -1,6 +1,7 @@
 // Renders a parity report for a terminal: the servers, one table row per trajectory, the first failures, a verdict line.
 // Failures print exactly as the parity matchers print them (`[part] message`, then the differing leaves).
 import { formatDifferenceCount } from "../matchers/format-differences";
+import { coveredByAlignment } from "../matchers/sequence-hunks";
 import { describeSideConfiguration } from "./configuration-check";
 import type { ParityReport, ReportCheck, ReportRun } from "./report";
 
@@ -21,6 +22,7 @@ export function renderReport(report: ParityReport, options: RenderReportOptions 
   const problem = report.configuration.problem;
   if (problem !== null) sections.push(problem);
   sections.push(renderTable(report));
+  if (report.configuration.hint !== null) sections.push(report.configuration.hint);
   const failures = renderFailures(report, options);
   if (failures !== "") sections.push(failures);
   if (report.gate !== null) sections.push(renderGate(report.gate));
@@ -132,9 +134,14 @@ function renderFailures(report: ParityReport, options: RenderReportOptions = {})
       lines.push(`  ${name} failed:`);
       for (const failure of check.failures) {
         lines.push(`    [${failure.part}] ${failure.message}`);
+        for (const hunk of failure.hunks) lines.push(`      ${hunk}`);
+        // the aligned runs above describe their sequences' positions: list only the other leaves
+        const aligned = failure.hunks.map((hunk) => hunk.slice(0, hunk.indexOf(": ")));
         if (failure.differences.length > 0) {
-          for (const difference of failure.differences.slice(0, limit)) lines.push(`      ${difference.text}`);
-          lines.push(`      ${formatDifferenceCount(failure.totalDifferences, Math.min(limit, failure.differences.length))}`);
+          const listed = failure.differences.slice(0, limit).filter((difference) => !coveredByAlignment(difference.path, aligned));
+          for (const difference of listed) lines.push(`      ${difference.text}`);
+          const count = aligned.length > 0 ? listed.length : Math.min(limit, failure.differences.length);
+          lines.push(`      ${formatDifferenceCount(failure.totalDifferences, count, aligned.length > 0)}`);
         }
       }
     }

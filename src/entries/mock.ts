@@ -14,3 +14,13 @@ export type { BackendStats, BackendRequestEntry } from "../backend/stats";
 export type { BackendRequestBody, FinishReason, ProcessFunction, ProcessMetaInfo, ProcessResult } from "../backend/types";
 export type { ModelChoice, TokenRef } from "../tokenizer/families/types";
 export type { ChatTemplateKwargs, ToolSpec } from "../tokenizer/types";
+export {
+  startCassetteBackend,
+  type CassetteBackend,
+  type CassetteBackendOptions,
+  type CassetteCounts,
+  type CassetteOption,
+  type CassetteSource,
+} from "../backend/cassette-backend";
+export { CassetteError, CASSETTE_FORMAT_VERSION } from "../backend/cassette-codec";
+export { cassetteVocabulary, type CassetteVocabulary, type CassetteModelChoice } from "../backend/cassette-vocabulary";

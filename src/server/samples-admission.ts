@@ -25,9 +25,17 @@ const SAMPLE_OVERHEAD_BYTES = 4096;
 /** Heap bytes per token the session metadata repeats (the view's ids as numbers, then as text). */
 const BYTES_PER_VIEW_TOKEN = 16;
 
+/**
+ * Share of the heap limit a samples reply may take the projected live heap to: past the heap guard's 90% for growth,
+ * into half of the headroom it keeps back, so that reading a stored session still works on a full store.
+ */
+export const SAMPLES_HEAP_SHARE = 0.95;
+
 /** A samples reply's projected heap bytes and how a refusal names them. */
 export interface SamplesReplySize {
   bytes: number;
+  /** The part the request adds: its metadata once per sample that carries it, and once in the session metadata. */
+  requestBytes: number;
   /** e.g. `this samples reply (12 samples x 5.0 MiB of request metadata + 3.1 MiB of samples)` */
   what: string;
 }
@@ -60,7 +68,7 @@ export function samplesReplySize(policy: AnyTrajectoryPolicy, state: unknown, me
     perSampleMetadata > 0
       ? `${footprint.samples} samples x ${formatMiB(perSampleMetadata)} of request metadata + ${formatMiB(sampleBytes)} of samples`
       : `${footprint.samples} samples, ${formatMiB(sampleBytes)}`;
-  return { bytes, what: `this samples reply (${parts})` };
+  return { bytes, requestBytes: footprint.samples * perSampleMetadata + metadataBytes, what: `this samples reply (${parts})` };
 }
 
 /** Nesting depth of a parsed JSON value (a scalar 0, `{}` 1), counted up to `stop + 1` at most. */

@@ -15,7 +15,7 @@ import { redactAbsolutePaths } from "./redaction";
 import { CHECKED_OUTPUT_BYTES_PER_TOKEN, rememberRecordOutput } from "./samples/turn-samples";
 import { addAdditionR3Offset, type ReplayRequestOptions } from "./replay-request";
 import { formatMiB, RequestTooLargeError, SESSION_OVERHEAD_BYTES, SessionBudgetError, SessionEntry, SessionStore, type SessionBudget } from "./session-store";
-import { assertMetadataFitsReply, samplesReplySize } from "./samples-admission";
+import { assertMetadataFitsReply, SAMPLES_HEAP_SHARE, samplesReplySize } from "./samples-admission";
 import { recordBytes, sizeUpstreamBody, type SizedBody } from "./record-charge";
 import { RecordTexts, textHeapBytes, withKnownTexts } from "./record-spellings";
 import type { TitoKit } from "./tito-kit";
@@ -272,9 +272,10 @@ export class SessionShell {
     const parsed = parseSamplesBody(parseJsonBody(body), this.policy.version === "v2");
     if (parsed.metadata !== undefined) assertMetadataFitsReply(parsed.metadata, body);
     // Charged like a chat turn, before any work: the reply's projected size (the request's metadata once per sample
-    // that carries it, plus the samples) is held against the budget and the heap guard until the reply is sent.
+    // that carries it, plus the samples) is held until the reply is sent. The heap guard weighs all of it; the byte
+    // budget what the request adds (reading what is stored is never refused by the budget).
     const reply = samplesReplySize(this.policy, entry.state, parsed.metadata === undefined ? 0 : body.length);
-    const release = this.store.reserve(reply.bytes, reply.what, { refuseAlone: true });
+    const release = this.store.reserve(reply.bytes, reply.what, { refuseAlone: true, budgetBytes: reply.requestBytes, heapShare: SAMPLES_HEAP_SHARE });
     let chunks: Uint8Array[];
     let result;
     try {

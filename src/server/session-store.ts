@@ -109,6 +109,8 @@ export type Reclaimer = (bytes: number) => number;
 /** Growth's overshoot past the heap guard and the budget (at most 0: within), and the heap figures a refusal names. */
 interface Excess {
   overBudget: number;
+  /** The bytes held against the byte budget. */
+  budgetBytes: number;
   overHeap: number;
   heap: { projected: number; allowed: number; limitBytes: number } | null;
 }
@@ -150,6 +152,19 @@ export interface SessionBudget {
   maxSessions: number;
   /** Idle time in ms after which an untouched session is evicted, or null for none. */
   ttlMs: number | null;
+}
+
+/** How {@link SessionStore.reserve} weighs a reservation. */
+export interface ReserveOptions {
+  /** Answer 413 ({@link RequestTooLargeError}) when the bytes alone could not be granted with no session stored. */
+  refuseAlone?: boolean;
+  /**
+   * The part of the bytes held against the byte budget (default: all). A reply built from what is stored and sent at
+   * once charges the budget only for what its request adds: reading a stored session is never refused by the budget.
+   */
+  budgetBytes?: number;
+  /** Share of the heap limit the projected live heap may reach (default: the heap guard's 90%). */
+  heapShare?: number;
 }
 
 /** Heap bytes an empty session costs: entry, state, lock, id string and table slot (measured, see the budget test). */
@@ -250,7 +265,7 @@ export class SessionStore<State> {
         this.retryAfterSeconds(),
       );
     }
-    this.admit(SESSION_OVERHEAD_BYTES, "a new session", CREATE_SHARE);
+    this.admit(SESSION_OVERHEAD_BYTES, "a new session", { share: CREATE_SHARE });
     const id = randomUUID().replace(/-/g, "");
     const entry: SessionEntry<State> = {
       id,
@@ -312,9 +327,9 @@ export class SessionStore<State> {
    * @throws RequestTooLargeError with `refuseAlone`, when `bytes` alone are more than the budget or the heap guard
    *   could grant with no session stored
    */
-  reserve(bytes: number, what: string, options: { refuseAlone?: boolean } = {}): () => void {
+  reserve(bytes: number, what: string, options: ReserveOptions = {}): () => void {
     this.expireIdle();
-    this.admit(bytes, what, 1, options.refuseAlone === true);
+    this.admit(bytes, what, { ...options, share: 1 });
     this.addReserved(bytes);
     let released = false;
     return () => {
@@ -365,12 +380,12 @@ export class SessionStore<State> {
    * Admits growth of `bytes` or throws the refusal. Before refusing, the pool's reclaimers drop what they can (the
    * session server's kept texts, which it can write again): a request is refused only when that was not enough.
    */
-  private admit(bytes: number, what: string, share = 1, refuseAlone = false): void {
-    let excess = this.excess(bytes, share);
+  private admit(bytes: number, what: string, options: ReserveOptions & { share: number }): void {
+    let excess = this.excess(bytes, options);
     if (excess.overHeap <= 0 && excess.overBudget <= 0) return;
-    if (refuseAlone) this.refuseIfTooLarge(excess, bytes, what);
-    if (this.pool.reclaim(Math.max(1, excess.overHeap, excess.overBudget)) > 0) excess = this.excess(bytes, share);
-    this.refuseIfOver(excess, bytes, what, share);
+    if (options.refuseAlone === true) this.refuseIfTooLarge(excess, bytes, what);
+    if (this.pool.reclaim(Math.max(1, excess.overHeap, excess.overBudget)) > 0) excess = this.excess(bytes, options);
+    this.refuseIfOver(excess, bytes, what, options.share);
   }
 
   /**
@@ -378,9 +393,9 @@ export class SessionStore<State> {
    * sessions (the server itself, its caches, requests in flight): no DELETE could make room for them.
    */
   private refuseIfTooLarge(excess: Excess, bytes: number, what: string): void {
-    if (bytes > this.pool.maxBytes) {
+    if (excess.budgetBytes > this.pool.maxBytes) {
       throw new RequestTooLargeError(
-        `request too large: ${what} needs about ${formatMiB(bytes)}, more than all of ${this.pool.label}: it could not be held even with no session ` +
+        `request too large: ${what} needs about ${formatMiB(excess.budgetBytes)}, more than all of ${this.pool.label}: it could not be held even with no session ` +
           "stored; ask for less (smaller metadata) or raise the budget",
       );
     }
@@ -390,7 +405,7 @@ export class SessionStore<State> {
     if (bytes <= allowed - besides) return;
     throw new RequestTooLargeError(
       `request too large: ${what} needs about ${formatMiB(bytes)}, more than the heap guard leaves any one request ` +
-        `(${formatMiB(Math.max(0, allowed - besides))}: ${formatMiB(allowed)}, ${Math.round(HEAP_GUARD_SHARE * 100)}% of the ${formatMiB(limitBytes)} heap limit, ` +
+        `(${formatMiB(Math.max(0, allowed - besides))}: ${formatMiB(allowed)}, ${Math.round((allowed / limitBytes) * 100)}% of the ${formatMiB(limitBytes)} heap limit, ` +
         `less the ${formatMiB(besides)} the server holds besides its sessions): it could not be held even with no session stored; ` +
         "ask for less (smaller metadata) or raise --max-old-space-size",
     );
@@ -400,13 +415,14 @@ export class SessionStore<State> {
    * How far `bytes` more would take the live heap past the heap guard ({@link HEAP_GUARD_SHARE} of its limit, times
    * `share`) and the sessions past the pool's budget (times `share`): at most 0 when within. One heap reading for both.
    */
-  private excess(bytes: number, share: number): Excess {
+  private excess(bytes: number, options: ReserveOptions & { share: number }): Excess {
     const reading = this.pool.heap?.read() ?? null;
-    const overBudget = this.pool.held + bytes - this.pool.maxBytes * share;
-    if (reading === null) return { overBudget, overHeap: Number.NEGATIVE_INFINITY, heap: null };
+    const budgetBytes = options.budgetBytes ?? bytes;
+    const overBudget = this.pool.held + budgetBytes - this.pool.maxBytes * options.share;
+    if (reading === null) return { overBudget, budgetBytes, overHeap: Number.NEGATIVE_INFINITY, heap: null };
     const projected = this.pool.projectedLiveBytes(bytes, reading);
-    const allowed = reading.limitBytes * HEAP_GUARD_SHARE * share;
-    return { overBudget, overHeap: projected - allowed, heap: { projected, allowed, limitBytes: reading.limitBytes } };
+    const allowed = reading.limitBytes * (options.heapShare ?? HEAP_GUARD_SHARE * options.share);
+    return { overBudget, budgetBytes, overHeap: projected - allowed, heap: { projected, allowed, limitBytes: reading.limitBytes } };
   }
 
   /** Throws the refusal `excess` calls for, the heap guard's first; returns when both are within. */
@@ -415,7 +431,7 @@ export class SessionStore<State> {
       const { projected, allowed, limitBytes } = excess.heap;
       throw new SessionBudgetError(
         `session store is full: ${what} needs about ${formatMiB(bytes)}, and the heap would hold about ${formatMiB(projected)} live, ` +
-          `past the heap guard of ${this.pool.label.split(" (")[0]} (${formatMiB(allowed)}, ${Math.round(HEAP_GUARD_SHARE * share * 100)}% of the ` +
+          `past the heap guard of ${this.pool.label.split(" (")[0]} (${formatMiB(allowed)}, ${Math.round((allowed / limitBytes) * 100)}% of the ` +
           `${formatMiB(limitBytes)} heap limit; sessions hold ${formatMiB(this.pool.held)}, the rest is the server itself, its caches and ` +
           `requests in flight); delete sessions (DELETE /sessions/{id}) or raise --max-old-space-size`,
         this.retryAfterSeconds(),
@@ -423,7 +439,7 @@ export class SessionStore<State> {
     }
     if (excess.overBudget <= 0) return;
     throw new SessionBudgetError(
-      `session store is full: ${what} needs about ${formatMiB(bytes)}, and sessions hold ${formatMiB(this.pool.held)} of ${this.pool.label}` +
+      `session store is full: ${what} needs about ${formatMiB(excess.budgetBytes)}, and sessions hold ${formatMiB(this.pool.held)} of ${this.pool.label}` +
         `${share < 1 ? `, of which new sessions may take ${share * 100}%` : ""} ` +
         `(${this.sessions.size} of them on this server); delete sessions (DELETE /sessions/{id}) or raise the budget`,
       this.retryAfterSeconds(),

@@ -3,6 +3,7 @@
 import { countOccurrences, type DecodeWork } from "./decode-limits";
 import { SafetensorsFormatError } from "./errors";
 import { cannotNestPast, describeJsonDepthExcess, findJsonDepthExcess } from "./json-depth";
+import { scanJsonShape } from "./json-shape";
 import { DTYPE_ARRAY, DTYPE_BYTES, Tensor, isDtype, type Dtype, type TensorData } from "./tensor";
 
 /** Largest header the reader accepts, in bytes (the reference implementation's limit). Checked before any allocation. */
@@ -111,6 +112,13 @@ export function readSafetensors(bytes: Uint8Array, options: ReadSafetensorsOptio
   // after reading about maxTensors entries, before the header is decoded or parsed.
   if (options.maxTensors !== undefined && countOccurrences(headerBytes, DATA_OFFSETS_KEY, maxTensors + 1, options.work) > maxTensors) {
     throw tooMany(`more than ${maxTensors}`);
+  }
+  // The same cap by structure, whatever the spelling (an escaped "data_offsets"): the header's members (tensors plus
+  // `__metadata__`), counted on the bytes; a member takes at least 5 bytes (`"":0,`), so a short header needs no scan.
+  if (options.maxTensors !== undefined && headerBytes.length > 5 * maxTensors) {
+    const shape = scanJsonShape(headerBytes, { depth: 1, kind: "object", maxItems: maxTensors + 1, maxContainers: Number.MAX_SAFE_INTEGER });
+    if (options.work) options.work.scannedBytes += shape.scanned;
+    if (shape.items > maxTensors + 1) throw tooMany(`more than ${maxTensors}`);
   }
   if (options.work) options.work.scannedBytes += 3 * headerBytes.length; // nesting scan, UTF-8 decoding, JSON parsing
   const header = parseHeader(headerBytes);

@@ -6,6 +6,7 @@ import { deepCopySample } from "./sample-copy";
 import { assertWritableTensor, concatChunks, readSafetensors, safetensorsHead, type SafetensorsEntry } from "./safetensors";
 import { countOccurrences, DecodeWork, resolveDecodeLimits, type SamplesDecodeLimits } from "./decode-limits";
 import { cannotNestPast, describeJsonDepthExcess, findJsonDepthExcess } from "./json-depth";
+import { scanJsonShape } from "./json-shape";
 import { DTYPE_BYTES, Tensor, type Dtype } from "./tensor";
 import { checkWireNumbers, numbersFromInt64, numbersFromTyped, writeInt64Words } from "./wire-arrays";
 import { parsePyJson, pyNumberValue } from "./py-json";
@@ -380,12 +381,27 @@ function readMeta(tensors: Map<string, Tensor>, limits: SamplesDecodeLimits, wor
   }
   // Every wire sample carries a "nulls" key: counting them on the raw bytes refuses a million-sample reply after
   // reading about maxSamples of them, before the JSON is checked, decoded or parsed.
-  if (countOccurrences(metaTensor.data as Uint8Array, NULLS_KEY, limits.maxSamples + 1, work) > limits.maxSamples) {
+  const data = metaTensor.data as Uint8Array;
+  if (countOccurrences(data, NULLS_KEY, limits.maxSamples + 1, work) > limits.maxSamples) {
     throw tooManySamples(`more than ${limits.maxSamples}`, limits);
+  }
+  // The same caps by structure, whatever the spelling (an omitted "nulls", an escaped key): the elements of the
+  // top-level arrays (`samples`) and every object and array, counted on the bytes before anything is parsed. A text
+  // this short cannot hold more of either (an element takes two bytes with its comma, a container at least one).
+  if (data.length > Math.min(2 * limits.maxSamples, limits.maxJsonContainers)) {
+    const shape = scanJsonShape(data, { depth: 2, kind: "array", maxItems: limits.maxSamples, maxContainers: limits.maxJsonContainers });
+    if (work) work.scannedBytes += shape.scanned;
+    if (shape.items > limits.maxSamples) throw tooManySamples(`more than ${limits.maxSamples}`, limits);
+    if (shape.containers > limits.maxJsonContainers) {
+      throw new SamplesCodecError(
+        `samples reply: ${SAMPLES_META_TENSOR} holds more than ${limits.maxJsonContainers} JSON objects and arrays; the limit is ` +
+          `${limits.maxJsonContainers} (limits.maxJsonContainers)`,
+      );
+    }
   }
   if (work) work.scannedBytes += 3 * metaTensor.data.byteLength; // nesting scan, UTF-8 decoding, JSON parsing
   // few containers (a reply's usual metadata) cannot nest too deep: the byte scan runs only for many
-  const excess = cannotNestPast(metaTensor.data as Uint8Array) ? null : findJsonDepthExcess(metaTensor.data as Uint8Array);
+  const excess = cannotNestPast(data) ? null : findJsonDepthExcess(data);
   if (excess !== null) throw new SamplesCodecError(`samples reply: ${SAMPLES_META_TENSOR} ${describeJsonDepthExcess(excess)}`);
   let parsed: unknown;
   try {

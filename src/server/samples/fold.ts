@@ -4,6 +4,7 @@ import { PrefixCacheInfo, Sample, SpecInfo, type DecodeFn, type JsonObject, type
 import type { Tensor } from "../../wire/tensor";
 import type { SessionRecord } from "../types";
 import { SampleAssemblyError } from "./assembly-error";
+import { cloneJson } from "./merge";
 import { turnReplayTensors, type ReplayAssemblyOptions } from "./replay";
 import {
   debugMessagesOf,
@@ -268,7 +269,7 @@ export function sampleFromFold(node: FoldNode, lastShared: boolean = node.turn.s
   sample.status = last.status;
   sample.metadata = { lifecycle: segments.length === 1 ? segments[0] : segments };
   // the merge keeps the last turn's messages (merge_samples' `_pop_messages`): only the trajectory's last turn has them
-  if (last.messages !== undefined) sample.metadata.messages = structuredClone(last.messages);
+  if (last.messages !== undefined) sample.metadata.messages = cloneJson(last.messages);
   if (node.spec !== ZERO_SPEC) sample.spec_info = node.spec.add(ZERO_SPEC);
   sample.prefix_cache_info = new PrefixCacheInfo({ cached_tokens: node.cachedTokens, total_prompt_tokens: node.totalPromptTokens });
   return sample;

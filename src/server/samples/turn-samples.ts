@@ -5,6 +5,7 @@ import type { JsonObject } from "../../wire/sample";
 import { DecodeFn, Sample, SampleStatus, SpecInfo, type JsonValue } from "../../wire/sample";
 import type { SessionRecord } from "../types";
 import { SampleAssemblyError } from "./assembly-error";
+import { cloneJson } from "./merge";
 import { attachTurnReplay, type ReplayAssemblyOptions } from "./replay";
 import { pyNumberValue } from "../../wire/py-json-values";
 
@@ -61,7 +62,7 @@ export function debugMessagesOf(record: SessionRecord): JsonValue[] {
   if (!Array.isArray(messages) || message === undefined) {
     throw new SampleAssemblyError("save_debug_trajectory_data: the last record lacks request.messages or response.choices[0].message");
   }
-  return structuredClone([...messages, message]) as JsonValue[];
+  return cloneJson([...messages, message]) as JsonValue[];
 }
 
 /** Replay reading when the caller gives none: full R3, no layer count (a routed-experts payload is then refused). */
