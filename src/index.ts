@@ -75,7 +75,10 @@ export {
   type SessionServerVersion,
 } from "./entries/matchers";
 export { buildWeatherInputSamples } from "./fixture/input-samples";
-export { runAgenticRetryTrajectories, startParityEnvironment } from "./entries/on-demand-fixture";
+export { runAgenticRetryTrajectories, startParityEnvironment, runAgentParity } from "./entries/on-demand-fixture";
+export { AgentRunError } from "./fixture/agent-run-error";
+export type { AgentParityOptions, AgentParityResult, AgentParityVersion, AgentRunContext, ParityAgentFunction } from "./fixture/agent-parity";
+export type { CassetteOption, CassetteSource } from "./backend/cassette-backend";
 export { DEFAULT_PARITY_SAMPLING, type AgenticRetryOptions } from "./fixture/types";
 export type { AgentSampling, ToolCallFailureMode } from "./agent/weather-agent";
 export type { ParityEnvironment, ParityEnvironmentOptions } from "./fixture/parity-environment";
@@ -89,6 +92,10 @@ export {
   type PinnedTrajectory,
 } from "./snapshot";
 export { fuzzAgenticParity, replayAgentSchedule } from "./entries/on-demand-fuzz";
+export { replayConversations } from "./entries/on-demand-replay";
+export { REPLAY_PARITY_OPTIONS } from "./replay/parity-options";
+export type { ReplayConversationsOptions, ReplayedConversationRun } from "./replay/replay-conversations";
+export type { RetrySettings, RetryInjection, RetryKind } from "./replay/retry-injection";
 export { verifyTemplate } from "./entries/on-demand-verify";
 export type { VerifyTemplateOptions } from "./verify/load-plan";
 export type { TemplateVerifyReport, VerifyCaseResult, VerifyLayer, TextDivergence, CoverageReport, CoverageCell, ThinkingMode } from "./verify/types";

@@ -150,7 +150,7 @@ export async function executeFuzz(options: FuzzCommandOptions, io: FuzzCommandIo
 }
 
 /** Waits for `--backend`, `--v1` and `--v2` to answer `GET /health` (servers started with `&` just before). */
-async function waitForGiven(options: FuzzCommandOptions, io: FuzzCommandIo): Promise<void> {
+export async function waitForGiven(options: Pick<FuzzCommandOptions, "backend" | "v1" | "v2" | "wait">, io: Pick<FuzzCommandIo, "err">): Promise<void> {
   const wait = options.wait ?? DEFAULT_WAIT_SECONDS;
   const given: [string | undefined, string, string, HealthTarget][] = [
     [options.backend, "--backend", "mock backend", "backend"],

@@ -5,19 +5,31 @@ import type { MockBackend } from "../backend/mock-backend";
 import type { ProcessFunction } from "../backend/types";
 import { withCliConventions, closeOnSignals } from "./command-kit";
 import { CliExit, EXIT_USAGE } from "./exit-codes";
-import { parseCheckpointDir, parseLatencyMs } from "./run-options";
+import { parseCheckpointDir, parseLatencyMs, parseUrl } from "./run-options";
 import { addModelOptions, type ModelChoiceFlags } from "./model-options";
+import { addCassetteOption, parseRecordFile, startCassetteFromFlags } from "./cassette-option";
 
 /** The scripts `--script` can name. */
 type MockScriptName = "weather" | "echo";
+
+function parseDraftTokens(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError("must be a positive integer");
+  return n;
+}
 
 /** Parsed options of `mock`. */
 interface MockCommandOptions extends ModelChoiceFlags {
   port: number;
   host: string;
   latencyMs: number;
+  /** Draft tokens per step of a speculating engine: report spec_* counters. */
+  speculativeDraftTokens?: number;
   script: MockScriptName;
   hfCheckpoint?: string;
+  cassette?: string;
+  record?: string;
+  upstream?: string;
 }
 
 /** Parses a port flag (0 = a free port). */
@@ -43,6 +55,7 @@ async function runMock(options: MockCommandOptions, io: { log: (line: string) =>
     backend = await startMockBackend({
       process: await scriptFor(options.script),
       latencyMs: options.latencyMs,
+      speculativeDraftTokens: options.speculativeDraftTokens,
       host: options.host,
       port: options.port,
       hfCheckpoint: options.hfCheckpoint,
@@ -63,6 +76,15 @@ async function runMock(options: MockCommandOptions, io: { log: (line: string) =>
   return backend;
 }
 
+/** Serves a cassette (replay, or record through `--upstream`) instead of the scripted mock; resolves once listening. */
+async function runCassette(options: MockCommandOptions, io: { log: (line: string) => void } = { log: (line) => console.log(line) }): Promise<void> {
+  const backend = await startCassetteFromFlags(options);
+  closeOnSignals(() => backend.close(), "cassette backend");
+  const file = options.cassette ?? options.record;
+  const what = backend.mode === "record" ? `recording into ${file} from ${options.upstream}` : `replaying ${file}`;
+  io.log(`session-parity mock backend (cassette, ${backend.size} interactions, ${what}) listening on ${backend.url}`);
+}
+
 /** Builds the `mock` subcommand. */
 export function mockCommand(): Command {
   const command = new Command("mock")
@@ -73,18 +95,29 @@ export function mockCommand(): Command {
     .option("--port <n>", "port to listen on (0 = a free port)", parsePort, 0)
     .option("--host <host>", "interface to bind", "127.0.0.1")
     .option("--latency-ms <ms>", "delay before each generation reply", parseLatencyMs, 0)
+    .option("--speculative-draft-tokens <k>", "report SGLang's spec_* counters in meta_info as an engine drafting k tokens a step", parseDraftTokens)
     .addOption(
       new Option("--script <name>", "what the model answers: the weather agent's script, or `echo: <last user message>`")
         .choices(["weather", "echo"])
         .default("weather"),
     )
     .option("--hf-checkpoint <dir>", "local checkpoint directory with tokenizer.json and tokenizer_config.json", parseCheckpointDir)
+    .option(
+      "--record <file>",
+      "record a cassette: proxy each generation call to --upstream and append the exchange (only what the file lacks)",
+      parseRecordFile,
+    )
+    .option("--upstream <url>", "the SGLang-compatible server --record proxies to", parseUrl)
     .action(async (options: MockCommandOptions) => {
-      await runMock(options);
+      if (options.cassette !== undefined || options.record !== undefined || options.upstream !== undefined) await runCassette(options);
+      else await runMock(options);
     });
+  addCassetteOption(command);
   addModelOptions(command, "{}", { toolCallParser: true });
   return withCliConventions(command, [
     "session-parity mock --port 30000 --latency-ms 50 --script weather",
     "session-parity serve v1 --backend http://127.0.0.1:30000 --port 8001",
+    "session-parity mock --port 30001 --record agent.cassette.jsonl --upstream http://127.0.0.1:30000",
+    "session-parity mock --port 30002 --cassette agent.cassette.jsonl",
   ]);
 }

@@ -146,7 +146,7 @@ export interface ParityReport {
     trajectoriesMs: number;
     /** Judging every pair. */
     judgeMs: number;
-    /** Whole command, start-up to report. */
+    /** Whole command, from the process's start (under the CLI) to the report. */
     totalMs: number;
     /** The floor of one trajectory on the embedded backend: chat calls per trajectory × latency (null for a given backend). */
     floorMs: number | null;

@@ -1,5 +1,6 @@
 // The `session-parity run` subcommand: the parity proof as a command, read like a test report.
 // Exit status 0 = every pair passed, 1 = some pair failed, 2 = a bad flag or a server that could not start or be reached.
+import { parseCassetteFile } from "./cassette-option";
 import { writeFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import { MESSAGE_MATCHERS } from "../server/message-matchers";
@@ -33,9 +34,12 @@ export interface RunCommandIo {
   err: ProgressStream;
   /** Variables read for servers no flag names (default `process.env`). */
   env?: NodeJS.ProcessEnv;
+  /** Where the report's total starts on the `performance.now()` clock (default: when the run starts). */
+  startedAtMs?: number;
 }
 
-const DEFAULT_IO: RunCommandIo = { out: process.stdout, err: process.stderr };
+/** The command's own streams; its total counts from the process's start (0 on `performance.now()`'s clock). */
+const DEFAULT_IO: RunCommandIo = { out: process.stdout, err: process.stderr, startedAtMs: 0 };
 
 /**
  * Runs the parity proof with parsed options, prints the report and writes `--json` / `--html` when asked.
@@ -53,6 +57,8 @@ export async function executeRun(options: RunCommandOptions, io: RunCommandIo = 
     progress: io.err,
     notice: (line) => io.err.write(`${line}\n`),
     onPairs: options.html === undefined ? undefined : (all) => (pairs = all),
+    // performance.now() counts from the process's start: the closing line's total is the whole wall time.
+    startedAtMs: io.startedAtMs,
   });
   // The files first, so the verdict line stays the last line of the output; a file that cannot be written still
   // leaves the report printed, then exits 2 naming it.
@@ -103,6 +109,11 @@ export function runCommand(io: RunCommandIo = DEFAULT_IO): Command {
       "also apply the session-verify gate to each version's batch: mismatch report present, no forbidden mismatch, driver events, assistant_text ratio",
     )
     .option("--backend <url>", "SGLang-compatible backend (default: embedded mock; env SESSION_PARITY_BACKEND_URL)", parseUrl)
+    .option(
+      "--cassette <file>",
+      "replay a cassette as the backend of the embedded servers (recorded with `session-parity mock --record`); excludes --backend",
+      parseCassetteFile,
+    )
     .option("--v1 <url>", "v1 session server URL(s), comma-separated (default: embedded; env SESSION_PARITY_V1_URL)", parseUrlList)
     .option("--v2 <url>", "v2 session server URL(s), comma-separated (default: embedded; env SESSION_PARITY_V2_URL)", parseUrlList)
     .option("--hf-checkpoint <dir>", "local checkpoint directory with tokenizer.json (env SESSION_PARITY_HF_CHECKPOINT)", parseCheckpointDir)

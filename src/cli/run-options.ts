@@ -20,6 +20,8 @@ export interface RunCommandOptions extends ModelChoiceFlags {
   verifyGate?: boolean;
   /** Backend URL (a real SGLang, or any SGLang-compatible server); default: the embedded weather mock. */
   backend?: string;
+  /** A cassette file replayed as the backend of the embedded servers (excludes `backend`). */
+  cassette?: string;
   /** v1 session server URL(s), comma-separated; default: an embedded v1 server. */
   v1?: string;
   /** v2 session server URL(s), comma-separated; default: an embedded v2 server. */

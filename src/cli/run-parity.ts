@@ -42,6 +42,11 @@ export interface RunParityContext {
   notice?: (line: string) => void;
   /** Receives every pair of runs (v1, v2; an Error where a run could not start) before the servers stop. */
   onPairs?: (pairs: [SessionParityRun | Error, SessionParityRun | Error][]) => void;
+  /**
+   * When the measured "total" starts, on the `performance.now()` clock (default: when `runParity` is called). The
+   * command passes 0, Node's process start, so the closing line reports the whole wall time a user waited.
+   */
+  startedAtMs?: number;
 }
 
 /** A server location with the flag or variable it came from (named in error messages). */
@@ -125,8 +130,11 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
   };
   await verify("v1", v1Given);
   await verify("v2", v2Given);
+  if (options.cassette !== undefined && backendGiven !== undefined) {
+    throw new CliExit(EXIT_USAGE, `--cassette and ${backendGiven.from} both name the backend; give one`);
+  }
   const oneGiven = (v1Given === undefined) !== (v2Given === undefined);
-  if (oneGiven && backendGiven === undefined) {
+  if (oneGiven && backendGiven === undefined && options.cassette === undefined) {
     const [given, embedded] = v1Given !== undefined ? (["--v1", "v2"] as const) : (["--v2", "v1"] as const);
     throw new CliExit(
       EXIT_USAGE,
@@ -143,11 +151,12 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
     // Benchmarks): 1.37x faster at --batch 256, no faster at 16 where the start-up dominates.
     const startsSomething = v1Given === undefined || v2Given === undefined;
     // a template that cannot render the weather scenario stops the run here, with its own error (not a FAIL)
-    if (startsSomething) await (await import("../fixture/scenario-check")).checkWeatherScenario(model);
+    if (startsSomething && options.cassette === undefined) await (await import("../fixture/scenario-check")).checkWeatherScenario(model);
     const threaded = options.serversThread ?? options.batch >= SERVERS_THREAD_MIN_BATCH;
     const start = threaded && startsSomething ? startParityEnvironmentSplit : startParityEnvironment;
     environment = await start({
       backendUrl: backendGiven?.url,
+      cassette: options.cassette,
       v1Url: v1Given?.url,
       v2Url: v2Given?.url,
       ...model,
@@ -310,7 +319,7 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
         startupMs,
         trajectoriesMs,
         judgeMs,
-        totalMs: performance.now() - t0,
+        totalMs: performance.now() - (context.startedAtMs ?? t0),
         floorMs: environment.started.backend ? chatCallsPerTrajectory(options.cycles) * options.latencyMs : null,
       },
       requests: counter.total,

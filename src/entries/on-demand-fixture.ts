@@ -2,7 +2,9 @@
 // Importing the package root therefore costs no HTTP client, no msw, no tokenizer and no server code.
 import type { ParityEnvironment, ParityEnvironmentOptions } from "../fixture/parity-environment";
 import type { AgenticRetryOptions, SessionParityRun } from "../fixture/types";
+import type { AgentParityOptions, AgentParityResult } from "../fixture/agent-parity";
 import { explainEsmLoadError } from "./esm-load-hint";
+import { PEERS_OF, requirePeers } from "../peers/optional-peers";
 
 /**
  * Runs the weather agent once per input sample through one session-server version and returns one
@@ -17,6 +19,7 @@ import { explainEsmLoadError } from "./esm-load-hint";
  */
 export async function runAgenticRetryTrajectories(options: AgenticRetryOptions): Promise<SessionParityRun[]> {
   try {
+    requirePeers("runAgenticRetryTrajectories()", PEERS_OF.servers);
     const implementation = await import("../fixture/run-trajectories");
     return await implementation.runAgenticRetryTrajectories(options);
   } catch (error) {
@@ -37,9 +40,29 @@ export async function runAgenticRetryTrajectories(options: AgenticRetryOptions):
  */
 export async function startParityEnvironment(options: ParityEnvironmentOptions = {}): Promise<ParityEnvironment> {
   try {
+    requirePeers("startParityEnvironment()", PEERS_OF.servers);
     const implementation = await import("../fixture/parity-environment");
     return await implementation.startParityEnvironment(options);
   } catch (error) {
     return explainEsmLoadError(error, "startParityEnvironment");
+  }
+}
+
+/**
+ * Runs your own agent function once through a v1 and once through a v2 session server, both on one deterministic
+ * backend (a cassette: replayed, or recorded from `backendUrl` / `cassette.upstream` during the v1 run and replayed for
+ * v2), and returns the two runs: `expect(result.v1).toHaveTrainingPayloadParity(result.v2)`. See docs/cassettes.md.
+ *
+ * @param options - The agent (`({ baseURL, sessionId, signal, version }) => ...`), the cassette or backend, per-version targets.
+ * @returns The v1 and v2 runs, marked `scenario: "agent"`.
+ * @throws AgentRunError naming the version when the agent throws (with its error) or never calls the session; Error on
+ *   bad options or when a server or the cassette cannot be started.
+ */
+export async function runAgentParity(options: AgentParityOptions): Promise<AgentParityResult> {
+  try {
+    const implementation = await import("../fixture/agent-parity");
+    return await implementation.runAgentParity(options);
+  } catch (error) {
+    return explainEsmLoadError(error, "runAgentParity");
   }
 }

@@ -79,12 +79,21 @@ export function checkTrainingPayloadParity(v1Run: unknown, v2Run: unknown, optio
   if (empty.length > 0) builder.fail("empty reason", empty.map(([name, run]) => `the ${name} reply was empty (${String(run.emptyReason)})`).join("; "));
   else builder.passed("empty reason");
 
+  // the weather scenario's own expectations are its defaults; a run of the user's own agent has none by default
+  const weather = v1.scenario !== "agent" && v2.scenario !== "agent";
   const counts = both.filter(([, run]) => run.samples.length !== 1);
   if (counts.length > 0)
     builder.fail("sample count", counts.map(([name, run]) => `the ${name} run returned ${run.samples.length} samples, expected 1`).join("; "));
   else builder.passed("sample count");
+  // the user's agent has no expected topology: name the leaves v2 kept when it kept more than one
+  if (!weather && v2.samples.length > 1) {
+    builder.fail(
+      "v2 kept leaves",
+      `the v2 run kept ${v2.samples.length} samples${leavesOf(v2)}; v2 keeps the one leaf of the final trajectory (v1 returned ${v1.samples.length})`,
+    );
+  }
 
-  const recordCount = options.recordCount === undefined ? WEATHER_RECORD_COUNT : options.recordCount;
+  const recordCount = options.recordCount === undefined ? (weather ? WEATHER_RECORD_COUNT : null) : options.recordCount;
   if (recordCount !== null) {
     const wrong = both.filter(([, run]) => run.preCollect.records.length !== recordCount);
     if (wrong.length > 0)
@@ -95,15 +104,15 @@ export function checkTrainingPayloadParity(v1Run: unknown, v2Run: unknown, optio
     else builder.passed("record count");
   }
 
-  const toolCalls = options.toolCalls === undefined ? WEATHER_TOOL_ROUND_TRIPS : options.toolCalls;
+  const toolCalls = options.toolCalls === undefined ? (weather ? WEATHER_TOOL_ROUND_TRIPS : null) : options.toolCalls;
   if (toolCalls !== null) {
     for (const [name, run] of both) absorb(builder, `${name} tool round trip`, checkToolCallRoundTrips(run, toolCalls, { maxDifferences: limit }));
   }
 
-  const topology = options.topology === undefined ? WEATHER_RETRY_TOPOLOGY : options.topology;
+  const topology = options.topology === undefined ? (weather ? WEATHER_RETRY_TOPOLOGY : null) : options.topology;
   if (topology !== null) absorb(builder, "v2 retry topology", checkRetryTopology(v2, topology, { maxDifferences: limit }));
 
-  const agentMetadata = options.agentMetadata === undefined ? WEATHER_AGENT_METADATA : options.agentMetadata;
+  const agentMetadata = options.agentMetadata === undefined ? (weather ? WEATHER_AGENT_METADATA : null) : options.agentMetadata;
   if (agentMetadata !== null) {
     for (const [name, run] of both) absorb(builder, `${name} agent metadata`, checkAgentMetadata(run, agentMetadata, { maxDifferences: limit }));
   }
@@ -160,4 +169,10 @@ function absorb(builder: VerdictBuilder, part: string, verdict: ParityVerdict): 
     if (failure.usage === true) builder.usage(name, failure.message);
     else builder.fail(name, failure.message, failure.differences, failure.totalDifferences);
   }
+}
+
+/** ` from leaves [8, 5, 4]` for v2 samples that name their tree leaf, else empty. */
+function leavesOf(run: SessionParityRun): string {
+  const ids = run.samples.map((sample) => (sample.metadata.leaf as { node_id?: unknown } | undefined)?.node_id);
+  return ids.length > 0 && ids.every((id) => typeof id === "number") ? `, from leaves [${ids.join(", ")}]` : "";
 }

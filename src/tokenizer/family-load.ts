@@ -3,7 +3,9 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { ChatTemplate } from "./chat-template";
+import { DEEPSEEK_MODEL_TYPES, DeepSeekEncoderRenderer, type DeepSeekEncoderName } from "./deepseek/encoder-renderer";
 import type { ChatTemplateRenderer, CheckpointTokenizer } from "./checkpoint-tokenizer";
+import { INKLING_FAMILY, INKLING_MODEL_TYPES } from "./families/inkling";
 import { DEFAULT_TITO_MODEL, getTitoFamily } from "./families/registry";
 import { checkChatTemplateSource, DEFAULT_CHAT_TEMPLATE_SOURCE, type ChatTemplateSource } from "./families/model-defaults";
 import { TitoModelError, type LoadedModelInfo, type ModelChoice, type TitoFamily } from "./families/types";
@@ -48,6 +50,27 @@ function checkTemplateSource(family: string, value: unknown): ChatTemplateSource
   }
 }
 
+/**
+ * The renderer of a `bundled`-template family: a verbatim miles template renders as transformers renders it (with
+ * this checkpoint's special-token variables), the package's own append-safe ones with their host helpers.
+ */
+function bundledRenderer(family: TitoFamily, source: Extract<TitoFamily["template"], { kind: "bundled" }>, files: CheckpointFiles): ChatTemplateRenderer {
+  if (source.verbatim !== true) return bundledTemplate(source.file);
+  const file = path.join(__dirname, source.file);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    throw new TitoModelError(
+      "missing-template",
+      family.name,
+      `--tito-model ${family.name}: cannot read the bundled template ${source.file} (${(error as Error).message})`,
+      source.file,
+    );
+  }
+  return parseNative(family, text, file, specialTokenVariables(files.config));
+}
+
 function checkKwargs(family: string, kwargs: unknown): ChatTemplateKwargs {
   if (kwargs === undefined || kwargs === null) return {};
   if (typeof kwargs !== "object" || Array.isArray(kwargs)) {
@@ -84,6 +107,59 @@ function checkpointTemplate(
   }
   const origin = path.join(files.directory, files.chatTemplate.file);
   return { renderer: parseNative(family, files.chatTemplate.text, origin, specials), origin: files.chatTemplate.file };
+}
+
+/**
+ * The family's renderer: an encoder family's DeepSeek encoder (refused when the checkpoint's config.json declares
+ * another model type), a bundled template, or the checkpoint's own, except that a checkpoint whose config.json names
+ * a DeepSeek encoder model type renders through that encoder whatever the family (miles' `apply_chat_template`
+ * routes it so before looking at any template).
+ */
+function familyTemplate(
+  family: TitoFamily,
+  files: CheckpointFiles,
+  chatTemplatePath: string | undefined,
+  source: ChatTemplateSource,
+): { renderer: ChatTemplateRenderer; origin: string } {
+  const modelType = readModelType(files.directory);
+  if (family.template.kind === "encoder") {
+    const wanted = family.template.encoder;
+    if (modelType !== "" && modelType !== wanted) {
+      throw new TitoModelError(
+        "missing-template",
+        family.name,
+        `--tito-model ${family.name}: checkpoint ${files.directory} declares model_type ${JSON.stringify(modelType)} in config.json; ` +
+          `the ${family.name} family renders with DeepSeek's official encoder, which miles routes to by model_type ${JSON.stringify(wanted)}`,
+        "config.json",
+      );
+    }
+    const renderer = new DeepSeekEncoderRenderer(wanted);
+    return { renderer, origin: renderer.origin };
+  }
+  if ((DEEPSEEK_MODEL_TYPES as readonly string[]).includes(modelType)) {
+    const renderer = new DeepSeekEncoderRenderer(modelType as DeepSeekEncoderName);
+    return { renderer, origin: renderer.origin };
+  }
+  // miles' apply_chat_template renders any Inkling checkpoint (config.json model_type) with the Inkling fixed template
+  const template = family.template.kind === "checkpoint" && INKLING_MODEL_TYPES.includes(modelType) ? INKLING_FAMILY.template : family.template;
+  if (template.kind === "bundled" && source === "family") return { renderer: bundledRenderer(family, template, files), origin: path.basename(template.file) };
+  return checkpointTemplate(family, files, chatTemplatePath);
+}
+
+/**
+ * `model_type` of the checkpoint's config.json, or "" when the file is missing, unreadable, not an object or has none
+ * (miles' `deepseek._read_model_type`).
+ */
+export function readModelType(directory: string): string {
+  let config: unknown;
+  try {
+    config = JSON.parse(fs.readFileSync(path.join(directory, "config.json"), "utf8"));
+  } catch {
+    return "";
+  }
+  if (config === null || typeof config !== "object" || Array.isArray(config)) return "";
+  const modelType = (config as Record<string, unknown>).model_type;
+  return typeof modelType === "string" ? modelType : "";
 }
 
 function parseNative(family: TitoFamily, text: string, origin: string, specials: ReturnType<typeof specialTokenVariables>): NativeChatTemplate {
@@ -130,10 +206,7 @@ export async function loadTitoModel(options: LoadTitoModelOptions = {}): Promise
     if (!(error instanceof TokenizerLoadError)) throw error;
     throw new TitoModelError("missing-file", family.name, `--tito-model ${family.name}: ${error.message}`);
   }
-  const { renderer, origin } =
-    family.template.kind === "bundled" && source === "family"
-      ? { renderer: bundledTemplate(family.template.file), origin: family.template.file }
-      : checkpointTemplate(family, files, options.chatTemplatePath);
+  const { renderer, origin } = familyTemplate(family, files, options.chatTemplatePath, source);
   const tokenizer = files.tokenizer.withChatTemplate(renderer, family.name);
   const eosToken = files.tokenizer.eosToken;
   let tito: FamilyTito;

@@ -15,9 +15,10 @@ export const ALL_APPEND_ROLES: readonly AppendRole[] = Object.freeze(["tool", "u
  * - `{text}`: text that must encode to exactly one id, as `tokenizer.encode(text, add_special_tokens=False)` with
  *   miles' `assert len(nl_ids) == 1` (Qwen3's newline).
  * - `{eos: true}`: the checkpoint's `eos_token` from tokenizer_config.json (the engine's stop token).
- * A reference the vocabulary cannot resolve refuses the start, naming the family, the file and the token.
+ * A reference the vocabulary cannot resolve refuses the start, naming the family, the file and the token, unless it is
+ * `optional` (miles' `convert_tokens_to_ids` then gives None, which matches no id: the rule simply lacks it).
  */
-export type TokenRef = { readonly token: string } | { readonly text: string } | { readonly eos: true };
+export type TokenRef = { readonly token: string; readonly optional?: true } | { readonly text: string } | { readonly eos: true };
 
 /**
  * Where a family's chat template comes from (miles' `FixedTemplate.template` plus `resolve_fixed_chat_template`).
@@ -30,7 +31,26 @@ export type TokenRef = { readonly token: string } | { readonly text: string } | 
  * Either way, `--chat-template-path` replaces the template only for a family with `acceptsChatTemplatePath`
  * (miles: only `--tito-model=default`; a named family refuses it at start-up).
  */
-export type TemplateSource = { readonly kind: "checkpoint" } | { readonly kind: "bundled"; readonly file: string };
+export type TemplateSource =
+  | { readonly kind: "checkpoint" }
+  | {
+      readonly kind: "bundled";
+      readonly file: string;
+      /**
+       * True for a miles fixed template shipped unchanged (`miles-templates/*.jinja`): rendered as transformers
+       * renders a checkpoint's own template (its special-token variables, Python's tojson and strip), not with the
+       * host helpers of {@link BundledTemplateHelpers}.
+       */
+      readonly verbatim?: boolean;
+    }
+  | {
+      /**
+       * No Jinja: one of DeepSeek's official prompt encoders, ported (src/tokenizer/deepseek/), as miles routes a
+       * checkpoint whose config.json declares that `model_type` (`chat_template_utils/deepseek.py`).
+       */
+      readonly kind: "encoder";
+      readonly encoder: "deepseek_v32" | "deepseek_v4";
+    };
 
 /**
  * Variables our bundled templates may read (never passed to a checkpoint's template, whose variables are exactly
@@ -101,11 +121,22 @@ export interface WireFormats {
   /** SGLang `--reasoning-parser` miles binds (`qwen3`, `glm45`, `nemotron_3`, ...), or null (`default`). */
   readonly reasoningParser: string | null;
   /**
+   * The parsers the mock speaks when the family binds none and the user names none: the ones SGLang serves the model
+   * with (Kimi K2.5: `kimi_k2` for both; miles' Kimi25TITOTokenizer binds none). Absent: `qwen25` and no reasoning.
+   */
+  readonly unboundDefaults?: { readonly toolCallParser: string; readonly reasoningParser: string | null };
+  /**
    * True when the generation prompt already opens the reasoning block (Qwen3-Thinking-2507 / Qwen3-Next write
    * `<|im_start|>assistant\n<think>\n`): a completion then starts inside it, so the mock writes
    * `reasoning</think>\n\ncontent` and the parser reads reasoning up to `</think>` without an opening tag.
    */
   readonly reasoningOpenedByPrompt: boolean;
+  /**
+   * A chat-template kwarg whose true value in the request forces the reasoning parser into reasoning mode (SGLang's
+   * DeepSeek parsers read `chat_template_kwargs.thinking`; the prompt then ends in `<think>`). Absent: only
+   * {@link reasoningOpenedByPrompt} decides.
+   */
+  readonly reasoningForcedByKwarg?: string;
   /**
    * The token the engine ends a finished turn with (appended to the mock's output ids). Absent: the checkpoint's
    * `eos_token` (Qwen3 `<|im_end|>`, Llama 3.1 `<|eot_id|>`, DeepSeek V3 `<｜end▁of▁sentence｜>`).
@@ -149,6 +180,11 @@ export interface TitoFamily {
   readonly comparator: ComparatorSpec;
   /** Parsers miles binds and how the mock writes and reads the family's replies. */
   readonly wire: WireFormats;
+  /**
+   * miles' DeepSeek classes: once the pinned kwargs are applied, `thinking` is set to whether the kwargs resolve to
+   * thinking mode (`render_thinking_enabled`), so every upstream body names the mode SGLang's reasoning parser reads.
+   */
+  readonly setsThinkingKwarg?: boolean;
   /**
    * Tokens the vocabulary must hold beyond those the rules above name (which are always checked); a missing one
    * refuses the start naming the family, tokenizer.json and the token.
