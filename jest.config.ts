@@ -65,6 +65,7 @@ export const SLOW_SUITES: readonly string[] = [
   "__tests__/tokenizer/synthetic-families.test.ts",
   "__tests__/tokenizer/deepseek-families.test.ts",
   "__tests__/tokenizer/kimi-minimax-inkling-cross-check.test.ts",
+  "__tests__/server/kimi-minimax-inkling-server.test.ts",
   "__tests__/parity/family-parity.test.ts",
   // the session-verify gate over --cycles 3 runs under every failure mode, and a planted re-tokenizing server
   "__tests__/matchers/session-verify-gate.test.ts",
