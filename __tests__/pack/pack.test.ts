@@ -175,6 +175,11 @@ test("plain JS + babel-jest with only setupFilesAfterEnv: a matcher-only install
     ),
   });
 
+  // The package root as the setup file registers the matchers too.
+  await writeFile(path.join(dir, "jest.root.config.js"), 'module.exports = { setupFilesAfterEnv: ["jest-session-parity"] };\n');
+  const rootSetup = await run(dir, process.execPath, [jestBin(dir), "--ci", "--colors=false", "--config", "jest.root.config.js", "bitwise.test.js"]);
+  expect({ code: rootSetup.code, output: rootSetup.output }).toEqual({ code: 0, output: expect.stringMatching(passed(rootSetup.output, 1)) });
+
   // The peers a server user adds, measured apart.
   const bytesBefore = await diskBytes(path.join(dir, "node_modules"));
   await install(
@@ -343,5 +348,17 @@ test("examples/: each project installs from the tarball and its own npm test pas
     const result = await run(path.join(dir, name), NPM, ["test"], 10 * MINUTE);
     expect({ name, code: result.code, output: result.output }).toEqual({ name, code: 0, output: expect.any(String) });
     figures[`example_${name}_ms`] = result.ms;
+  }
+});
+
+// Cassettes (issue 47): the two framework examples record their agent's cassette against `session-parity mock` standing
+// in for SGLang, then replay it under `jest --ci`. The committed cassettes already hold every exchange of their agent, so
+// the recording run above (from the tarball) appended nothing: what CI replays is what is committed.
+test("examples/openai-agents and examples/langgraph: their committed cassettes hold every exchange the agents make", async () => {
+  for (const name of ["openai-agents", "langgraph"]) {
+    const committed = await readFile(path.join(ROOT, "examples", name, "cassettes", "weather.jsonl"), "utf8");
+    const afterRun = await readFile(path.join(scratch, "examples", name, "cassettes", "weather.jsonl"), "utf8");
+    expect({ name, lines: afterRun.split("\n").length }).toEqual({ name, lines: committed.split("\n").length });
+    expect(afterRun).toBe(committed);
   }
 });

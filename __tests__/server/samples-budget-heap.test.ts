@@ -52,7 +52,8 @@ async function sessionWithLeaves(url: string, leaves: number, bytes: number, see
   const created = await call("POST", `${url}/sessions`);
   expect(created.status).toBe(200);
   const id = created.json<{ session_id: string }>().session_id;
-  for (let i = 0; i < leaves; i += 1) expect((await chat(url, id, { messages: [{ role: "user", content: historyText(seed * 1000 + i, bytes) }] })).status).toBe(200);
+  for (let i = 0; i < leaves; i += 1)
+    expect((await chat(url, id, { messages: [{ role: "user", content: historyText(seed * 1000 + i, bytes) }] })).status).toBe(200);
   return id;
 }
 
@@ -71,10 +72,11 @@ async function snapshot(url: string, ids: readonly string[]): Promise<Buffer[]> 
 /** A samples body whose metadata is one string of `bytes` characters. */
 const samplesBody = (bytes: number) => JSON.stringify({ max_seq_len: null, metadata: { blob: "m".repeat(bytes) } });
 
-const TOO_LARGE = /^\{"error":"request too large: this samples reply \((\d+) samples x (\d+\.\d) MiB of request metadata \+ \d+\.\d MiB of samples\) needs about \d+\.\d MiB, more than /;
+const TOO_LARGE =
+  /^\{"error":"request too large: this samples reply \(\d+ samples x \d+\.\d MiB of request metadata \+ \d+\.\d MiB of samples\) needs about \d+\.\d MiB for what its request adds, more than 25% of the default session budget of \d+\.\d MiB/;
 const FULL = /^\{"error":"session store is full: this samples reply \(\d+ samples x \d+\.\d MiB of request metadata/;
 
-test("160 MB heap: 12 leaves x 8 MB of metadata is a 413, 12 x 3 MB on a loaded store a 503; the server lives, nothing stored changes", async () => {
+test("160 MB heap: 12 leaves x 5 MB of metadata is a 413, a burst of smaller ones on a loaded store 200 or 503; the server lives, nothing stored changes", async () => {
   const served = await serveChild(160);
   try {
     const tree = await sessionWithLeaves(served.url, 12, 2_000, 1);
@@ -93,17 +95,18 @@ test("160 MB heap: 12 leaves x 8 MB of metadata is a 413, 12 x 3 MB on a loaded 
     expect(ids.length).toBeGreaterThan(5);
     const before = await snapshot(served.url, ids);
 
-    const alone = await call("POST", `${served.url}/sessions/${tree}/samples`, samplesBody(8_000_000));
+    const alone = await call("POST", `${served.url}/sessions/${tree}/samples`, samplesBody(5_000_000));
     expect(alone.status).toBe(413);
     expect(alone.text).toMatch(TOO_LARGE);
-    expect(alone.text).toContain("heap limit");
-    const full = await call("POST", `${served.url}/sessions/${tree}/samples`, samplesBody(3_000_000));
-    expect(full.status).toBe(503);
-    expect(full.headers["retry-after"]).toBe("5");
-    expect(full.text).toMatch(FULL);
-    // eight at once, each alone admissible on an empty store: none crashes the server
-    const burst = await Promise.all(Array.from({ length: 8 }, () => call("POST", `${served.url}/sessions/${tree}/samples`, samplesBody(3_000_000))));
-    for (const reply of burst) expect([413, 503]).toContain(reply.status);
+    // eight at once, each within what one request may take: answered or refused as the store fills, never a crash
+    const burst = await Promise.all(Array.from({ length: 8 }, () => call("POST", `${served.url}/sessions/${tree}/samples`, samplesBody(900_000))));
+    for (const reply of burst) {
+      expect([200, 503]).toContain(reply.status);
+      if (reply.status === 503) {
+        expect(reply.text).toMatch(FULL);
+        expect(reply.headers["retry-after"]).toBe("5");
+      }
+    }
 
     expect(served.alive()).toBe(true);
     expect(await snapshot(served.url, ids)).toEqual(before);
@@ -113,7 +116,7 @@ test("160 MB heap: 12 leaves x 8 MB of metadata is a 413, 12 x 3 MB on a loaded 
   if (served.stderr().includes("heap out of memory")) throw new Error(`the server ran out of heap: ${served.stderr().slice(-500)}`);
 });
 
-test("256 MB heap: 40 leaves x 3 MB of metadata is refused or answered, never a crash; stored sessions unchanged", async () => {
+test("256 MB heap: 40 leaves x 3 MB of metadata is a 413; the server lives, stored sessions unchanged", async () => {
   const served = await serveChild(256);
   try {
     const tree = await sessionWithLeaves(served.url, 40, 1_000, 2);
@@ -152,7 +155,9 @@ test("160 MB heap with --max-session-bytes 1 GiB: the heap guard still answers 5
     expect(served.alive()).toBe(true);
     expect(refusal).not.toBeNull();
     expect(refusal!.status).toBe(503);
-    expect(refusal!.text).toMatch(/^\{"error":"session store is full: .* past the heap guard of the 1024\.0 MiB session budget \(\d+\.\d MiB, \d+% of the \d+\.\d MiB heap limit/);
+    expect(refusal!.text).toMatch(
+      /^\{"error":"session store is full: .* past the heap guard of the 1024\.0 MiB session budget \(\d+\.\d MiB, \d+% of the \d+\.\d MiB heap limit/,
+    );
     expect(ids.length).toBeGreaterThan(5);
     for (const id of ids) expect((await call("GET", `${served.url}/sessions/${id}`)).json<{ records: unknown[] }>().records).toHaveLength(1);
   } finally {

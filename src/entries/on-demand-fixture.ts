@@ -60,6 +60,7 @@ export async function startParityEnvironment(options: ParityEnvironmentOptions =
  */
 export async function runAgentParity(options: AgentParityOptions): Promise<AgentParityResult> {
   try {
+    requirePeers("runAgentParity()", PEERS_OF.servers);
     const implementation = await import("../fixture/agent-parity");
     return await implementation.runAgentParity(options);
   } catch (error) {
