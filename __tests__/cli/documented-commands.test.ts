@@ -1,5 +1,5 @@
-// Every `session-parity` command line the user is shown works when pasted: the README's shell snippets (```sh blocks
-// and `$ ` lines of captured sessions) and every `Examples:` line of each command's --help, run as real processes.
+// Every `session-parity` command line the user is shown works when pasted: the shell snippets of the README and of every
+// docs/*.md page (```sh blocks and `$ ` lines of captured sessions) and every `Examples:` line of each command's --help, run as real processes.
 //
 // Both are parsed at test time, so a line added later is covered without touching this file. The rules:
 // - one fenced block (README) or one command's Examples (help) is one shell session; lines run in order, as written;
@@ -14,13 +14,14 @@
 //   directory of that npm package (a real vocabulary the dev dependencies ship); `<!-- cli-test: exits N -->` says the
 //   block's commands end with status N (a documented failure) instead of 0.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import type { Command } from "commander";
 import type { MockBackend } from "../../src/backend";
 import { startEnvironmentMock } from "../../src/fixture/parity-environment";
 import { buildProgram } from "../../src/cli";
+import { codeBlocks, userPages } from "../docs/pages";
 import { cleanEnv, freePort, MAIN, ROOT } from "./run-cli";
 
 jest.setTimeout(1_200_000);
@@ -98,43 +99,27 @@ function parseLine(line: string): DocumentedCommand[] {
   return commands;
 }
 
-/** Every shell session of the README: ```sh/```bash/```shell blocks, and `$ ` lines of captured sessions. */
-function readmeSessions(): DocumentedSession[] {
-  const lines = readFileSync(path.join(ROOT, "README.md"), "utf8").split("\n");
+/** Every shell session of the README and the docs pages: ```sh/```bash/```shell blocks, and `$ ` lines of captured sessions. */
+function documentedSessions(): DocumentedSession[] {
   const sessions: DocumentedSession[] = [];
-  let prose: string[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const fence = /^```(\w*)/.exec(lines[i]);
-    if (fence === null) {
-      prose.push(lines[i]);
-      continue;
-    }
-    const start = i;
-    const body: string[] = [];
-    for (i += 1; i < lines.length && !lines[i].startsWith("```"); i++) body.push(lines[i]);
-    const shell = ["sh", "bash", "shell", "console"].includes(fence[1]);
-    const joined = body
-      .join("\n")
-      .replace(/\\\n\s*/g, "")
-      .split("\n"); // `\` continues a line
+  for (const block of userPages().flatMap(codeBlocks)) {
+    const shell = ["sh", "bash", "shell", "console"].includes(block.lang);
+    const joined = block.code.replace(/\\\n\s*/g, "").split("\n"); // `\` continues a line
     const typed = joined.filter((line) => (shell ? !line.trimStart().startsWith("#") : line.startsWith("$ "))).map((line) => line.replace(/^\$ /, ""));
     const commands = typed.flatMap(parseLine);
-    if (commands.length > 0) {
-      const text = prose.join("\n");
-      const marker = /<!-- cli-test: a session-parity mock(?: with routing replay of (\d+) layers)? stands in for [^>]*?any free port will do for (\d+)/.exec(
-        text,
-      );
-      const standIn = marker === null ? null : { port: Number(marker[2]), routingLayers: marker[1] === undefined ? null : Number(marker[1]) };
-      sessions.push({
-        source: `README.md:${start + 1}`,
-        commands,
-        freePorts: freePortsIn(text),
-        standIn,
-        checkpoints: checkpointsIn(text),
-        expectedExit: expectedExitIn(text),
-      });
-    }
-    prose = [];
+    if (commands.length === 0) continue;
+    const marker = /<!-- cli-test: a session-parity mock(?: with routing replay of (\d+) layers)? stands in for [^>]*?any free port will do for (\d+)/.exec(
+      block.prose,
+    );
+    const standIn = marker === null ? null : { port: Number(marker[2]), routingLayers: marker[1] === undefined ? null : Number(marker[1]) };
+    sessions.push({
+      source: `${block.page}:${block.line}`,
+      commands,
+      freePorts: freePortsIn(block.prose),
+      standIn,
+      checkpoints: checkpointsIn(block.prose),
+      expectedExit: expectedExitIn(block.prose),
+    });
   }
   return sessions;
 }
@@ -159,12 +144,15 @@ function helpSessions(): DocumentedSession[] {
   });
 }
 
-const README_SESSIONS = readmeSessions();
+const README_SESSIONS = documentedSessions();
 const HELP_SESSIONS = helpSessions();
 
 test("the documentation shows the commands this test runs", () => {
   // A parser that finds nothing would make every session below pass vacuously.
   expect(README_SESSIONS.length).toBeGreaterThanOrEqual(4);
+  // The README's own four lines and at least one block of a docs page are among them.
+  expect(README_SESSIONS.some((session) => session.source.startsWith("README.md:"))).toBe(true);
+  expect(new Set(README_SESSIONS.map((session) => session.source.split(":")[0])).size).toBeGreaterThanOrEqual(4);
   expect(README_SESSIONS.flatMap((session) => session.commands.map((command) => command.args[0]))).toEqual(
     expect.arrayContaining(["mock", "serve", "run", "fuzz"]),
   );
@@ -174,6 +162,7 @@ test("the documentation shows the commands this test runs", () => {
     ["session-parity serve --help", true],
     ["session-parity run --help", true],
     ["session-parity fuzz --help", true],
+    ["session-parity replay --help", true],
     ["session-parity verify-template --help", true],
   ]);
   expect(parseLine("SESSION_PARITY_V1_URL=http://a npx session-parity run --v1 x &")).toEqual([
@@ -202,7 +191,8 @@ interface Spawned {
 }
 
 function spawnDocumented(command: DocumentedCommand, ports: Map<number, number>, cwd: string, checkpoints: Map<string, string>): Spawned {
-  const args = command.args.map((word) => checkpoints.get(word) ?? substitute(word, ports));
+  // a path under examples/ names the repository's own file (the sessions run in a scratch directory)
+  const args = command.args.map((word) => checkpoints.get(word) ?? (word.startsWith("examples/") ? path.join(ROOT, word) : substitute(word, ports)));
   const env = cleanEnv({
     TS_NODE_PROJECT: path.join(ROOT, "tsconfig.json"),
     ...Object.fromEntries(Object.entries(command.env).map(([k, v]) => [k, substitute(v, ports)])),

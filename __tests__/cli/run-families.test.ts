@@ -2,8 +2,10 @@
 // run passes on Llama 3.1 under `default` and on qwennext; a template that cannot render the scenario (Gemma 3)
 // stops the run at start with the template's own error (exit 2), never a FAIL; model-choice mistakes exit 2.
 import { describe, expect, jest, test } from "@jest/globals";
+import * as fs from "node:fs";
 import * as path from "node:path";
-import { CliExit, RUN_DEFAULTS, runParity, type RunCommandOptions } from "../../src/cli";
+import { CliExit, executeVerifyTemplate, RUN_DEFAULTS, runParity, type RunCommandOptions } from "../../src/cli";
+import { inklingSpec, kimi25Spec, kimi26Spec, minimaxSpec, writeSyntheticCheckpoint, type SyntheticCheckpointSpec } from "../tokenizer/synthetic-checkpoint";
 
 jest.setTimeout(120_000);
 
@@ -81,5 +83,35 @@ describe("serve under a family", () => {
     expect(error.message).toMatch(
       /^could not start the v1 session server: --tito-model qwennext: .*tokenizer\.json has no <\|im_start\|> token, which the qwennext family needs$/,
     );
+  });
+});
+
+/** The Kimi / MiniMax / Inkling families on synthetic checkpoints holding their special tokens (no package ships them). */
+const SYNTHETIC: ReadonlyArray<readonly [string, () => SyntheticCheckpointSpec]> = [
+  ["kimi25", () => kimi25Spec()],
+  ["kimi26", kimi26Spec],
+  ["minimax_m25", minimaxSpec],
+  ["minimax_m27", minimaxSpec],
+  ["inkling", inklingSpec],
+];
+
+describe.each(SYNTHETIC)("--tito-model %s on a synthetic checkpoint", (family, spec) => {
+  test("the weather parity run passes and /health names the family; verify-template passes", async () => {
+    const dir = writeSyntheticCheckpoint(spec(), family);
+    try {
+      const report = await runParity(options({ hfCheckpoint: dir, titoModel: family }), { env: {} });
+      expect(report.summary).toMatchObject({ trajectories: 2, passed: 2, failed: 0, pass: true, serverProblems: 0 });
+      for (const server of [report.servers.v1, report.servers.v2]) expect(server.health).toMatchObject({ tito_model: family, hf_checkpoint: dir });
+      const out: string[] = [];
+      const verified = await executeVerifyTemplate(
+        { titoModel: family, hfCheckpoint: dir, thinking: "both" },
+        { out: { write: (chunk: string) => out.push(chunk) } },
+      );
+      expect(verified.report.summary).toMatchObject({ pass: true });
+      expect(verified.exitCode).toBe(0);
+      expect(out.join("")).toContain("Verdict: PASS");
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

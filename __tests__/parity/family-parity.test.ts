@@ -1,4 +1,4 @@
-// The weather parity run on the qwen35, glm47, glm53 and nemotron3 families: a mock and v1/v2 session servers started
+// The weather parity run on the qwen35, glm47, glm53, nemotron3, kimi25, kimi26, minimax_m25, minimax_m27 and inkling families: a mock and v1/v2 session servers started
 // for the family (qwen35 on the packaged Qwen3 vocabulary, the others on synthetic checkpoints), the agent's schedule
 // following the family's append roles, and v1's training payload bit-identical to v2's with no TITO mismatch.
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
@@ -7,7 +7,18 @@ import { buildWeatherInputSamples, checkTrainingPayloadParity, runAgenticRetryTr
 import { checkRetryTopology, weatherScenarioExpectations } from "../../src/matchers";
 import { loadTitoModel } from "../../src/tokenizer";
 import { getTitoFamily } from "../../src/tokenizer/families";
-import { glm47Spec, glm53Spec, nemotron3Spec, writeSyntheticCheckpoint, type SyntheticCheckpointSpec } from "../tokenizer/synthetic-checkpoint";
+import { deepseekCheckpoint } from "../tokenizer/deepseek/checkpoint";
+import {
+  glm47Spec,
+  glm53Spec,
+  inklingSpec,
+  kimi25Spec,
+  kimi26Spec,
+  minimaxSpec,
+  nemotron3Spec,
+  writeSyntheticCheckpoint,
+  type SyntheticCheckpointSpec,
+} from "../tokenizer/synthetic-checkpoint";
 
 const BATCH = 2;
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -15,6 +26,8 @@ const silent = { info: () => undefined, warn: () => undefined, error: () => unde
 interface FamilyCase {
   family: string;
   spec: SyntheticCheckpointSpec | null;
+  /** A checkpoint directory made for the case instead of a synthetic one (DeepSeek: the real V3 vocabulary). */
+  checkpoint?: () => string;
   /** Server default kwargs (default: the fixture's {"enable_thinking": false}). */
   kwargs?: Record<string, unknown>;
   /** What the mock's scripted tool call looks like in the backend's completion text. */
@@ -27,6 +40,17 @@ const CASES: readonly FamilyCase[] = [
   // GLM-5.3 pins enable_thinking=True: the fixture's enable_thinking=false would be refused at start (as in miles)
   { family: "glm53", spec: glm53Spec(), kwargs: {}, callMarker: "<tool_call>get_weather<arg_key>" },
   { family: "nemotron3", spec: nemotron3Spec(), callMarker: "<function=get_weather>" },
+  // DeepSeek V3.2 / V4 on the real DeepSeek V3 vocabulary, in chat mode (the fixture's enable_thinking=false) and in
+  // thinking mode (the encoders' default: every prompt ends in <think>, the mock writes reasoning before the reply)
+  { family: "deepseekv32", spec: null, checkpoint: () => deepseekCheckpoint("deepseek_v32"), callMarker: '<｜DSML｜invoke name="get_weather">' },
+  { family: "deepseekv32", spec: null, checkpoint: () => deepseekCheckpoint("deepseek_v32"), kwargs: {}, callMarker: "<｜DSML｜function_calls>" },
+  { family: "deepseekv4", spec: null, checkpoint: () => deepseekCheckpoint("deepseek_v4"), callMarker: "<｜DSML｜tool_calls>" },
+  { family: "deepseekv4", spec: null, checkpoint: () => deepseekCheckpoint("deepseek_v4"), kwargs: {}, callMarker: '<｜DSML｜invoke name="get_weather">' },
+  { family: "kimi25", spec: kimi25Spec(), callMarker: "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>" },
+  { family: "kimi26", spec: kimi26Spec(), callMarker: "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>" },
+  { family: "minimax_m25", spec: minimaxSpec(), callMarker: '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="location">' },
+  { family: "minimax_m27", spec: minimaxSpec(), callMarker: '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="location">' },
+  { family: "inkling", spec: inklingSpec(), callMarker: "<|message_model|>get_weather<|content_invoke_tool_json|>" },
 ];
 
 const directories: string[] = [];
@@ -34,15 +58,15 @@ afterAll(() => {
   for (const directory of directories) fs.rmSync(directory, { recursive: true, force: true });
 });
 
-describe.each(CASES)("weather parity on $family", ({ family, spec, kwargs, callMarker }) => {
+describe.each(CASES)("weather parity on $family (kwargs $kwargs)", ({ family, spec, checkpoint, kwargs, callMarker }) => {
   let v1: SessionParityRun[];
   let v2: SessionParityRun[];
   let decodedTokens: string[];
 
   beforeAll(async () => {
     let hfCheckpoint: string | undefined;
-    if (spec !== null) {
-      hfCheckpoint = writeSyntheticCheckpoint(spec, family);
+    if (spec !== null || checkpoint !== undefined) {
+      hfCheckpoint = checkpoint !== undefined ? checkpoint() : writeSyntheticCheckpoint(spec!, family);
       directories.push(hfCheckpoint);
     }
     const environment = await startParityEnvironment({ env: {}, latencyMs: 0, logger: silent, titoModel: family, hfCheckpoint, chatTemplateKwargs: kwargs });

@@ -1,7 +1,6 @@
-// The failure messages the README shows as "real captures", regenerated from real runs and found verbatim in README.md.
-// A change to a matcher's wording or to the scripted run therefore fails here until the README is updated with it.
-import { readFileSync } from "node:fs";
-import * as path from "node:path";
+// The failure messages the docs show as "real captures", regenerated from real runs and found verbatim in the README or a
+// docs/*.md page (the matcher reference). A change to a matcher's wording or to the scripted run fails here until the
+// page is updated with it.
 import {
   buildWeatherInputSamples,
   runAgenticRetryTrajectories,
@@ -13,8 +12,10 @@ import {
   type SessionParityRun,
 } from "../../src";
 import { deepCopySample } from "../../src/wire/sample-copy";
+import { pageText, userPages } from "../docs/pages";
 
-const README = readFileSync(path.resolve(__dirname, "../../README.md"), "utf8");
+/** Every page a user reads, joined: a message must appear on one of them. */
+const README = userPages().map(pageText).join("\n");
 
 /** The message of a failing expectation, without terminal colours. */
 function failureOf(assertion: () => void): string {

@@ -2,6 +2,7 @@
 // 503 with Retry-After naming the budget, nothing stored is lost or blocked, DELETE frees room at once.
 import { startSessionServer, type RunningSessionServer, type SessionServerVersion } from "../../src/server";
 import { BytePool, SessionBudgetError, SessionStore, SESSION_OVERHEAD_BYTES, type SessionEntry } from "../../src/server/session-store";
+import { resolveSessionBudget } from "../../src/server/session-budget";
 import { call, chat, createSession, fillUntilRefused, getSession, rawChatReply, recordingLogger, startRawBackend, type RawBackend } from "./helpers";
 import { historyText } from "./support/session-budget-child";
 
@@ -130,6 +131,25 @@ test("budget options are checked when the server starts, naming the option and i
   );
 });
 
+test("an explicit budget keeps the heap guard (the tighter decides); one above the heap limit is reported at start", async () => {
+  const { getHeapStatistics } = await import("node:v8");
+  const warnings: string[] = [];
+  const huge = resolveSessionBudget({ maxSessionBytes: 2 * getHeapStatistics().heap_size_limit }, (message) => warnings.push(message));
+  expect(huge.pool.heap).not.toBeNull();
+  expect(warnings).toHaveLength(1);
+  expect(warnings[0]).toMatch(
+    /^session budget: maxSessionBytes \/ --max-session-bytes is \d+\.\d MiB, above this process's heap limit of \d+\.\d MiB \(old generation\): the heap guard refuses growth first \(503 once the live heap would pass 90% of the limit\)/,
+  );
+  const small = resolveSessionBudget({ maxSessionBytes: 8_000_000 }, (message) => warnings.push(message));
+  expect(small.pool.heap).not.toBeNull();
+  expect(warnings).toHaveLength(1);
+  // Through the server: the warning reaches its logger.
+  const logger = recordingLogger();
+  const server = await startSessionServer({ version: "v1", backendUrl: raw.url, logger, maxSessionBytes: 2 ** 50 });
+  await server.close();
+  expect(logger.warnings.filter((line) => line.startsWith("session budget: maxSessionBytes"))).toHaveLength(1);
+});
+
 test("the default budget is shared by the process's servers and sized from the heap limit", async () => {
   const { getHeapStatistics } = await import("node:v8");
   await withServer("v1", {}, async (one) => {
@@ -245,5 +265,38 @@ describe("heap guard (SessionStore with a fake heap)", () => {
     collections += 1;
     heap.liveBytes = 50 * MiB;
     expect(() => table.reserve(30 * MiB, "this chat turn")()).not.toThrow();
+  });
+  test("bytes deleted while a collection was marking count as freed at once, whenever that collection is first read", () => {
+    const heap: { limitBytes: number; liveBytes: number; markedAt: number } = { limitBytes: 100 * MiB, liveBytes: 40 * MiB, markedAt: 0 };
+    let collections = 0;
+    let clock = 1_000;
+    const guard = { read: () => heap, collections: () => collections, now: () => clock };
+    const table = new SessionStore<object>(() => ({}), {
+      pool: new BytePool(10 ** 12, "the default session budget", guard),
+      maxSessions: 10 ** 6,
+      ttlMs: null,
+    });
+    const big = Array.from({ length: 4 }, () => table.create());
+    for (const entry of big) table.charge(entry, 10 * MiB);
+    table.reserve(0, "a read")(); // the guard reads the heap: 40 MiB live + 40 MiB charged since
+    expect(() => table.create()).not.toThrow();
+    // A collection begins marking at t=2000 (all four sessions reachable), two are deleted at t=2500, and the
+    // collection's figure (what it marked: 80 MiB) is read only afterwards: their 20 MiB still count as freed.
+    clock = 2_500;
+    table.remove(big[0].id);
+    table.remove(big[1].id);
+    collections += 1;
+    heap.liveBytes = 80 * MiB;
+    heap.markedAt = 2_000;
+    clock = 3_000;
+    // 80 - 20 = 60 MiB projected: a turn of 25 MiB fits under the guard's 90 MiB, one of 31 MiB does not
+    expect(() => table.reserve(25 * MiB, "this chat turn")()).not.toThrow();
+    expect(() => table.reserve(31 * MiB, "this chat turn")).toThrow(SessionBudgetError);
+    // The next collection marked after the deletes: its figure has them freed already, and nothing is subtracted twice.
+    collections += 1;
+    heap.liveBytes = 60 * MiB;
+    heap.markedAt = 2_800;
+    expect(() => table.reserve(29 * MiB, "this chat turn")()).not.toThrow();
+    expect(() => table.reserve(31 * MiB, "this chat turn")).toThrow(SessionBudgetError);
   });
 });

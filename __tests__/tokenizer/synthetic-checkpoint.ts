@@ -21,6 +21,8 @@ export interface SyntheticCheckpointSpec {
   chatTemplate: string;
   /** Where the template goes: `chat_template` of tokenizer_config.json (default) or a `chat_template.jinja` file. */
   templateFile?: boolean;
+  /** A config.json to write beside the tokenizer files (Inkling's `model_type`), when the family reads one. */
+  modelConfig?: Record<string, unknown>;
 }
 
 /** GPT-2's byte ↔ printable-character table (`bytes_to_unicode`): the spelling of byte-level tokens. */
@@ -110,6 +112,7 @@ export function writeSyntheticCheckpoint(spec: SyntheticCheckpointSpec, name = "
   fs.writeFileSync(path.join(directory, "tokenizer.json"), JSON.stringify(tokenizerJson));
   fs.writeFileSync(path.join(directory, "tokenizer_config.json"), JSON.stringify(syntheticTokenizerConfig(spec, tokenizerJson), null, 2));
   if (spec.templateFile === true) fs.writeFileSync(path.join(directory, "chat_template.jinja"), spec.chatTemplate);
+  if (spec.modelConfig !== undefined) fs.writeFileSync(path.join(directory, "config.json"), JSON.stringify(spec.modelConfig, null, 2));
   return directory;
 }
 
@@ -149,5 +152,75 @@ export function nemotron3Spec(): SyntheticCheckpointSpec {
     eosToken: "<|im_end|>",
     bosToken: "<s>",
     chatTemplate: template("nemotron3.jinja"),
+  };
+}
+
+const KIMI_SPECIAL = [
+  "[BOS]",
+  "[EOS]",
+  "<|im_end|>",
+  "<|im_user|>",
+  "<|im_assistant|>",
+  "<|im_system|>",
+  "<|im_middle|>",
+  "<|tool_calls_section_begin|>",
+  "<|tool_calls_section_end|>",
+  "<|tool_call_begin|>",
+  "<|tool_call_argument_begin|>",
+  "<|tool_call_end|>",
+  "<|media_begin|>",
+  "<|media_content|>",
+  "<|media_pad|>",
+  "<|media_end|>",
+  "<|kimi_k25_video_placeholder|>",
+];
+
+/** A Kimi-K2.5-style checkpoint: its role, tool-call section and media tokens as specials; <think> tags plain. */
+export function kimi25Spec(chatTemplate = ""): SyntheticCheckpointSpec {
+  return { specialTokens: KIMI_SPECIAL, plainTokens: ["<think>", "</think>"], eosToken: "[EOS]", bosToken: "[BOS]", chatTemplate };
+}
+
+/** A Kimi-K2.6-style checkpoint: K2.5's tokens, its own template (with the preserve_thinking gate) in chat_template.jinja. */
+export function kimi26Spec(): SyntheticCheckpointSpec {
+  return { ...kimi25Spec(template("kimi26.jinja")), templateFile: true };
+}
+
+/** A MiniMax-M2-style checkpoint: `]~!b[` / `]~b]` / `[e~[` special; think and tool-call tags plain added tokens. */
+export function minimaxSpec(): SyntheticCheckpointSpec {
+  return {
+    specialTokens: ["]~!b[", "]~b]", "[e~[", "]!p~[", "]!d~["],
+    plainTokens: ["<think>", "</think>", "<minimax:tool_call>", "</minimax:tool_call>"],
+    eosToken: "[e~[",
+    bosToken: "]~!b[",
+    chatTemplate: "",
+  };
+}
+
+/** The Inkling message and content tokens (the fixed template's and SGLang's control tokens). */
+export const INKLING_TOKENS = [
+  "<|message_user|>",
+  "<|message_model|>",
+  "<|message_system|>",
+  "<|message_tool|>",
+  "<|content_text|>",
+  "<|content_thinking|>",
+  "<|content_xml|>",
+  "<|content_invoke_tool_json|>",
+  "<|end_message|>",
+  "<|content_model_end_sampling|>",
+  "<|content_image|>",
+  "<|content_audio_input|>",
+  "<|audio_end|>",
+  "<|unused_200053|>",
+  "<|unused_200054|>",
+];
+
+/** An Inkling-style checkpoint: the message/content tokens as specials, config.json `model_type: inkling_mm_model`. */
+export function inklingSpec(): SyntheticCheckpointSpec {
+  return {
+    specialTokens: INKLING_TOKENS,
+    eosToken: "<|content_model_end_sampling|>",
+    chatTemplate: "",
+    modelConfig: { model_type: "inkling_mm_model", architectures: ["InklingForConditionalGeneration"] },
   };
 }

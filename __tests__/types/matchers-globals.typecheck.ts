@@ -9,6 +9,8 @@ export function typecheckJestGlobalNamespace(left: Sample, right: Sample): void 
   expect(left).toBeBitwiseEqual(right, { metadataProjection: trainingMetadataProjection, maxDifferences: 20 });
   expect({ sample: left }).toEqual({ sample: expect.bitwiseEqualTo(right) });
   expect({ sample: left }).toEqual({ sample: expect.not.bitwiseEqualTo(right) });
+  expect({ sample: left }).toEqual({ sample: expect.toBeBitwiseEqual(right) });
+  expect({ sample: left }).toEqual({ sample: expect.not.toBeBitwiseEqual(right, { maxDifferences: 2 }) });
   const matchers: jest.Matchers<void, Sample> = expect(left);
   matchers.toBeBitwiseEqual(right);
 

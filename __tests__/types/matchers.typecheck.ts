@@ -21,6 +21,10 @@ export function typecheckJestGlobals(left: Sample, right: Sample): void {
   const matcher: BitwiseEqualTo = expect.bitwiseEqualTo(right, { metadataProjection: trainingMetadataProjection });
   expect({ sample: left }).toEqual({ sample: matcher });
   expect({ sample: left }).toEqual({ sample: expect.not.bitwiseEqualTo(right) });
+  expect({ sample: left }).toEqual({ sample: expect.toBeBitwiseEqual(right) });
+  expect({ sample: left }).toEqual({ sample: expect.not.toBeBitwiseEqual(right, { maxDifferences: 2 }) });
+  // @ts-expect-error maxDifferences must be a number, in the asymmetric form too
+  expect.toBeBitwiseEqual(right, { maxDifferences: "ten" });
   void expect(Promise.resolve(left)).resolves.toBeBitwiseEqual(right);
 
   // @ts-expect-error maxDifferences must be a number

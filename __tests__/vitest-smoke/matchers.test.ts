@@ -31,6 +31,11 @@ describe("toBeBitwiseEqual under Vitest", () => {
     expect(() => expect(left).toBeBitwiseEqual(right)).toThrow(/extra/);
   });
 
+  test("the runner's asymmetric toBeBitwiseEqual is typed and works inside toEqual", () => {
+    expect({ reward: 0 }).toEqual({ reward: expect.toBeBitwiseEqual(0) });
+    expect({ reward: 0 }).not.toEqual({ reward: expect.toBeBitwiseEqual(-0) });
+  });
+
   test("the asymmetric bitwiseEqualTo works inside toEqual", () => {
     expect({ nested: new Float64Array([1.5]) }).toEqual({ nested: expect.bitwiseEqualTo(new Float64Array([1.5])) });
     expect({ nested: new Float64Array([1.5]) }).not.toEqual({ nested: expect.bitwiseEqualTo(new Float32Array([1.5])) });

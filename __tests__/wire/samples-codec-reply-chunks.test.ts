@@ -167,6 +167,16 @@ describe("encodeSamplesChunks writes the reference bytes", () => {
     expectSameOutcome([computedSample()], {}, WIRE_FIELDS_V1);
   });
 
+  test("metadata text past 4 Mi characters goes out as UTF-8 pieces of its own, never one string: the same bytes", () => {
+    // 6 samples x 1.5 Mi characters of metadata (a samples op merging large request metadata into every leaf)
+    const text = "\u00e9\u{1F600}xyz".repeat(300_000);
+    const samples = Array.from({ length: 6 }, () => computedSample({ rollout_routed_experts: null, metadata: { note: text } }));
+    const chunks = encodeSamplesChunks(samples, { agent: { note: text } }, { fields: WIRE_FIELDS_V2 });
+    expect(chunks.length).toBeGreaterThan(2);
+    for (const chunk of chunks) expect(chunk.byteLength).toBeLessThan(3 * 2 ** 22 + 3 * text.length);
+    expect(Buffer.from(concatChunks(chunks)).equals(Buffer.from(referenceEncode(samples, { agent: { note: text } }, WIRE_FIELDS_V2)))).toBe(true);
+  });
+
   test("the refusals keep their order: a sample's lists, then its JSON fields, then later samples, then the container checks", () => {
     const lying = new Tensor("I32", [1, 1, 1], Int32Array.of(1));
     (lying as unknown as { shape: number[] }).shape = [2, 1, 1];

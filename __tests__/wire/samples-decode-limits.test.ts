@@ -47,12 +47,43 @@ describe("caps", () => {
     expect(work.scannedBytes).toBeLessThan(13 * 10_001 + 400);
   });
 
-  test("a count the byte scan cannot see (an escaped key) is refused exactly after parsing, before the overlay", () => {
+  test("a count the key search cannot see (an escaped key) is refused by structure before parsing, before the overlay", () => {
     const work = new DecodeWork();
     const payload = metaOnly(`{"samples":[${'{"null\\u0073":[]},'.repeat(20)}{"nulls":[]}],"session_metadata":{},"empty_reason":null}`);
     const error = refusal(payload, { ...V2, limits: { maxSamples: 20 }, work });
-    expect(error.message).toBe("samples reply: _samples_meta declares 21 samples; the limit is 20 (limits.maxSamples)");
+    expect(error.message).toBe("samples reply: _samples_meta declares more than 20 samples; the limit is 20 (limits.maxSamples)");
     expect(work.sampleCopies).toBe(0);
+  });
+
+  // Whatever the key spelling, each is refused before its JSON is parsed: work bounded by the bytes, no sample copied.
+  test.each([
+    [
+      "a million samples that omit nulls",
+      () => metaOnly(`{"samples":[${"{},".repeat(999_999)}{}],"session_metadata":{},"empty_reason":null}`),
+      "samples reply: _samples_meta declares more than 10000 samples; the limit is 10000 (limits.maxSamples)",
+    ],
+    [
+      "twelve million empty objects in the session metadata",
+      () => metaOnly(`{"samples":[],"session_metadata":{"x":[${"{},".repeat(12_000_000)}{}]},"empty_reason":null}`),
+      "samples reply: _samples_meta holds more than 2097152 JSON objects and arrays; the limit is 2097152 (limits.maxJsonContainers)",
+    ],
+    [
+      "a million tensors whose data_offsets key is escaped",
+      () => buildContainer(`{${'"t":{"dtype":"U8","shape":[0],"data_offset\\u0073":[0,0]},'.repeat(999_999)}"t":{}}`),
+      "samples reply: safetensors: header declares more than 50001 tensors; the limit is 50001 (limits.maxTensors)",
+    ],
+  ])("%s is refused by structure before parsing", (_name, build, message) => {
+    const payload = build();
+    const work = new DecodeWork();
+    const heapBefore = process.memoryUsage().heapUsed;
+    const error = refusal(payload, { ...V2, work });
+    expect(error).toBeInstanceOf(SamplesCodecError);
+    expect(error.message).toBe(message);
+    expect(work.sampleCopies).toBe(0);
+    expect(work.listElements).toBe(0);
+    // the key search and the structural scan, each at most once over the bytes: never the three passes of a parse
+    expect(work.scannedBytes).toBeLessThanOrEqual(2 * payload.length);
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(64 * 1024 * 1024);
   });
 
   test("a header declaring 200,000 tensors is refused by count before it is parsed", () => {
@@ -84,7 +115,7 @@ describe("caps", () => {
       "samples reply: _samples_meta declares more than 1 samples; the limit is 1 (limits.maxSamples)",
     );
     expect(decodeSamplesReply(two, new Sample(), { ...V2, limits: { maxSamples: 2 } }).samples).toHaveLength(2);
-    expect(DEFAULT_SAMPLES_DECODE_LIMITS).toEqual({ maxSamples: 10_000, maxTensors: 50_001, maxTensorElements: 2 ** 26 });
+    expect(DEFAULT_SAMPLES_DECODE_LIMITS).toEqual({ maxSamples: 10_000, maxTensors: 50_001, maxTensorElements: 2 ** 26, maxJsonContainers: 2 ** 21 });
   });
 
   test("a tensor with more elements than maxTensorElements is refused naming it, before it becomes a list", () => {

@@ -57,6 +57,12 @@ export interface BackendOptions extends MockRoutingOptions {
   signal?: AbortSignal;
   /** Reply plans: a request whose routing key has a plan is answered from it instead of `process`. */
   plans?: ReplyPlanRegistry;
+  /**
+   * Report speculative-decoding counters (`spec_accept_token_num`, `spec_draft_token_num`, `spec_verify_ct`) in each
+   * reply's `meta_info`, as SGLang does under `--speculative-algorithm` with this many draft tokens a step (default:
+   * none reported). A process function's own `meta_info` values override them.
+   */
+  speculativeDraftTokens?: number;
 }
 
 /** A tokenizer given directly or loaded on first use. */
@@ -164,6 +170,10 @@ class MockEngine {
     this.clock = options.clock ?? (() => Date.now() / 1000);
     this.idSource = options.idSource ?? randomHexId;
     checkRoutingOptions(options);
+    const draft = options.speculativeDraftTokens;
+    if (draft !== undefined && !(Number.isSafeInteger(draft) && draft > 0)) {
+      throw new Error(`speculativeDraftTokens must be a positive integer, got ${JSON.stringify(draft)}`);
+    }
   }
 
   private tokenizer(): Promise<Tokenizer> {
@@ -272,6 +282,7 @@ class MockEngine {
       model: this.options.model ?? DEFAULT_MOCK_MODEL,
       now: this.clock,
       newId: this.idSource,
+      speculativeDraftTokens: this.options.speculativeDraftTokens,
     };
   }
 }

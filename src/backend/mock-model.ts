@@ -16,6 +16,11 @@ export interface MockFormats {
   reasoning: ReasoningFormat | null;
   /** The generation prompt already opened the reasoning block (qwennext). */
   reasoningOpenedByPrompt: boolean;
+  /**
+   * The request chat-template kwarg whose true value forces the reasoning parser into reasoning mode (DeepSeek:
+   * `thinking`, as SGLang's DeepSeek detectors read it); absent: only {@link reasoningOpenedByPrompt} decides.
+   */
+  reasoningForcedByKwarg?: string;
 }
 
 /** The mock's model choice: the servers' options plus SGLang's parser flags. */
@@ -45,12 +50,15 @@ function resolveParser(family: TitoFamily, flag: string, bound: string | null, u
  */
 export function resolveMockFormats(choice: MockModelChoice): { family: TitoFamily; formats: MockFormats; stopToken: TokenRef } {
   const family = getTitoFamily(choice.titoModel ?? DEFAULT_TITO_MODEL);
-  const toolName = resolveParser(family, "tool-call-parser", family.wire.toolCallParser, choice.toolCallParser) ?? FALLBACK_TOOL_CALL_PARSER;
-  const reasoningName = resolveParser(family, "reasoning-parser", family.wire.reasoningParser, choice.reasoningParser);
+  const fallback = family.wire.unboundDefaults;
+  const toolName =
+    resolveParser(family, "tool-call-parser", family.wire.toolCallParser, choice.toolCallParser) ?? fallback?.toolCallParser ?? FALLBACK_TOOL_CALL_PARSER;
+  const reasoningName = resolveParser(family, "reasoning-parser", family.wire.reasoningParser, choice.reasoningParser) ?? fallback?.reasoningParser ?? null;
   const formats: MockFormats = {
     toolCalls: toolCallFormat(toolName),
     reasoning: reasoningName === null ? null : reasoningFormat(reasoningName),
     reasoningOpenedByPrompt: family.wire.reasoningOpenedByPrompt,
+    ...(family.wire.reasoningForcedByKwarg === undefined ? {} : { reasoningForcedByKwarg: family.wire.reasoningForcedByKwarg }),
   };
   return { family, formats, stopToken: family.wire.stopToken ?? { eos: true } };
 }
@@ -71,6 +79,7 @@ export async function loadMockTokenizer(choice: MockModelChoice): Promise<Tokeni
     titoModel: choice.titoModel,
     hfCheckpoint: choice.hfCheckpoint || undefined,
     chatTemplatePath: choice.chatTemplatePath,
+    chatTemplate: choice.chatTemplate,
     chatTemplateKwargs: choice.chatTemplateKwargs,
   });
   return model.tokenizer;

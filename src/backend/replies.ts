@@ -25,11 +25,36 @@ export interface ReplyContext {
   newId(): string;
   /** The request's routing-replay flags and the engine's buffer shapes (absent: no routing payloads). */
   routing?: { request: RoutingRequest; options: MockRoutingOptions };
+  /** Draft tokens per verify step of a speculating engine (absent: the engine reports no `spec_*` counters). */
+  speculativeDraftTokens?: number;
+}
+
+/**
+ * The `spec_*` counters a speculating engine (SGLang with `--speculative-algorithm`, e.g. EAGLE, `k` draft tokens a
+ * step) reports for `n` output tokens, as if every step accepted all it could: each verify step yields its accepted
+ * drafts plus one token of its own, so `ceil(n / (k + 1))` steps, `n - steps` accepted, `steps * k` drafted.
+ */
+export function speculativeCounters(n: number, k: number): { spec_accept_token_num: number; spec_draft_token_num: number; spec_verify_ct: number } {
+  const steps = Math.ceil(n / (k + 1));
+  return { spec_accept_token_num: n - steps, spec_draft_token_num: steps * k, spec_verify_ct: steps };
+}
+
+function specMeta(context: ReplyContext, outputCount: number): Record<string, unknown> {
+  return context.speculativeDraftTokens === undefined ? {} : speculativeCounters(outputCount, context.speculativeDraftTokens);
 }
 
 function routingMeta(context: ReplyContext, promptIds: readonly number[], outputIds: readonly number[]): Record<string, unknown> {
   if (context.routing === undefined) return {};
   return routingMetaInfo(context.routing.request, [...promptIds, ...outputIds], context.routing.options);
+}
+
+/** Whether the reasoning parser starts inside the block: opened by the prompt, or forced by the request's kwarg. */
+function reasoningForced(formats: MockFormats, body: Record<string, unknown>): boolean {
+  if (formats.reasoningOpenedByPrompt) return true;
+  const key = formats.reasoningForcedByKwarg;
+  if (key === undefined) return false;
+  const kwargs = body["chat_template_kwargs"];
+  return kwargs !== null && typeof kwargs === "object" && (kwargs as Record<string, unknown>)[key] === true;
 }
 
 /** The prompt as the backend saw it. */
@@ -175,7 +200,7 @@ function chatCompletion(
   const formats = context.formats;
   if (formats?.reasoning) {
     // SGLang separates reasoning first, then hands the rest to the tool-call parser
-    const split = formats.reasoning.parse(content, formats.reasoningOpenedByPrompt);
+    const split = formats.reasoning.parse(content, reasoningForced(formats, body));
     reasoning = split.reasoning;
     content = split.content;
   }
@@ -186,7 +211,7 @@ function chatCompletion(
       finishReason = "tool_calls";
       content = parsed.content;
       toolCalls = parsed.calls.map((call, position) => ({
-        id: `call${String(position).padStart(5, "0")}`,
+        id: call.id ?? `call${String(position).padStart(5, "0")}`,
         index: call.toolIndex,
         type: "function",
         function: { name: call.name, arguments: call.arguments },
@@ -211,6 +236,7 @@ function chatCompletion(
       prompt_tokens: prompt.ids.length,
       cached_tokens: cachedTokens,
       ...routingMeta(context, prompt.ids, completion.ids),
+      ...specMeta(context, completion.ids.length),
       ...metaExtras(result),
     },
   };
@@ -294,6 +320,7 @@ function generateReply(
       completion_tokens: completion.ids.length,
       output_token_logprobs: arrays === "marks" ? PAIRS_MARK : logprobPairs(completion),
       ...routingMeta(context, prompt.ids, completion.ids),
+      ...specMeta(context, completion.ids.length),
       ...metaExtras(result),
     },
   };

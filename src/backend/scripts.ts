@@ -74,15 +74,33 @@ function copyReply(reply: ProcessResult): ProcessResult {
  * The reply in the mock's formats: tool calls in the family's tool-call format, and, when the generation prompt
  * opened a reasoning block (qwennext), a short reasoning closed before the content. Qwen's formats leave it as is.
  */
-function inFormats(reply: ProcessResult, formats: MockFormats | undefined): ProcessResult {
+function inFormats(reply: ProcessResult, formats: MockFormats | undefined, prompt: string): ProcessResult {
   const copy = copyReply(reply);
   if (formats === undefined) return copy;
   const call = WEATHER_CALLS.get(reply);
   if (call !== undefined && formats.toolCalls !== QWEN25_TOOL_CALLS) {
     copy.text = formats.toolCalls.write(call.lead, [{ name: "get_weather", arguments: { location: call.city } }]);
+  } else if (call === undefined && formats.toolCalls.writeText !== undefined) copy.text = formats.toolCalls.writeText(copy.text);
+  // DeepSeek: the prompt ends in <think> in thinking mode (the request then forces the parser into reasoning)
+  const opened = formats.reasoningOpenedByPrompt || (formats.reasoningForcedByKwarg !== undefined && prompt.endsWith("<think>"));
+  if (formats.reasoning !== null && opened) copy.text = formats.reasoning.write(WEATHER_REASONING_TEXT, copy.text, true);
+  else if (formats.reasoning !== null && formats.reasoningForcedByKwarg !== undefined && thinkingAfterUnopenedTail(prompt)) {
+    // a turn after a system (or assistant) tail in thinking mode: nothing opened the block, and the forced parser
+    // reads up to </think>, so the model closes an empty one first
+    copy.text = formats.reasoning.write("", copy.text, true);
   }
-  if (formats.reasoning !== null && formats.reasoningOpenedByPrompt) copy.text = formats.reasoning.write(WEATHER_REASONING_TEXT, copy.text, true);
   return copy;
+}
+
+/**
+ * True when a DeepSeek prompt is in thinking mode but its tail opened no reasoning block: its last turn opener (after a
+ * user turn or a tool-result block) was `<think>`, and the prompt ends in neither opener.
+ */
+function thinkingAfterUnopenedTail(prompt: string): boolean {
+  if (prompt.endsWith("<think>") || prompt.endsWith("</think>")) return false;
+  const opened = Math.max(prompt.lastIndexOf("<｜Assistant｜><think>"), prompt.lastIndexOf("</function_results>\n\n<think>"));
+  const closed = Math.max(prompt.lastIndexOf("<｜Assistant｜></think>"), prompt.lastIndexOf("</function_results>\n\n</think>"));
+  return opened > closed;
 }
 
 /**
@@ -106,7 +124,7 @@ export const weatherScript: ProcessFunction = markRequestBlind((prompt, _request
       latestAt = at;
     }
   }
-  return inFormats(latest, context?.formats);
+  return inFormats(latest, context?.formats, prompt);
 });
 
 /**

@@ -1,6 +1,6 @@
 // The `session-parity fuzz` subcommand: random agent schedules through v1 and v2, the first counterexample shrunk.
 // Exit status 0 = no counterexample, 1 = a counterexample (written to a file, replayable with --replay), 2 = usage/server problem.
-import { addModelOptions, type ModelChoiceFlags } from "./model-options";
+import { addModelOptions, SERVER_KWARGS_HELP, type ModelChoiceFlags } from "./model-options";
 import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -93,6 +93,7 @@ export async function executeFuzz(options: FuzzCommandOptions, io: FuzzCommandIo
     titoModel: options.titoModel,
     chatTemplatePath: options.chatTemplatePath,
     chatTemplateKwargs: options.chatTemplateKwargs,
+    chatTemplate: options.chatTemplate,
   };
   const usage = (error: unknown): never => {
     if (error instanceof CliExit) throw error;
@@ -149,7 +150,7 @@ export async function executeFuzz(options: FuzzCommandOptions, io: FuzzCommandIo
 }
 
 /** Waits for `--backend`, `--v1` and `--v2` to answer `GET /health` (servers started with `&` just before). */
-async function waitForGiven(options: FuzzCommandOptions, io: FuzzCommandIo): Promise<void> {
+export async function waitForGiven(options: Pick<FuzzCommandOptions, "backend" | "v1" | "v2" | "wait">, io: Pick<FuzzCommandIo, "err">): Promise<void> {
   const wait = options.wait ?? DEFAULT_WAIT_SECONDS;
   const given: [string | undefined, string, string, HealthTarget][] = [
     [options.backend, "--backend", "mock backend", "backend"],
@@ -227,5 +228,5 @@ export function fuzzCommand(io: FuzzCommandIo = DEFAULT_IO): Command {
     .action(async (options: FuzzCommandOptions) => {
       process.exitCode = await executeFuzz(options, io);
     });
-  return addModelOptions(command, "{}");
+  return addModelOptions(command, SERVER_KWARGS_HELP);
 }

@@ -14,6 +14,7 @@ import {
 } from "../matchers";
 import type { SessionParityRun } from "../fixture/types";
 import { toReportDifferences, type ReportCheck, type ReportTrajectory } from "./report";
+import { describeSequenceHunks } from "../matchers/sequence-hunks";
 
 /**
  * Options of the payload-parity check for a schedule of `cycles` cycles under `mode` over the family's append
@@ -56,11 +57,12 @@ export function judgePair(
   cycles: number,
   mode: ToolCallFailureMode = "rollback",
   roles: readonly string[] = ALL_WEATHER_APPEND_ROLES,
+  decode?: (ids: number[]) => string,
 ): ReportTrajectory {
   // A run that could not start or did not complete is a server problem: only its cause is reported, no verdict.
   const broken = [v1, v2].flatMap((run, k) => {
     const cause = run instanceof Error ? run.message : run.failure;
-    return cause === undefined ? [] : [{ part: `${k === 0 ? "v1" : "v2"} run`, message: shortCause(cause), differences: [], totalDifferences: 0 }];
+    return cause === undefined ? [] : [{ part: `${k === 0 ? "v1" : "v2"} run`, message: shortCause(cause), differences: [], totalDifferences: 0, hunks: [] }];
   });
   if (broken.length > 0 || v1 instanceof Error || v2 instanceof Error) {
     return {
@@ -72,8 +74,8 @@ export function judgePair(
     };
   }
   const [parityVerdict, topologyVerdict] = pairVerdicts(v1, v2, cycles, mode, roles);
-  const parity = toReportCheck(parityVerdict);
-  const topology = topologyVerdict === null ? null : toReportCheck(topologyVerdict);
+  const parity = toReportCheck(parityVerdict, decode);
+  const topology = topologyVerdict === null ? null : toReportCheck(topologyVerdict, decode);
   return { trajectory: index, pass: parity.pass && (topology?.pass ?? true), error: null, parity, topology };
 }
 
@@ -101,8 +103,8 @@ export function pairVerdicts(
   return [parity, topology === null ? null : checkRetryTopology(v2, topology)];
 }
 
-/** A matcher verdict as report data. */
-export function toReportCheck(verdict: ParityVerdict): ReportCheck {
+/** A matcher verdict as report data (v1 is the left side of every comparison; `decode` turns token runs into text). */
+export function toReportCheck(verdict: ParityVerdict, decode?: (ids: number[]) => string): ReportCheck {
   return {
     pass: verdict.pass,
     failures: verdict.failures.map((failure) => ({
@@ -110,6 +112,7 @@ export function toReportCheck(verdict: ParityVerdict): ReportCheck {
       message: failure.message,
       differences: toReportDifferences(failure.differences),
       totalDifferences: failure.totalDifferences,
+      hunks: (failure.sequences ?? []).map((sequence) => describeSequenceHunks(sequence, { leftName: "v1", rightName: "v2", decode })),
     })),
   };
 }

@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // Entry point of the `session-parity` command; each subcommand lives in its own module (mock, serve, run, fuzz, verify-template).
 // Every command exits 0 on pass, 1 on a parity failure, 2 on a usage or server problem, with one line naming it.
+import "./cli-peers";
 import { Command } from "commander";
+import { closestWord } from "./did-you-mean";
 import { withCliConventions } from "./command-kit";
 import { CliExit, EXIT_PASS, EXIT_USAGE, exitCodeOf } from "./exit-codes";
 import { fuzzCommand } from "./fuzz-command";
 import { mockCommand } from "./mock-command";
 import { packageVersion } from "./package-version";
+import { replayCommand } from "./replay-command";
 import { runCommand } from "./run-command";
 import { serveCommand } from "./serve-command";
 import { verifyTemplateCommand } from "./verify-template-command";
@@ -28,8 +31,13 @@ export function buildProgram(): Command {
     .action((options: { version?: boolean }, self: Command) => {
       const name = self.args[0];
       if (name !== undefined) {
-        const known = program.commands.map((command) => command.name()).join(", ");
-        program.error(`error: unknown command '${name}' (the commands are ${known})`, { exitCode: EXIT_USAGE, code: "commander.unknownCommand" });
+        const names = program.commands.map((command) => command.name());
+        const closest = closestWord(name, names);
+        const hint = closest === null ? "" : `; did you mean ${closest}?`;
+        program.error(`error: unknown command '${name}' (the commands are ${names.join(", ")})${hint}`, {
+          exitCode: EXIT_USAGE,
+          code: "commander.unknownCommand",
+        });
       }
       if (options.version === true) {
         const output = program.configureOutput();
@@ -47,6 +55,7 @@ export function buildProgram(): Command {
   program.addCommand(serveCommand());
   program.addCommand(runCommand());
   program.addCommand(fuzzCommand());
+  program.addCommand(replayCommand());
   program.addCommand(verifyTemplateCommand());
   return program;
 }
@@ -61,12 +70,18 @@ function ignoreClosedStdout(): void {
   });
 }
 
-if (require.main === module) {
+/**
+ * Runs the command line on `argv` (node's own form: the node binary and a script path first), as the bin does;
+ * `npm run parity` calls it after making sure the compiled files are current (scripts/parity.js).
+ */
+export function runCli(argv: readonly string[]): void {
   ignoreClosedStdout();
   buildProgram()
-    .parseAsync(process.argv)
+    .parseAsync([...argv])
     .catch((error: unknown) => {
       if (!(error instanceof CliExit && error.reported)) console.error(`session-parity: ${(error as Error)?.message ?? String(error)}`);
       process.exit(exitCodeOf(error, EXIT_USAGE));
     });
 }
+
+if (require.main === module) runCli(process.argv);

@@ -12,11 +12,19 @@ import { addCassetteOption, parseRecordFile, startCassetteFromFlags } from "./ca
 /** The scripts `--script` can name. */
 type MockScriptName = "weather" | "echo";
 
+function parseDraftTokens(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError("must be a positive integer");
+  return n;
+}
+
 /** Parsed options of `mock`. */
 interface MockCommandOptions extends ModelChoiceFlags {
   port: number;
   host: string;
   latencyMs: number;
+  /** Draft tokens per step of a speculating engine: report spec_* counters. */
+  speculativeDraftTokens?: number;
   script: MockScriptName;
   hfCheckpoint?: string;
   cassette?: string;
@@ -47,6 +55,7 @@ async function runMock(options: MockCommandOptions, io: { log: (line: string) =>
     backend = await startMockBackend({
       process: await scriptFor(options.script),
       latencyMs: options.latencyMs,
+      speculativeDraftTokens: options.speculativeDraftTokens,
       host: options.host,
       port: options.port,
       hfCheckpoint: options.hfCheckpoint,
@@ -56,6 +65,7 @@ async function runMock(options: MockCommandOptions, io: { log: (line: string) =>
       titoModel: options.titoModel,
       chatTemplatePath: options.chatTemplatePath,
       chatTemplateKwargs: options.chatTemplateKwargs,
+      chatTemplate: options.chatTemplate,
       toolCallParser: options.toolCallParser,
     });
   } catch (error) {
@@ -85,6 +95,7 @@ export function mockCommand(): Command {
     .option("--port <n>", "port to listen on (0 = a free port)", parsePort, 0)
     .option("--host <host>", "interface to bind", "127.0.0.1")
     .option("--latency-ms <ms>", "delay before each generation reply", parseLatencyMs, 0)
+    .option("--speculative-draft-tokens <k>", "report SGLang's spec_* counters in meta_info as an engine drafting k tokens a step", parseDraftTokens)
     .addOption(
       new Option("--script <name>", "what the model answers: the weather agent's script, or `echo: <last user message>`")
         .choices(["weather", "echo"])

@@ -2,17 +2,22 @@
 // --chat-template-kwargs (and the mock's --tool-call-parser); --hf-checkpoint is declared by each command.
 import { existsSync, statSync } from "node:fs";
 import * as path from "node:path";
-import { Command, InvalidArgumentError } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
 import { getTitoFamily, titoFamilyNames } from "../tokenizer/families/registry";
 import type { ChatTemplateKwargs } from "../tokenizer/types";
+import { CHAT_TEMPLATE_SOURCES, DEFAULT_CHAT_TEMPLATE_KWARGS, MILES_KWARGS_FLAG, type ChatTemplateSource } from "../tokenizer/families/model-defaults";
 
 /** The parsed model-choice flags. */
 export interface ModelChoiceFlags {
   titoModel?: string;
   chatTemplatePath?: string;
   chatTemplateKwargs?: ChatTemplateKwargs;
+  chatTemplate?: ChatTemplateSource;
   toolCallParser?: string;
 }
+
+/** The kwargs default the help of the servers, `run` and `fuzz` names: the package's one default, and miles' flag. */
+export const SERVER_KWARGS_HELP = `${JSON.stringify(DEFAULT_CHAT_TEMPLATE_KWARGS).replace(/,/g, ", ").replace(/:/g, ": ")}; ${MILES_KWARGS_FLAG} for miles' own default`;
 
 /** `--chat-template-kwargs`: a JSON object (miles' `--apply-chat-template-kwargs`, `type=json.loads`). */
 function parseKwargsJson(value: string): ChatTemplateKwargs {
@@ -44,7 +49,7 @@ function parseTemplateFile(value: string): string {
 
 /**
  * Adds the model-choice flags. `kwargsDefault` describes the default of --chat-template-kwargs in the help text
- * (`{}` for servers, the fixture's `{"enable_thinking": false}` for runs).
+ * ({@link SERVER_KWARGS_HELP} for servers and runs, `{}` for the mock).
  */
 export function addModelOptions(command: Command, kwargsDefault: string, options: { toolCallParser?: boolean; env?: boolean } = {}): Command {
   const envNote = (name: string): string => (options.env === true ? `; env ${name}` : "");
@@ -63,6 +68,12 @@ export function addModelOptions(command: Command, kwargsDefault: string, options
       "--chat-template-kwargs <json>",
       `default chat-template kwargs as a JSON object (miles' --apply-chat-template-kwargs; default ${kwargsDefault}${envNote("SESSION_PARITY_CHAT_TEMPLATE_KWARGS")})`,
       parseKwargsJson,
+    )
+    .addOption(
+      new Option(
+        "--chat-template <source>",
+        `template source: family (the family's registered template, miles' production) or checkpoint (the checkpoint's own template under the family's rules, as miles' test helper _serve_session runs it; default family${envNote("SESSION_PARITY_CHAT_TEMPLATE")})`,
+      ).choices(CHAT_TEMPLATE_SOURCES),
     );
   if (options.toolCallParser === true) {
     command.option(

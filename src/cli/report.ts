@@ -4,6 +4,7 @@ import type { BitwiseDifference } from "../matchers/bitwise-types";
 import { formatDifference } from "../matchers/format-differences";
 import type { ToolCallFailureMode } from "../agent/weather-agent";
 import type { SessionServerVersion } from "../server/types";
+import type { ConfigurationCheck } from "./configuration-check";
 
 /** One bitwise difference as the report stores it: its path, its kind and the line the matchers print. */
 export interface ReportDifference {
@@ -25,6 +26,11 @@ interface ReportCheckFailure {
   differences: ReportDifference[];
   /** How many leaves differ in total (at least `differences.length`). */
   totalDifferences: number;
+  /**
+   * The differing number sequences (tokens, loss masks, log-probs, accumulated ids) as aligned runs, one line each,
+   * token runs decoded: `sample.tokens: +4 tokens in v1 at 242 ("<think>\n\n</think>\n\n"), then equal for 360`.
+   */
+  hunks: string[];
 }
 
 /** Verdict of one check on one trajectory pair. */
@@ -112,11 +118,26 @@ export interface ParityReport {
   /** The backend and the two session servers, and where each came from. */
   servers: { backend: ReportServer; v1: ReportServer; v2: ReportServer };
   /**
+   * What each side renders with (family, template source, default kwargs; null when its `/health` does not say) and,
+   * when the two differ, the configuration problem naming the flag that aligns them (reported before any difference).
+   */
+  configuration: ConfigurationCheck;
+  /**
    * Pairs run, passed and failed (an ERROR pair counts as failed); `pass` when none failed. `serverProblems` counts
    * the runs that failed on a server problem (a non-2xx, missing or undecodable reply, or a run that could not start)
-   * rather than a payload difference, `firstServerProblem` names the first.
+   * rather than a payload difference, `firstServerProblem` names the first; `configurationProblem` marks failures
+   * explained by two differently configured sides.
    */
-  summary: { trajectories: number; passed: number; failed: number; pass: boolean; serverProblems: number; firstServerProblem: string | null };
+  summary: {
+    trajectories: number;
+    passed: number;
+    failed: number;
+    pass: boolean;
+    serverProblems: number;
+    firstServerProblem: string | null;
+    /** True when some pair failed while the two sides are configured differently (`configuration.problem`): exit 2, not a parity FAIL. */
+    configurationProblem: boolean;
+  };
   /** Wall times of the run's phases, in milliseconds. */
   timings: {
     /** Starting (or probing) the servers. */
@@ -125,7 +146,7 @@ export interface ParityReport {
     trajectoriesMs: number;
     /** Judging every pair. */
     judgeMs: number;
-    /** Whole command, start-up to report. */
+    /** Whole command, from the process's start (under the CLI) to the report. */
     totalMs: number;
     /** The floor of one trajectory on the embedded backend: chat calls per trajectory × latency (null for a given backend). */
     floorMs: number | null;

@@ -6,7 +6,7 @@ import { Command, Option } from "commander";
 import { MESSAGE_MATCHERS } from "../server/message-matchers";
 import { TOOL_CALL_FAILURE_MODES } from "../agent/weather-agent";
 import { withCliConventions } from "./command-kit";
-import { addModelOptions } from "./model-options";
+import { addModelOptions, SERVER_KWARGS_HELP } from "./model-options";
 import { CliExit, EXIT_FAIL, EXIT_PASS, EXIT_USAGE } from "./exit-codes";
 import type { ProgressStream } from "./progress-bar";
 import type { ParityReport } from "./report";
@@ -34,13 +34,17 @@ export interface RunCommandIo {
   err: ProgressStream;
   /** Variables read for servers no flag names (default `process.env`). */
   env?: NodeJS.ProcessEnv;
+  /** Where the report's total starts on the `performance.now()` clock (default: when the run starts). */
+  startedAtMs?: number;
 }
 
-const DEFAULT_IO: RunCommandIo = { out: process.stdout, err: process.stderr };
+/** The command's own streams; its total counts from the process's start (0 on `performance.now()`'s clock). */
+const DEFAULT_IO: RunCommandIo = { out: process.stdout, err: process.stderr, startedAtMs: 0 };
 
 /**
  * Runs the parity proof with parsed options, prints the report and writes `--json` / `--html` when asked.
- * @returns the exit status (0 all pass, 1 any payload difference, 2 when a run failed on a server problem).
+ * @returns the exit status (0 all pass, 1 any payload difference, 2 when a run failed on a server problem or the two
+ *   sides are configured differently).
  * @throws CliExit with status 2 on a start-up error or an unwritable `--json` file.
  */
 export async function executeRun(options: RunCommandOptions, io: RunCommandIo = DEFAULT_IO): Promise<{ exitCode: number; report: ParityReport }> {
@@ -53,6 +57,8 @@ export async function executeRun(options: RunCommandOptions, io: RunCommandIo = 
     progress: io.err,
     notice: (line) => io.err.write(`${line}\n`),
     onPairs: options.html === undefined ? undefined : (all) => (pairs = all),
+    // performance.now() counts from the process's start: the closing line's total is the whole wall time.
+    startedAtMs: io.startedAtMs,
   });
   // The files first, so the verdict line stays the last line of the output; a file that cannot be written still
   // leaves the report printed, then exits 2 naming it.
@@ -78,7 +84,7 @@ export async function executeRun(options: RunCommandOptions, io: RunCommandIo = 
   }
   io.out.write(renderReport(report, { notes }));
   if (unwritable !== null) throw unwritable;
-  const exitCode = report.summary.serverProblems > 0 ? EXIT_USAGE : report.summary.pass ? EXIT_PASS : EXIT_FAIL;
+  const exitCode = report.summary.serverProblems > 0 || report.summary.configurationProblem ? EXIT_USAGE : report.summary.pass ? EXIT_PASS : EXIT_FAIL;
   return { exitCode, report };
 }
 
@@ -134,7 +140,7 @@ export function runCommand(io: RunCommandIo = DEFAULT_IO): Command {
       const { exitCode } = await executeRun(options, io);
       process.exitCode = exitCode;
     });
-  addModelOptions(command, '{"enable_thinking": false}', { toolCallParser: true, env: true });
+  addModelOptions(command, SERVER_KWARGS_HELP, { toolCallParser: true, env: true });
   return withCliConventions(command, [
     "session-parity run --batch 16",
     "session-parity mock --port 30000 &",

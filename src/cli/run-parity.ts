@@ -23,6 +23,9 @@ import type { ParityReport, ReportRun, ReportServer } from "./report";
 import { DEFAULT_WAIT_SECONDS, parseUrl, parseUrlList, type RunCommandOptions } from "./run-options";
 import { SessionRequestCounter } from "./request-counter";
 import { summarizeServerProblems } from "./server-problems";
+import { checkConfiguration } from "./configuration-check";
+import { thinkBlockHint } from "./think-block-hint";
+import type { ModelChoice } from "../tokenizer/families/types";
 import { detectSessionServerVersion } from "./version-check";
 import { describeTransportError, probeHealth } from "../fixture/health-probe";
 import { HealthReplyError, v1Fix, waitForHealth, type HealthTarget } from "../fixture/health-wait";
@@ -39,6 +42,11 @@ export interface RunParityContext {
   notice?: (line: string) => void;
   /** Receives every pair of runs (v1, v2; an Error where a run could not start) before the servers stop. */
   onPairs?: (pairs: [SessionParityRun | Error, SessionParityRun | Error][]) => void;
+  /**
+   * When the measured "total" starts, on the `performance.now()` clock (default: when `runParity` is called). The
+   * command passes 0, Node's process start, so the closing line reports the whole wall time a user waited.
+   */
+  startedAtMs?: number;
 }
 
 /** A server location with the flag or variable it came from (named in error messages). */
@@ -213,7 +221,9 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
     context.onPairs?.(pairs.map(([v1, v2]) => [v1.run, v2.run]));
     const judgeStart = performance.now();
     const roles = getTitoFamily(model.titoModel ?? DEFAULT_TITO_MODEL).allowedAppendRoles;
-    const trajectories = pairs.map(([v1, v2], i) => judgePair(i, v1.run, v2.run, options.cycles, mode, roles));
+    const runPairs = pairs.map(([v1, v2]) => [v1.run, v2.run] as const);
+    const decode = await tokenDecoder(model, runPairs);
+    const trajectories = pairs.map(([v1, v2], i) => judgePair(i, v1.run, v2.run, options.cycles, mode, roles, decode));
     const judgeMs = performance.now() - judgeStart;
 
     const runs: ReportRun[] = pairs.flatMap((pair, i) =>
@@ -252,6 +262,13 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
       }),
     );
     const passed = trajectories.filter((trajectory) => trajectory.pass).length;
+    const healthOf = (urls: string): unknown => health[urls.split(",")[0]] ?? null;
+    const configuration = checkConfiguration(healthOf(environment.v1Url), healthOf(environment.v2Url), {
+      v1: environment.started.v1,
+      v2: environment.started.v2,
+    });
+    const silent = VERSIONS.filter((version) => configuration[version] === null);
+    if (silent.length > 0 && passed < options.batch && decode !== undefined) configuration.hint = thinkBlockHint(runPairs, silent, decode);
     // The gate judges each version's completed runs as one batch (miles gates a rollout batch, not a pair).
     const gateOf = (k: number) => toReportCheck(checkSessionVerifyGate(pairs.map((pair) => pair[k].run).filter((run) => !(run instanceof Error))));
     const gate = options.verifyGate === true ? { v1: gateOf(0), v2: gateOf(1) } : null;
@@ -283,6 +300,7 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
         verifyGate: options.verifyGate === true,
       },
       gate,
+      configuration,
       servers: {
         backend: server(environment.backendUrl, environment.started.backend),
         v1: server(environment.v1Url, environment.started.v1),
@@ -294,13 +312,14 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
         failed: options.batch - passed,
         pass: passed === options.batch && (gate === null || (gate.v1.pass && gate.v2.pass)),
         serverProblems: problems.count,
+        configurationProblem: configuration.problem !== null && passed < options.batch,
         firstServerProblem: problems.first,
       },
       timings: {
         startupMs,
         trajectoriesMs,
         judgeMs,
-        totalMs: performance.now() - t0,
+        totalMs: performance.now() - (context.startedAtMs ?? t0),
         floorMs: environment.started.backend ? chatCallsPerTrajectory(options.cycles) * options.latencyMs : null,
       },
       requests: counter.total,
@@ -315,6 +334,29 @@ export async function runParity(options: RunCommandOptions, context: RunParityCo
     } finally {
       await environment.stop();
     }
+  }
+}
+
+/**
+ * A decoder of token ids for the failure text, loaded only when some pair's sample tokens differ (the family's
+ * tokenizer, already in memory when servers were started here); undefined when none differ or it cannot load.
+ */
+async function tokenDecoder(
+  model: ModelChoice,
+  pairs: ReadonlyArray<readonly [SessionParityRun | Error, SessionParityRun | Error]>,
+): Promise<((ids: number[]) => string) | undefined> {
+  const differ = pairs.some(([v1, v2]) => {
+    if (v1 instanceof Error || v2 instanceof Error || v1.samples.length === 0 || v2.samples.length === 0) return false;
+    const [left, right] = [v1.samples[0].tokens, v2.samples[0].tokens];
+    return left.length !== right.length || left.some((id, i) => id !== right[i]);
+  });
+  if (!differ) return undefined;
+  try {
+    const { loadTitoModel } = await import("../tokenizer/family-load");
+    const { tokenizer } = await loadTitoModel({ ...model, chatTemplateKwargs: undefined });
+    return (ids) => tokenizer.decode(ids);
+  } catch {
+    return undefined;
   }
 }
 

@@ -10,7 +10,7 @@ import { CliExit, EXIT_USAGE } from "./exit-codes";
 import { parsePort } from "./mock-command";
 import { DEFAULT_WAIT_SECONDS, parseWaitSeconds } from "./run-options";
 import { redactUrlCredentials } from "../server/redaction";
-import { addModelOptions, type ModelChoiceFlags } from "./model-options";
+import { addModelOptions, SERVER_KWARGS_HELP, type ModelChoiceFlags } from "./model-options";
 
 /** Parsed options of `serve`. */
 export interface ServeCommandOptions extends ModelChoiceFlags {
@@ -42,6 +42,14 @@ export interface ServeCommandOptions extends ModelChoiceFlags {
   sessionTtl?: number;
   /** Which miles revision the refusal rules follow. */
   milesRevision?: MilesRevision;
+  /** miles' `--save-debug-trajectory-data` (metadata.messages on the last turn) and our dump file template. */
+  saveDebugTrajectoryData?: boolean;
+  saveTrajectories?: string;
+  /** miles' `--sglang-speculative-algorithm`: sum the backend's speculative counters into spec_info. */
+  sglangSpeculativeAlgorithm?: string;
+  /** miles' LoRA arguments: either one on sends `lora_path: "miles_lora"` upstream. */
+  loraRank?: number;
+  loraAdapterPath?: string;
 }
 
 function parsePositiveInt(value: string): number {
@@ -53,6 +61,16 @@ function parsePositiveInt(value: string): number {
 function parsePositiveInteger(value: string): number {
   const parsed = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed) || parsed <= 0) throw new InvalidArgumentError("must be a positive integer");
+  return parsed;
+}
+
+/** Longest idle expiry in seconds whose milliseconds are still a safe integer (about 285,000 years). */
+const MAX_TTL_SECONDS = Math.floor(Number.MAX_SAFE_INTEGER / 1000);
+
+/** `--session-ttl`: a positive whole number of seconds, refused in seconds (not milliseconds) when too large. */
+function parseTtlSeconds(value: string): number {
+  const parsed = /^\d+$/.test(value) && Number(value) > MAX_TTL_SECONDS ? Number.POSITIVE_INFINITY : parsePositiveInteger(value);
+  if (parsed > MAX_TTL_SECONDS) throw new InvalidArgumentError(`must be at most ${MAX_TTL_SECONDS} seconds (about 285,000 years; omit it for no expiry)`);
   return parsed;
 }
 
@@ -109,6 +127,7 @@ export async function runServe(
       titoModel: options.titoModel,
       chatTemplatePath: options.chatTemplatePath,
       chatTemplateKwargs: options.chatTemplateKwargs,
+      chatTemplate: options.chatTemplate,
       instanceId: options.instanceId,
       messageMatcher: options.messageMatcher,
       samplePicker: options.samplePicker,
@@ -125,6 +144,11 @@ export async function runServe(
       maxSessions: options.maxSessions,
       sessionTtlMs: options.sessionTtl === undefined ? undefined : options.sessionTtl * 1000,
       milesRevision: options.milesRevision,
+      saveDebugTrajectoryData: options.saveDebugTrajectoryData,
+      saveTrajectories: options.saveTrajectories,
+      sglangSpeculativeAlgorithm: options.sglangSpeculativeAlgorithm,
+      loraRank: options.loraRank,
+      loraAdapterPath: options.loraAdapterPath,
     });
   } catch (error) {
     throw new CliExit(EXIT_USAGE, `could not start the ${options.version} session server: ${(error as Error).message}`);
@@ -163,7 +187,11 @@ export function serveCommand(): Command {
       parsePositiveInteger,
     )
     .option("--max-sessions <n>", "most sessions held at once; beyond it POST /sessions gets 503 (default: no count limit)", parsePositiveInteger)
-    .option("--session-ttl <seconds>", "evict sessions no request touched for this long, logged (default: never, as miles)", parsePositiveInteger)
+    .option(
+      "--session-ttl <seconds>",
+      "evict sessions idle this long since their last request ended, logged; a session with a request in flight is kept (default: never, as miles)",
+      parseTtlSeconds,
+    )
     .addOption(
       new Option("--miles-revision <rev>", "miles revision the refusal rules follow: 3311 (a refused retry keeps its history) or the 31f1ca96 snapshot")
         .choices([...MILES_REVISIONS])
@@ -174,6 +202,14 @@ export function serveCommand(): Command {
     .option("--use-rollout-indexer-replay", "ask the backend for indexer top-k and carry it as rollout_indexer_topk")
     .option("--use-addition-r3", "ask only for routed-expert rows the session lacks (routed_experts_start_len) and rebuild the tensor from patches")
     .option("--num-layers <n>", "MoE layers in a routed-experts buffer", parsePositiveInt)
+    .option("--save-debug-trajectory-data", "attach the last turn's conversation to each sample as metadata.messages (as miles' flag of that name)")
+    .option(
+      "--save-trajectories <path-template>",
+      "write miles' trajectory dump rows (JSONL) on each samples op; {rollout_id}/{session_id} is the session id (implies --save-debug-trajectory-data)",
+    )
+    .option("--sglang-speculative-algorithm <name>", "the backend decodes speculatively: sum its spec_* counters into spec_info")
+    .option("--lora-rank <n>", "LoRA rank; above 0 every upstream body carries lora_path: miles_lora", parsePositiveInt)
+    .option("--lora-adapter-path <path>", "a LoRA adapter is served: every upstream body carries lora_path: miles_lora")
     .option(
       "--wait <seconds>",
       `how long to wait for the backend to answer GET <backend>/health before giving up (0 = probe once)`,
@@ -191,7 +227,7 @@ export function serveCommand(): Command {
       }
       await runServe({ ...options, version });
     });
-  addModelOptions(command, "{}");
+  addModelOptions(command, SERVER_KWARGS_HELP);
   return withCliConventions(command, [
     "session-parity mock --port 30000 & session-parity serve v2 --backend http://127.0.0.1:30000 --port 8002 --message-matcher loose_tool_call",
   ]);

@@ -1,6 +1,8 @@
 // Renders a parity report for a terminal: the servers, one table row per trajectory, the first failures, a verdict line.
 // Failures print exactly as the parity matchers print them (`[part] message`, then the differing leaves).
 import { formatDifferenceCount } from "../matchers/format-differences";
+import { coveredByAlignment } from "../matchers/sequence-hunks";
+import { describeSideConfiguration } from "./configuration-check";
 import type { ParityReport, ReportCheck, ReportRun } from "./report";
 
 /** Options of {@link renderReport}. */
@@ -15,7 +17,12 @@ export interface RenderReportOptions {
 
 /** The whole terminal report: header, table, first failing differences, closing verdict line. */
 export function renderReport(report: ParityReport, options: RenderReportOptions = {}): string {
-  const sections = [renderHeader(report), renderTable(report)];
+  const sections = [renderHeader(report)];
+  // two differently configured sides explain every difference below: say so before any is listed
+  const problem = report.configuration.problem;
+  if (problem !== null) sections.push(problem);
+  sections.push(renderTable(report));
+  if (report.configuration.hint !== null) sections.push(report.configuration.hint);
   const failures = renderFailures(report, options);
   if (failures !== "") sections.push(failures);
   if (report.gate !== null) sections.push(renderGate(report.gate));
@@ -57,8 +64,15 @@ export function renderHeader(report: ParityReport): string {
       `${toolCallFailureMode === "rollback" ? "" : ` (tool-call failure mode ${toolCallFailureMode})`}, v1 and v2 side by side`,
     `  backend  ${origin("backend")}`,
     `  v1       ${origin("v1")}`,
+    ...configurationLine(report, "v1"),
     `  v2       ${origin("v2")}`,
+    ...configurationLine(report, "v2"),
   ].join("\n");
+}
+
+/** The side's family, template source and kwargs, under its URL. */
+function configurationLine(report: ParityReport, side: "v1" | "v2"): string[] {
+  return [`           ${describeSideConfiguration(report.configuration[side])}`];
 }
 
 /** A given server list with the trajectories each instance served, e.g. `http://a (4 trajectories), http://b (4 trajectories)`. */
@@ -120,9 +134,14 @@ function renderFailures(report: ParityReport, options: RenderReportOptions = {})
       lines.push(`  ${name} failed:`);
       for (const failure of check.failures) {
         lines.push(`    [${failure.part}] ${failure.message}`);
+        for (const hunk of failure.hunks) lines.push(`      ${hunk}`);
+        // the aligned runs above describe their sequences' positions: list only the other leaves
+        const aligned = failure.hunks.map((hunk) => hunk.slice(0, hunk.indexOf(": ")));
         if (failure.differences.length > 0) {
-          for (const difference of failure.differences.slice(0, limit)) lines.push(`      ${difference.text}`);
-          lines.push(`      ${formatDifferenceCount(failure.totalDifferences, Math.min(limit, failure.differences.length))}`);
+          const listed = failure.differences.slice(0, limit).filter((difference) => !coveredByAlignment(difference.path, aligned));
+          for (const difference of listed) lines.push(`      ${difference.text}`);
+          const count = aligned.length > 0 ? listed.length : Math.min(limit, failure.differences.length);
+          lines.push(`      ${formatDifferenceCount(failure.totalDifferences, count, aligned.length > 0)}`);
         }
       }
     }
@@ -147,6 +166,9 @@ function renderVerdictLine(report: ParityReport): string {
       `ERROR: ${serverProblems} of ${2 * trajectories} runs failed on a server problem, so their payloads were never compared${alsoDiffer} ` +
       `(${timing}). First cause: ${firstServerProblem}`
     );
+  }
+  if (report.summary.configurationProblem) {
+    return `ERROR: ${failed} of ${trajectories} ${trajectories === 1 ? "trajectory differs" : "trajectories differ"} between two differently configured sides (see the configuration problem above), not a parity verdict (${timing}).`;
   }
   const gateFailed = report.gate === null ? [] : (["v1", "v2"] as const).filter((version) => !report.gate![version].pass);
   if (failed === 0 && gateFailed.length > 0) {

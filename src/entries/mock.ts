@@ -1,5 +1,6 @@
 // The `jest-session-parity/mock` entry: the SGLang-compatible mock backend (msw handlers behind a loopback port).
 // Loading it loads msw; under Jest's CommonJS runtime that needs the preset's transform (see the README).
+import "./mock-peers";
 export { startMockBackend, type MockBackend, type MockBackendOptions } from "../backend/mock-backend";
 export { useMockBackend, IN_PROCESS_BACKEND_ORIGIN, type InProcessBackendOptions, type InProcessMockBackend } from "../backend/in-process";
 export { weatherScript, echoScript, WEATHER_SCRIPT_REPLIES, WEATHER_REASONING_TEXT } from "../backend/scripts";

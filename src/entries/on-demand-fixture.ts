@@ -4,6 +4,7 @@ import type { ParityEnvironment, ParityEnvironmentOptions } from "../fixture/par
 import type { AgenticRetryOptions, SessionParityRun } from "../fixture/types";
 import type { AgentParityOptions, AgentParityResult } from "../fixture/agent-parity";
 import { explainEsmLoadError } from "./esm-load-hint";
+import { PEERS_OF, requirePeers } from "../peers/optional-peers";
 
 /**
  * Runs the weather agent once per input sample through one session-server version and returns one
@@ -18,6 +19,7 @@ import { explainEsmLoadError } from "./esm-load-hint";
  */
 export async function runAgenticRetryTrajectories(options: AgenticRetryOptions): Promise<SessionParityRun[]> {
   try {
+    requirePeers("runAgenticRetryTrajectories()", PEERS_OF.servers);
     const implementation = await import("../fixture/run-trajectories");
     return await implementation.runAgenticRetryTrajectories(options);
   } catch (error) {
@@ -38,6 +40,7 @@ export async function runAgenticRetryTrajectories(options: AgenticRetryOptions):
  */
 export async function startParityEnvironment(options: ParityEnvironmentOptions = {}): Promise<ParityEnvironment> {
   try {
+    requirePeers("startParityEnvironment()", PEERS_OF.servers);
     const implementation = await import("../fixture/parity-environment");
     return await implementation.startParityEnvironment(options);
   } catch (error) {
@@ -57,6 +60,7 @@ export async function startParityEnvironment(options: ParityEnvironmentOptions =
  */
 export async function runAgentParity(options: AgentParityOptions): Promise<AgentParityResult> {
   try {
+    requirePeers("runAgentParity()", PEERS_OF.servers);
     const implementation = await import("../fixture/agent-parity");
     return await implementation.runAgentParity(options);
   } catch (error) {

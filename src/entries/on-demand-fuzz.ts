@@ -5,6 +5,7 @@ import type { FuzzOptions, FuzzReport } from "../fuzz/runner";
 import type { ScheduleVerdict } from "../fuzz/checks";
 import type { AgentSchedule } from "../fuzz/schedule";
 import { explainEsmLoadError } from "./esm-load-hint";
+import { PEERS_OF, requirePeers } from "../peers/optional-peers";
 
 /**
  * Draws `runs` agent schedules from the grammar with `seed`, runs them `concurrency` at a time through v1 and v2
@@ -18,6 +19,7 @@ import { explainEsmLoadError } from "./esm-load-hint";
  */
 export async function fuzzAgenticParity(options: FuzzOptions = {}): Promise<FuzzReport> {
   try {
+    requirePeers("fuzzAgenticParity()", PEERS_OF.fuzzer);
     const implementation = await import("../fuzz/runner");
     return await implementation.fuzzAgenticParity(options);
   } catch (error) {
@@ -37,6 +39,7 @@ export async function replayAgentSchedule(
   options: FuzzEnvironmentOptions & { environment?: FuzzEnvironment; salt?: number } = {},
 ): Promise<ScheduleVerdict> {
   try {
+    requirePeers("replayAgentSchedule()", PEERS_OF.fuzzer);
     const implementation = await import("../fuzz/runner");
     return await implementation.replayAgentSchedule(schedule, options);
   } catch (error) {

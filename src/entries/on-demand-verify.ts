@@ -2,6 +2,7 @@
 // call, so importing the package root costs no tokenizer code.
 import type { VerifyTemplateOptions } from "../verify/load-plan";
 import type { TemplateVerifyReport } from "../verify/types";
+import { PEERS_OF, requirePeers } from "../peers/optional-peers";
 
 /**
  * Verifies that a chat template is append-safe and, with `titoModel`, that the family's token-in/token-out merge
@@ -13,6 +14,7 @@ import type { TemplateVerifyReport } from "../verify/types";
  * @throws TemplateVerifyLoadError when the checkpoint, template or family cannot be loaded or the kwargs conflict.
  */
 export async function verifyTemplate(options: VerifyTemplateOptions = {}): Promise<TemplateVerifyReport> {
+  requirePeers("verifyTemplate()", PEERS_OF.tokenizer);
   const implementation = await import("../verify/verify-template-api");
   return implementation.verifyTemplate(options);
 }

@@ -1,5 +1,6 @@
 // The `jest-session-parity/server` entry: the reference v1/v2 session servers and the seams for custom policies.
 // Loading it loads the server code, undici and the tokenizer; the package root never does.
+import "./server-peers";
 export { startSessionServer, type SessionServerOptions, type RunningSessionServer, type SessionUsage } from "../server/session-server";
 export { createPolicy, type PolicyFactoryOptions, type SamplePickerOption, type SamplePostprocessorOption } from "../server/policy-factory";
 export type { AnyTrajectoryPolicy, MessageMatcher, PolicyContext, PolicyLogger, PreparedTurn, SessionView, TitoLike, TrajectoryPolicy } from "../server/policy";
@@ -36,6 +37,7 @@ export {
   type CompletedTurn,
   type NormalizedChatRequest,
   type SamplesRequestBody,
+  type SamplesFootprint,
   type SamplesResult,
   type SessionRecord,
   type SessionServerVersion,

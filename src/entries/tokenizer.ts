@@ -1,5 +1,6 @@
 // The `jest-session-parity/tokenizer` entry: real tokenizers and chat templates, the TITO model families, and TITO.
 // Loading it loads the Hugging Face tokenizer and Jinja libraries; the package root never does.
+import "./tokenizer-peers";
 export {
   loadTokenizer,
   loadCheckpoint,

@@ -1,6 +1,7 @@
 // The servers a fuzz run talks to: given URLs, or an embedded mock plus v1/v2 reference servers started here.
 // Planted bugs and custom designs come in through the servers' own options (policy, picker, post-processor).
 import type { ChatTemplateKwargs } from "../tokenizer/types";
+import type { ChatTemplateSource } from "../tokenizer/families/model-defaults";
 import { Agent } from "undici";
 import { localPlanSink, remotePlanSink, type PlanSink } from "../backend/plan-routes";
 import type { SessionServerOptions } from "../server/session-server";
@@ -29,8 +30,10 @@ export interface FuzzEnvironmentOptions {
   titoModel?: string;
   /** Chat template file replacing the checkpoint's (`default` family only). */
   chatTemplatePath?: string;
-  /** Default chat-template kwargs of the embedded servers (default `{}`, miles' server default). */
+  /** Default chat-template kwargs of the embedded servers (default the package's one default, `{"enable_thinking": false}`). */
   chatTemplateKwargs?: ChatTemplateKwargs;
+  /** Template source of the embedded mock and servers (`family` by default, or `checkpoint`). */
+  chatTemplate?: ChatTemplateSource;
 }
 
 /** Servers ready for fuzzing. */
@@ -81,7 +84,7 @@ export async function openFuzzEnvironment(options: FuzzEnvironmentOptions = {}):
         titoModel: options.titoModel,
         hfCheckpoint: options.hfCheckpoint,
         chatTemplatePath: options.chatTemplatePath,
-        chatTemplateKwargs: options.chatTemplateKwargs,
+        chatTemplate: options.chatTemplate,
       });
       closers.push(() => mock.close());
       backendUrl = mock.url;
@@ -96,6 +99,7 @@ export async function openFuzzEnvironment(options: FuzzEnvironmentOptions = {}):
         titoModel: options.titoModel,
         hfCheckpoint: options.hfCheckpoint,
         chatTemplatePath: options.chatTemplatePath,
+        chatTemplate: options.chatTemplate,
         chatTemplateKwargs: options.chatTemplateKwargs,
         ...extra,
         version,

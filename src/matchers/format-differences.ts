@@ -42,9 +42,14 @@ export function formatDifferences(differences: readonly BitwiseDifference[], opt
     .join("\n");
 }
 
-/** The closing count line: `3 differences in total` (plus which ones were shown when not all were). */
-export function formatDifferenceCount(total: number, shown: number): string {
+/**
+ * The closing count line: `3 differences in total` (plus which ones were shown when not all were). `aligned`: some
+ * of them belong to sequences listed above as aligned runs (only the others were listed one by one).
+ */
+export function formatDifferenceCount(total: number, shown: number, aligned = false): string {
   const count = `${total} ${total === 1 ? "difference" : "differences"} in total`;
+  if (aligned)
+    return `${count}, position by position (${shown === 0 ? "every one inside the aligned runs above" : `${shown} listed; the rest inside the aligned runs above or past the first ones kept`})`;
   return shown < total ? `${count} (the first ${shown} shown)` : count;
 }
 

@@ -3,6 +3,7 @@
 import { compareBitwiseSummary } from "./bitwise";
 import type { BitwiseDifference, BitwiseOptions } from "./bitwise-types";
 import { formatDifferenceCount, formatDifferences } from "./format-differences";
+import { alignDifferingSequences, coveredByAlignment, describeSequenceHunks, type DescribeHunksOptions, type SequenceHunks } from "./sequence-hunks";
 
 /** One part of a check that failed. */
 export interface ParityFailure {
@@ -24,6 +25,11 @@ export interface ParityFailure {
    * payloads were never compared, so no difference is listed and the matchers throw under `.not` too. Absent otherwise.
    */
   serverProblem?: true;
+  /**
+   * The differing number sequences of the part (tokens, loss masks, log-probs, accumulated ids) aligned as runs of
+   * equal, inserted, deleted and changed elements; computed only for a failing bitwise part. Absent otherwise.
+   */
+  sequences?: SequenceHunks[];
 }
 
 /** Outcome of a parity check. */
@@ -55,13 +61,14 @@ export class VerdictBuilder {
   }
 
   /** Records a failing part. */
-  fail(part: string, message: string, differences: BitwiseDifference[] = [], totalDifferences = differences.length): void {
+  fail(part: string, message: string, differences: BitwiseDifference[] = [], totalDifferences = differences.length, sequences?: SequenceHunks[]): void {
     this.passed(part);
     this.failures.push({
       part,
       message,
       differences: differences.slice(0, this.maxDifferences),
       totalDifferences: Math.max(totalDifferences, differences.length),
+      ...(sequences !== undefined && sequences.length > 0 ? { sequences } : {}),
     });
   }
 
@@ -89,7 +96,9 @@ export class VerdictBuilder {
       this.passed(part);
       return true;
     }
-    this.fail(part, message, integers === true ? differences.map(readableInteger) : differences, total);
+    // only now, on a failure: one insertion then reads as one run instead of every later position
+    const sequences = alignDifferingSequences(left, right, bitwise.rootPath ?? "value");
+    this.fail(part, message, integers === true ? differences.map(readableInteger) : differences, total, sequences);
     return false;
   }
 
@@ -121,6 +130,8 @@ export interface FormatVerdictOptions {
   indent?: string;
   /** Difference lines shown per part (default {@link DEFAULT_PART_DIFFERENCES}). */
   limit?: number;
+  /** Names of the two sides in aligned runs (default `left` / `right`) and a decoder of token ids. */
+  sides?: DescribeHunksOptions;
 }
 
 /**
@@ -133,9 +144,13 @@ export function formatVerdict(verdict: ParityVerdict, options: FormatVerdictOpti
   return verdict.failures
     .map((failure) => {
       const lines = [`${indent}[${failure.part}] ${failure.message}`];
+      for (const sequence of failure.sequences ?? []) lines.push(`${indent}  ${describeSequenceHunks(sequence, options.sides)}`);
+      const aligned = (failure.sequences ?? []).map((sequence) => sequence.path);
+      const shown = failure.differences.filter((difference) => !coveredByAlignment(difference.path, aligned));
+      if (shown.length > 0) lines.push(formatDifferences(shown, { limit, indent: `${indent}  ` }));
       if (failure.differences.length > 0) {
-        lines.push(formatDifferences(failure.differences, { limit, indent: `${indent}  ` }));
-        lines.push(`${indent}  ${formatDifferenceCount(failure.totalDifferences, Math.min(limit, failure.differences.length))}`);
+        const listed = Math.min(limit, aligned.length > 0 ? shown.length : failure.differences.length);
+        lines.push(`${indent}  ${formatDifferenceCount(failure.totalDifferences, listed, aligned.length > 0)}`);
       }
       return lines.join("\n");
     })

@@ -68,10 +68,23 @@ export interface SessionParityMatchers<R> {
   toPassSessionVerifyGate(options?: SessionVerifyGateOptions): R;
 }
 
+/** What `expect.toBeBitwiseEqual(...)` returns: the runner's asymmetric form of the matcher. */
+export interface SessionParityAsymmetricMatcher {
+  /** True when `other` passes the matcher. */
+  asymmetricMatch(other: unknown): boolean;
+  /** The matcher's name as the runner's diff prints it. */
+  toString(): string;
+}
+
 /** The session-parity asymmetric matchers as they appear on `expect` and `expect.not`. */
 export interface SessionParityAsymmetricMatchers {
   /** Matches a value bitwise equal to `value` (inside `toEqual`, `toHaveBeenCalledWith`, ...). */
   bitwiseEqualTo(value: unknown, options?: BitwiseOptions): BitwiseEqualTo;
+  /**
+   * The runner's asymmetric form of `toBeBitwiseEqual` (every `expect.extend` matcher has one): matches a value
+   * bitwise equal to `expected`. `bitwiseEqualTo` is the same check with a diff that shows the differing bits.
+   */
+  toBeBitwiseEqual(expected: unknown, options?: BitwiseOptions): SessionParityAsymmetricMatcher;
 }
 
 declare module "expect" {

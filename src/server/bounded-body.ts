@@ -18,6 +18,14 @@ export class BodyTooLargeError extends Error {
   }
 }
 
+/** A request whose client went away before its body was complete (aborted, reset): nobody is left to answer. */
+export class BodyAbortedError extends Error {
+  override readonly name = "BodyAbortedError";
+  constructor(cause?: unknown) {
+    super("the client closed the connection before its request body was complete", { cause });
+  }
+}
+
 /** Checks a request body limit option: a positive safe integer. */
 export function checkMaxBodyBytes(value: number, name = "maxBodyBytes"): number {
   if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer number of bytes, got ${String(value)}`);
@@ -28,7 +36,8 @@ export function checkMaxBodyBytes(value: number, name = "maxBodyBytes"): number 
  * Reads the whole request body, at most `maxBytes` of it. Plain `data`/`end` listeners (one promise per body)
  * and a single-chunk body is returned without a copy.
  *
- * On refusal the promise rejects with {@link BodyTooLargeError}; what was buffered is dropped and the stream is
+ * On refusal the promise rejects with {@link BodyTooLargeError} (with {@link BodyAbortedError} when the client went
+ * away before the body was complete); what was buffered is dropped and the stream is
  * left flowing with no listener, so the remaining bytes are read and discarded (the connection stays usable for
  * the 413 reply). Node's server also discards an unread body once the reply is finished.
  */
@@ -64,12 +73,12 @@ export function readBoundedBody(req: IncomingMessage, maxBytes: number): Promise
     req.once("error", (error) => {
       if (settled) return;
       settled = true;
-      reject(error);
+      reject(new BodyAbortedError(error));
     });
     req.once("close", () => {
       if (settled) return;
       settled = true;
-      reject(new Error("request closed before its body was complete"));
+      reject(new BodyAbortedError());
     });
   });
 }

@@ -4,7 +4,7 @@ import type { ChatMessage, ChatTemplateKwargs } from "../tokenizer/types";
 // eslint-disable-next-line @typescript-eslint/no-unused-vars -- MAX_JSON_DEPTH is named by a TSDoc {@link} below
 import { describeJsonDepthExcess, type MAX_JSON_DEPTH } from "../wire/json-depth";
 import type { JsonObject } from "../wire/sample";
-import { addReplayFlags, type ReplayRequestOptions } from "./replay-request";
+import { addLoraPath, addReplayFlags, type ReplayRequestOptions } from "./replay-request";
 import { parsePyJsonBytes, PyFloat, PyBigInt, type PyJsonBytesRead } from "../wire/py-json";
 import { NormalizedChatRequest, SamplesRequestBody, SessionHttpError } from "./types";
 
@@ -144,6 +144,7 @@ export function normalizeChatRequest(
   body.return_meta_info = true;
   if (replay) addReplayFlags(body, replay);
   body.no_stop_trim = false;
+  if (replay) addLoraPath(body, replay);
 
   const requestKwargs = body.chat_template_kwargs;
   if (requestKwargs !== undefined && requestKwargs !== null && !isObject(requestKwargs)) {

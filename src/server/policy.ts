@@ -2,8 +2,9 @@
 // The shell calls prepare under the session lock, the upstream call without it, then commit under the lock.
 import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolSpec } from "../tokenizer/types";
 import type { ReplayAssemblyOptions } from "./samples/replay";
+import type { SampleExtras } from "./samples/turn-samples";
 import type { JsonObject } from "../wire/sample";
-import type { CompletedTurn, NormalizedChatRequest, SamplesRequestBody, SamplesResult, SessionRecord, SessionServerVersion } from "./types";
+import type { CompletedTurn, NormalizedChatRequest, SamplesFootprint, SamplesRequestBody, SamplesResult, SessionRecord, SessionServerVersion } from "./types";
 
 /** Decides whether a stored message and a request message are the same history entry. */
 export type MessageMatcher = (stored: ChatMessage, incoming: ChatMessage) => boolean;
@@ -22,6 +23,8 @@ export interface PolicyContext {
   logger: PolicyLogger;
   /** How the samples op reads routing-replay payloads (default: no layer count, full R3). */
   replay?: ReplayAssemblyOptions;
+  /** Debug messages and speculative counters the samples op adds (default: neither, as miles' defaults). */
+  sampleExtras?: SampleExtras;
 }
 
 /** Minimal logger used by the server, its policies and hooks. */
@@ -116,6 +119,13 @@ export interface TrajectoryPolicy<State, Plan> {
    * rollback then frees what it discards. Optional: without it a session's charge only grows until DELETE.
    */
   storedRecords?(state: State): readonly SessionRecord[];
+  /**
+   * What {@link collectSamples} would assemble from `state`, counted without assembling anything (a walk over the
+   * stored nodes at most): the shell sizes the reply from it and refuses one the session budget cannot hold (413 when
+   * no budget could, 503 when the server is full) before any work. Optional: without it the shell counts every stored
+   * record as a sample of its own tokens.
+   */
+  samplesFootprint?(state: State): SamplesFootprint;
 }
 
 /** A policy of unknown state/plan types, as the shell holds it (methods are bivariant, so any policy fits). */

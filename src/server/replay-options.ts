@@ -13,7 +13,14 @@ export interface RoutingReplayServerOptions {
   useAdditionR3?: boolean;
   /** `--num-layers`: MoE layers in a routed-experts buffer; required with `useRoutingReplay`. */
   numLayers?: number;
+  /** `--lora-rank`: above 0, every upstream body names the adapter (`lora_path: "miles_lora"`). */
+  loraRank?: number;
+  /** `--lora-adapter-path`: set, every upstream body names the adapter (`lora_path: "miles_lora"`). */
+  loraAdapterPath?: string;
 }
+
+/** miles' `LORA_ADAPTER_NAME` (miles/utils/lora.py): the name SGLang serves the trained adapter under. */
+export const LORA_ADAPTER_NAME = "miles_lora";
 
 /** Validated routing-replay settings. */
 export interface ResolvedReplayOptions {
@@ -30,8 +37,19 @@ export function resolveReplayOptions(options: RoutingReplayServerOptions): Resol
   if (options.useRoutingReplay && numLayers === undefined) {
     throw new Error("useRoutingReplay (--use-rollout-routing-replay) needs numLayers (--num-layers): routed-experts buffers are (tokens, num_layers, topk)");
   }
+  const { loraRank, loraAdapterPath } = options;
+  if (loraRank !== undefined && !(Number.isSafeInteger(loraRank) && loraRank >= 0)) {
+    throw new Error(`loraRank (--lora-rank) must be a non-negative integer, got ${JSON.stringify(loraRank)}`);
+  }
+  // is_lora_enabled: `lora_rank > 0 or lora_adapter_path is not None`
+  const lora = (loraRank ?? 0) > 0 || (loraAdapterPath !== undefined && loraAdapterPath !== null);
   return {
-    request: { routedExperts: options.useRoutingReplay === true, indexerTopk: options.useIndexerReplay === true, additionR3: options.useAdditionR3 === true },
+    request: {
+      routedExperts: options.useRoutingReplay === true,
+      indexerTopk: options.useIndexerReplay === true,
+      additionR3: options.useAdditionR3 === true,
+      ...(lora ? { loraPath: LORA_ADAPTER_NAME } : {}),
+    },
     assembly: { numLayers: numLayers ?? null, additionR3: options.useAdditionR3 === true },
   };
 }

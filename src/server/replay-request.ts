@@ -10,6 +10,16 @@ export interface ReplayRequestOptions {
   indexerTopk: boolean;
   /** Ask only for the rows the session does not hold (`routed_experts_start_len`). */
   additionR3: boolean;
+  /**
+   * The adapter every upstream body names as `lora_path` (miles' `LORA_ADAPTER_NAME`, `"miles_lora"`, when
+   * `--lora-rank` > 0 or `--lora-adapter-path` is set: core.py:189-191 at 31f1ca96), or absent for the base weights.
+   */
+  loraPath?: string;
+}
+
+/** Sets `lora_path` when an adapter is on (in place, after `no_stop_trim` like the original). */
+export function addLoraPath(body: Record<string, unknown>, options: ReplayRequestOptions): void {
+  if (options.loraPath !== undefined) body.lora_path = options.loraPath;
 }
 
 /** Sets the return flags the options ask for (in place, after `return_meta_info` like the original). */

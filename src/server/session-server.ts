@@ -17,6 +17,7 @@ import { checkMaxBodyBytes, DEFAULT_MAX_BODY_BYTES } from "./bounded-body";
 import { redactAbsolutePaths, redactUrlCredentials } from "./redaction";
 import { allowedHostsFor } from "./request-guard";
 import { resolveSessionBudget } from "./session-budget";
+import { TrajectoryDumpWriter } from "./trajectory-dump";
 
 /** Options of {@link startSessionServer} (routing replay: see {@link RoutingReplayServerOptions}). */
 export interface SessionServerOptions extends RoutingReplayServerOptions, ModelChoice {
@@ -63,6 +64,11 @@ export interface SessionServerOptions extends RoutingReplayServerOptions, ModelC
    * has none. A session with a request in flight is never evicted.
    */
   sessionTtlMs?: number;
+  /**
+   * The clock idle expiry reads, in ms (default `Date.now`). A session is idle from the end of its last request; tests
+   * pass a clock of their own to drive {@link sessionTtlMs} without waiting.
+   */
+  clock?: () => number;
   /** Maximum sockets to the backend (default 1024). */
   upstreamConnections?: number;
   /**
@@ -70,6 +76,22 @@ export interface SessionServerOptions extends RoutingReplayServerOptions, ModelC
    * This is how a rewritten server design can reuse the shell, proxy, assembly and codec.
    */
   policy?: AnyTrajectoryPolicy;
+  /**
+   * miles' `--save-debug-trajectory-data` (set there to a path template): the samples op attaches the last turn's
+   * conversation as `metadata.messages` (request messages + the response message; merge.py:87-88 at 31f1ca96).
+   */
+  saveDebugTrajectoryData?: boolean;
+  /**
+   * `--save-trajectories PATH_TEMPLATE`: implies `saveDebugTrajectoryData`, and each samples op writes miles' dump rows
+   * (`trajectory_rows` of miles/ray/rollout/debug_data.py) to the file the template names (`{rollout_id}` /
+   * `{session_id}`: the session id; see {@link TrajectoryDumpWriter}).
+   */
+  saveTrajectories?: string;
+  /**
+   * miles' `--sglang-speculative-algorithm` (e.g. `"EAGLE"`): when set, each turn's speculative-decoding counters in
+   * `meta_info` are summed into the sample's `spec_info` (merge.py:136-137 at 31f1ca96).
+   */
+  sglangSpeculativeAlgorithm?: string;
 }
 
 /** A running session server. */
@@ -133,6 +155,7 @@ export async function startSessionServer(options: SessionServerOptions): Promise
     hfCheckpoint: options.hfCheckpoint,
     chatTemplatePath: options.chatTemplatePath,
     chatTemplateKwargs: options.chatTemplateKwargs,
+    chatTemplate: options.chatTemplate,
   });
   const ctx: PolicyContext = {
     tokenizer: kit.tokenizer,
@@ -141,7 +164,12 @@ export async function startSessionServer(options: SessionServerOptions): Promise
     messagesMatch,
     logger,
     replay: replay.assembly,
+    sampleExtras: {
+      debugMessages: options.saveDebugTrajectoryData === true || options.saveTrajectories !== undefined,
+      specInfo: typeof options.sglangSpeculativeAlgorithm === "string" && options.sglangSpeculativeAlgorithm !== "",
+    },
   };
+  const dump = options.saveTrajectories === undefined ? undefined : new TrajectoryDumpWriter(options.saveTrajectories);
   const upstream = new UpstreamClient(options.backendUrl, {
     timeoutMs: checkPositiveInteger(options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS, "upstreamTimeoutMs"),
     connections: options.upstreamConnections ?? 1024,
@@ -150,9 +178,10 @@ export async function startSessionServer(options: SessionServerOptions): Promise
   const limits: ShellLimits = {
     maxBodyBytes: checkMaxBodyBytes(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
     allowedHosts: null,
-    sessions: resolveSessionBudget(options),
+    sessions: resolveSessionBudget(options, (message) => logger.warn(message)),
+    now: options.clock,
   };
-  const shell = new SessionShell(policy, ctx, kit, upstream, options.instanceId, logger, replay.request, limits);
+  const shell = new SessionShell(policy, ctx, kit, upstream, options.instanceId, logger, replay.request, limits, dump);
   const server = createServer((req, res) => {
     shell.handle(req, res).catch((error: unknown) => {
       // Neither the log line nor the reply carries an absolute path (stack frames name files by their base name).

@@ -5,14 +5,17 @@ import { encodeSamplesChunks } from "../wire/samples-codec";
 import { normalizeChatRequest, parseJsonBody, parseSamplesBody } from "./chat-request";
 import { readSplitTurns } from "./split-turns";
 import { extractCompletion, renderFakeStream, stripReplayPayloads } from "./chat-reply";
-import { BodyTooLargeError, readBoundedBody } from "./bounded-body";
+import { BodyAbortedError, BodyTooLargeError, readBoundedBody } from "./bounded-body";
 import { passThroughHeaders, sendBytes, sendChunks, sendEmpty, sendError, sendErrorText, sendJson, sendJsonText, sendUpstreamReply } from "./http-io";
 import type { AnyTrajectoryPolicy, PolicyContext, PolicyLogger } from "./policy";
 import { packageVersion } from "./package-version";
 import { SampleAssemblyError } from "./samples/assembly-error";
+import type { TrajectoryDumpWriter } from "./trajectory-dump";
+import { redactAbsolutePaths } from "./redaction";
 import { CHECKED_OUTPUT_BYTES_PER_TOKEN, rememberRecordOutput } from "./samples/turn-samples";
 import { addAdditionR3Offset, type ReplayRequestOptions } from "./replay-request";
-import { formatMiB, SESSION_OVERHEAD_BYTES, SessionBudgetError, SessionEntry, SessionStore, type SessionBudget } from "./session-store";
+import { formatMiB, RequestTooLargeError, SESSION_OVERHEAD_BYTES, SessionBudgetError, SessionEntry, SessionStore, type SessionBudget } from "./session-store";
+import { assertMetadataFitsReply, SAMPLES_HEAP_SHARE, SAMPLES_REQUEST_BUDGET_SHARE, samplesReplySize } from "./samples-admission";
 import { recordBytes, sizeUpstreamBody, type SizedBody } from "./record-charge";
 import { RecordTexts, textHeapBytes, withKnownTexts } from "./record-spellings";
 import type { TitoKit } from "./tito-kit";
@@ -102,6 +105,7 @@ export class SessionShell {
     private readonly logger: PolicyLogger,
     private readonly replay?: ReplayRequestOptions,
     private readonly limits: ShellLimits = { maxBodyBytes: Number.MAX_SAFE_INTEGER, allowedHosts: null },
+    private readonly dump?: TrajectoryDumpWriter,
   ) {
     this.store = new SessionStore(
       () => policy.createState(),
@@ -174,6 +178,11 @@ export class SessionShell {
       body = await readBoundedBody(req, this.limits.maxBodyBytes);
     } catch (error) {
       if (error instanceof BodyTooLargeError) return sendError(res, 413, error.message);
+      // the client is gone (an aborted upload): nothing to answer, nothing stored was touched, nothing to log as a fault
+      if (error instanceof BodyAbortedError) {
+        res.destroy();
+        return;
+      }
       throw error;
     }
     try {
@@ -203,6 +212,7 @@ export class SessionShell {
       if (error instanceof SessionBudgetError) {
         return sendError(res, 503, error.message, { "retry-after": String(error.retryAfterSeconds) });
       }
+      if (error instanceof RequestTooLargeError) return sendError(res, 413, error.message);
       if (error instanceof SessionHttpError) {
         if (error.plainText) return sendErrorText(res, error.status, error.message);
         return sendError(res, error.status, error.message);
@@ -215,7 +225,7 @@ export class SessionShell {
   }
 
   private health(res: ServerResponse): void {
-    const payload: Record<string, string> = { status: "ok" };
+    const payload: Record<string, unknown> = { status: "ok" };
     if (this.instanceId !== undefined) payload.session_server_instance_id = this.instanceId;
     // Not in the Python reply: lets `session-parity run` catch swapped --v1/--v2 URLs before any trajectory.
     payload.session_server_version = this.policy.version;
@@ -223,6 +233,10 @@ export class SessionShell {
     // Not in the Python reply either: which family and checkpoint this server renders with.
     payload.tito_model = this.kit.titoModel;
     payload.hf_checkpoint = this.kit.checkpointName;
+    // ...and the template and default kwargs it renders with, so a run can tell two sides configured apart
+    payload.chat_template = this.kit.templateSource;
+    payload.chat_template_origin = this.kit.templateOrigin;
+    payload.chat_template_kwargs = this.kit.defaultKwargs;
     sendJson(res, 200, payload);
   }
 
@@ -256,19 +270,44 @@ export class SessionShell {
   private samples(res: ServerResponse, id: string, body: Buffer): void {
     const entry = this.live(id);
     const parsed = parseSamplesBody(parseJsonBody(body), this.policy.version === "v2");
+    if (parsed.metadata !== undefined) assertMetadataFitsReply(parsed.metadata, body);
+    // Charged like a chat turn, before any work: the reply's projected size (the request's metadata once per sample
+    // that carries it, plus the samples) is held until the reply is sent. The heap guard weighs all of it; the byte
+    // budget what the request adds (reading what is stored is never refused by the budget).
+    const reply = samplesReplySize(this.policy, entry.state, parsed.metadata === undefined ? 0 : body.length);
+    const release = this.store.reserve(reply.bytes, reply.what, {
+      aloneShare: SAMPLES_REQUEST_BUDGET_SHARE,
+      budgetBytes: reply.requestBytes,
+      heapShare: SAMPLES_HEAP_SHARE,
+    });
+    let chunks: Uint8Array[];
     let result;
     try {
-      result = this.policy.collectSamples(entry.state, parsed, this.ctx);
+      try {
+        result = this.policy.collectSamples(entry.state, parsed, this.ctx);
+      } catch (error) {
+        if (error instanceof SampleAssemblyError) throw new SessionHttpError(422, error.message, true);
+        throw error;
+      }
+      try {
+        chunks = encodeSamplesChunks(result.samples, result.sessionMetadata, { emptyReason: result.emptyReason, fields: this.policy.wireFields });
+      } catch (error) {
+        throw new SessionHttpError(500, `samples encode error: ${(error as Error).message}`);
+      }
     } catch (error) {
-      if (error instanceof SampleAssemblyError) throw new SessionHttpError(422, error.message, true);
+      release();
       throw error;
     }
-    let chunks: Uint8Array[];
-    try {
-      chunks = encodeSamplesChunks(result.samples, result.sessionMetadata, { emptyReason: result.emptyReason, fields: this.policy.wireFields });
-    } catch (error) {
-      throw new SessionHttpError(500, `samples encode error: ${(error as Error).message}`);
+    if (this.dump !== undefined) {
+      try {
+        this.dump.write(id, result.samples);
+      } catch (error) {
+        release();
+        throw new SessionHttpError(500, redactAbsolutePaths(`--save-trajectories: cannot write ${this.dump.pathFor(id)}: ${(error as Error).message}`));
+      }
     }
+    // the chunks stay in memory until the socket took them
+    res.once("close", release);
     sendChunks(res, 200, chunks, { "content-type": "application/octet-stream" });
   }
 
@@ -282,11 +321,12 @@ export class SessionShell {
     // body as the record keeps it, plus its prompt ids twice (record and checkpoint). The commit charges the real size.
     const sizedBody = sizeUpstreamBody(upstreamBody);
     const release = this.store.reserve(sizedBody.bytes + BYTES_PER_TOKEN * Math.ceil(body.length * TOKENS_PER_BODY_BYTE), "this chat turn");
-    entry.busy += 1;
+    this.store.requestStarted(entry);
     try {
       await this.chatTurn(req, res, entry, request, requestTimestamp, sizedBody);
     } finally {
-      entry.busy -= 1;
+      // the session is idle from the end of this turn, however long its upstream call took
+      this.store.requestEnded(entry);
       release();
     }
   }
@@ -409,9 +449,15 @@ export class SessionShell {
   }
 
   private async proxy(req: IncomingMessage, res: ServerResponse, id: string, path: string, method: string, query: string, body: Buffer): Promise<void> {
-    this.live(id);
+    const entry = this.live(id);
     const headers = forwardHeaders(req.headers, id);
-    const result = await this.upstream.request(method, path, query, headers, body.length > 0 ? body : null);
+    this.store.requestStarted(entry);
+    let result;
+    try {
+      result = await this.upstream.request(method, path, query, headers, body.length > 0 ? body : null);
+    } finally {
+      this.store.requestEnded(entry);
+    }
     sendUpstreamReply(res, result.status, result.headers, result.body);
   }
 }

@@ -15,7 +15,7 @@ export interface SessionEntry<State> {
   closing: boolean;
   /** Heap bytes charged to this session (its fixed overhead plus its stored generations). */
   bytes: number;
-  /** Clock reading of the last request that touched the session (idle expiry). */
+  /** Clock reading of when the last request on the session ended (or of its creation): the idle clock's start. */
   lastUsed: number;
   /** Requests in flight on this session (never expired while one runs). */
   busy: number;
@@ -26,11 +26,15 @@ export interface SessionEntry<State> {
  * default that every server without one shares (see session-budget.ts).
  */
 export class BytePool {
-  /** Bytes charged plus reserved by every store drawing from this pool. */
+  /** Bytes charged plus reserved by every store drawing from this pool (change it through {@link add}). */
   held = 0;
   /** The full-collection count and `held` when the heap guard last saw a new collection. */
   private seenCollections = -1;
   private heldAtCollection = 0;
+  /** Bytes freed while the collection behind the current heap reading was marking, or after it (see {@link add}). */
+  private missedFrees = 0;
+  /** Frees the heap guard may not have seen yet: `[clock reading, bytes]`, oldest first. */
+  private recentFrees: Array<[number, number]> = [];
   /** What the stores drawing from this pool can give back without losing anything (see {@link addReclaimer}). */
   private readonly reclaimers = new Set<Reclaimer>();
 
@@ -48,15 +52,33 @@ export class BytePool {
    * freed) since (the collection already counted what it held then), plus `bytes`. `reading` is the heap guard's
    * reading to use (default: a fresh one).
    */
-  projectedLiveBytes(bytes: number, reading: { liveBytes: number } | null = this.heap?.read() ?? null): number {
+  projectedLiveBytes(bytes: number, reading: HeapGuardReading | null = this.heap?.read() ?? null): number {
     if (this.heap === null || reading === null) return 0;
     const collections = this.heap.collections();
     if (collections !== this.seenCollections) {
       this.seenCollections = collections;
       this.heldAtCollection = this.held;
+      // The collection measured what was reachable when it began marking: bytes freed since then (before this reading
+      // is first used) are still in its figure, garbage the next collection takes. They count as freed at once.
+      const markedAt = reading.markedAt ?? Number.POSITIVE_INFINITY;
+      this.recentFrees = this.recentFrees.filter(([at]) => at >= markedAt);
+      this.missedFrees = this.recentFrees.reduce((sum, [, freed]) => sum + freed, 0);
     }
     // A session deleted since counts as freed at once (its bytes are garbage the next collection takes).
-    return Math.max(0, reading.liveBytes + this.held - this.heldAtCollection) + bytes;
+    return Math.max(0, reading.liveBytes + this.held - this.heldAtCollection - this.missedFrees) + bytes;
+  }
+
+  /**
+   * Changes {@link held} by `delta`. A free of stored bytes (`stored`: not a reservation given back, which held no
+   * heap) is remembered with the time it happened (see {@link projectedLiveBytes}).
+   */
+  add(delta: number, stored = true): void {
+    this.held += delta;
+    if (delta >= 0 || !stored || this.heap === null) return;
+    const at = this.heap.now?.() ?? performance.now();
+    this.recentFrees.push([at, -delta]);
+    // a store that deletes much between two collections keeps one entry per collection window, not one per delete
+    if (this.recentFrees.length > MAX_RECENT_FREES) this.recentFrees.splice(0, this.recentFrees.length - MAX_RECENT_FREES);
   }
 
   /**
@@ -87,20 +109,40 @@ export type Reclaimer = (bytes: number) => number;
 /** Growth's overshoot past the heap guard and the budget (at most 0: within), and the heap figures a refusal names. */
 interface Excess {
   overBudget: number;
+  /** The bytes held against the byte budget. */
+  budgetBytes: number;
   overHeap: number;
   heap: { projected: number; allowed: number; limitBytes: number } | null;
+}
+
+/** One reading of the heap guard. */
+export interface HeapGuardReading {
+  /** Bytes old-generation data may occupy. */
+  limitBytes: number;
+  /** Old-generation bytes live after the last full collection. */
+  liveBytes: number;
+  /**
+   * When the collection behind `liveBytes` began marking, on the guard's clock ({@link HeapGuard.now}); bytes freed
+   * after it are not reflected in `liveBytes`. Absent: every free before the reading was first used is reflected.
+   */
+  markedAt?: number;
 }
 
 /** What the heap guard reads (src/server/heap-watch.ts in a server; a fake in tests). */
 export interface HeapGuard {
   /** Old-generation limit and live bytes after the last full collection. */
-  read(): { limitBytes: number; liveBytes: number };
+  read(): HeapGuardReading;
   /** Full collections so far. */
   collections(): number;
+  /** The clock `markedAt` is read on, in ms (default `performance.now()`). */
+  now?(): number;
 }
 
+/** Frees a pool remembers for the heap guard at most (older ones are long reflected by a collection). */
+const MAX_RECENT_FREES = 4096;
+
 /** Share of the heap limit the projected live heap may reach before a growing request is refused. */
-const HEAP_GUARD_SHARE = 0.9;
+export const HEAP_GUARD_SHARE = 0.9;
 
 /** Limits of a {@link SessionStore}. */
 export interface SessionBudget {
@@ -110,6 +152,22 @@ export interface SessionBudget {
   maxSessions: number;
   /** Idle time in ms after which an untouched session is evicted, or null for none. */
   ttlMs: number | null;
+}
+
+/** How {@link SessionStore.reserve} weighs a reservation. */
+export interface ReserveOptions {
+  /**
+   * Answer 413 ({@link RequestTooLargeError}) when the bytes alone could not be granted: when their budget part is
+   * more than this share of the byte budget, or the whole more than the heap guard leaves with no session stored.
+   */
+  aloneShare?: number;
+  /**
+   * The part of the bytes held against the byte budget (default: all). A reply built from what is stored and sent at
+   * once charges the budget only for what its request adds: reading a stored session is never refused by the budget.
+   */
+  budgetBytes?: number;
+  /** Share of the heap limit the projected live heap may reach (default: the heap guard's 90%). */
+  heapShare?: number;
 }
 
 /** Heap bytes an empty session costs: entry, state, lock, id string and table slot (measured, see the budget test). */
@@ -130,6 +188,17 @@ export class SessionBudgetError extends Error {
   ) {
     super(message);
     this.name = "SessionBudgetError";
+  }
+}
+
+/**
+ * A request whose growth alone is more than the budget or the heap guard could grant with no session stored; the
+ * shell answers 413 (retrying cannot help, unlike a {@link SessionBudgetError}).
+ */
+export class RequestTooLargeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RequestTooLargeError";
   }
 }
 
@@ -163,12 +232,12 @@ export class SessionStore<State> {
 
   private addCharged(delta: number): void {
     this.chargedBytes += delta;
-    this.pool.held += delta;
+    this.pool.add(delta);
   }
 
   private addReserved(delta: number): void {
     this.reservedBytes += delta;
-    this.pool.held += delta;
+    this.pool.add(delta, false);
   }
 
   /** Bytes held in the pool this store draws from (other stores sharing it included). */
@@ -199,7 +268,7 @@ export class SessionStore<State> {
         this.retryAfterSeconds(),
       );
     }
-    this.admit(SESSION_OVERHEAD_BYTES, "a new session", CREATE_SHARE);
+    this.admit(SESSION_OVERHEAD_BYTES, "a new session", { share: CREATE_SHARE });
     const id = randomUUID().replace(/-/g, "");
     const entry: SessionEntry<State> = {
       id,
@@ -229,6 +298,21 @@ export class SessionStore<State> {
     return entry;
   }
 
+  /** Marks a request on `entry` as started: a session with a request in flight is never evicted. */
+  requestStarted(entry: SessionEntry<State>): void {
+    entry.busy += 1;
+  }
+
+  /** Marks a request on `entry` as ended: the session is idle from now on (its idle clock starts at the end). */
+  requestEnded(entry: SessionEntry<State>): void {
+    entry.busy -= 1;
+    entry.lastUsed = this.now();
+    if (this.budget.ttlMs !== null && this.isLive(entry)) {
+      this.sessions.delete(entry.id);
+      this.sessions.set(entry.id, entry);
+    }
+  }
+
   /** Adds a reclaimer to the pool this store draws from ({@link BytePool.addReclaimer}); returns its remover. */
   addReclaimer(reclaimer: Reclaimer): () => void {
     return this.pool.addReclaimer(reclaimer);
@@ -240,13 +324,15 @@ export class SessionStore<State> {
   }
 
   /**
-   * Reserves `bytes` for a request that will grow a session; call the returned function once the growth is
-   * charged (or did not happen). A reservation of 0 bytes always succeeds.
+   * Reserves `bytes` for a request that will grow a session (or build a reply); call the returned function once the
+   * growth is charged (or did not happen). A reservation of 0 bytes always succeeds.
    * @throws SessionBudgetError when the reservation would take the store past its byte budget
+   * @throws RequestTooLargeError with `aloneShare`, when `bytes` alone are more than one request may take (see
+   *   {@link ReserveOptions.aloneShare})
    */
-  reserve(bytes: number, what: string): () => void {
+  reserve(bytes: number, what: string, options: ReserveOptions = {}): () => void {
     this.expireIdle();
-    this.admit(bytes, what);
+    this.admit(bytes, what, { ...options, share: 1 });
     this.addReserved(bytes);
     let released = false;
     return () => {
@@ -297,24 +383,52 @@ export class SessionStore<State> {
    * Admits growth of `bytes` or throws the refusal. Before refusing, the pool's reclaimers drop what they can (the
    * session server's kept texts, which it can write again): a request is refused only when that was not enough.
    */
-  private admit(bytes: number, what: string, share = 1): void {
-    let excess = this.excess(bytes, share);
+  private admit(bytes: number, what: string, options: ReserveOptions & { share: number }): void {
+    const alone = options.aloneShare;
+    if (alone !== undefined && (options.budgetBytes ?? bytes) > this.pool.maxBytes * alone) {
+      const budgetBytes = options.budgetBytes ?? bytes;
+      throw new RequestTooLargeError(
+        `request too large: ${what} needs about ${formatMiB(budgetBytes)} for what its request adds, more than ` +
+          `${alone === 1 ? "all" : `${Math.round(alone * 100)}%`} of ${this.pool.label} (${formatMiB(this.pool.maxBytes * alone)}), ` +
+          "what one request may take: ask for less (smaller metadata) or raise the budget",
+      );
+    }
+    let excess = this.excess(bytes, options);
     if (excess.overHeap <= 0 && excess.overBudget <= 0) return;
-    if (this.pool.reclaim(Math.max(1, excess.overHeap, excess.overBudget)) > 0) excess = this.excess(bytes, share);
-    this.refuseIfOver(excess, bytes, what, share);
+    if (alone !== undefined) this.refuseIfTooLarge(excess, bytes, what);
+    if (this.pool.reclaim(Math.max(1, excess.overHeap, excess.overBudget)) > 0) excess = this.excess(bytes, options);
+    this.refuseIfOver(excess, bytes, what, options.share);
+  }
+
+  /**
+   * Throws the 413 when `bytes` alone pass the budget, or the heap guard less what the live heap holds besides the
+   * sessions (the server itself, its caches, requests in flight): no DELETE could make room for them.
+   */
+  private refuseIfTooLarge(excess: Excess, bytes: number, what: string): void {
+    if (excess.heap === null) return;
+    const { projected, allowed, limitBytes } = excess.heap;
+    const besides = Math.max(0, projected - bytes - this.pool.held);
+    if (bytes <= allowed - besides) return;
+    throw new RequestTooLargeError(
+      `request too large: ${what} needs about ${formatMiB(bytes)}, more than the heap guard leaves any one request ` +
+        `(${formatMiB(Math.max(0, allowed - besides))}: ${formatMiB(allowed)}, ${Math.round((allowed / limitBytes) * 100)}% of the ${formatMiB(limitBytes)} heap limit, ` +
+        `less the ${formatMiB(besides)} the server holds besides its sessions): it could not be held even with no session stored; ` +
+        "ask for less (smaller metadata) or raise --max-old-space-size",
+    );
   }
 
   /**
    * How far `bytes` more would take the live heap past the heap guard ({@link HEAP_GUARD_SHARE} of its limit, times
    * `share`) and the sessions past the pool's budget (times `share`): at most 0 when within. One heap reading for both.
    */
-  private excess(bytes: number, share: number): Excess {
+  private excess(bytes: number, options: ReserveOptions & { share: number }): Excess {
     const reading = this.pool.heap?.read() ?? null;
-    const overBudget = this.pool.held + bytes - this.pool.maxBytes * share;
-    if (reading === null) return { overBudget, overHeap: Number.NEGATIVE_INFINITY, heap: null };
+    const budgetBytes = options.budgetBytes ?? bytes;
+    const overBudget = this.pool.held + budgetBytes - this.pool.maxBytes * options.share;
+    if (reading === null) return { overBudget, budgetBytes, overHeap: Number.NEGATIVE_INFINITY, heap: null };
     const projected = this.pool.projectedLiveBytes(bytes, reading);
-    const allowed = reading.limitBytes * HEAP_GUARD_SHARE * share;
-    return { overBudget, overHeap: projected - allowed, heap: { projected, allowed, limitBytes: reading.limitBytes } };
+    const allowed = reading.limitBytes * (options.heapShare ?? HEAP_GUARD_SHARE * options.share);
+    return { overBudget, budgetBytes, overHeap: projected - allowed, heap: { projected, allowed, limitBytes: reading.limitBytes } };
   }
 
   /** Throws the refusal `excess` calls for, the heap guard's first; returns when both are within. */
@@ -323,15 +437,15 @@ export class SessionStore<State> {
       const { projected, allowed, limitBytes } = excess.heap;
       throw new SessionBudgetError(
         `session store is full: ${what} needs about ${formatMiB(bytes)}, and the heap would hold about ${formatMiB(projected)} live, ` +
-          `past the heap guard of the default session budget (${formatMiB(allowed)}, ${Math.round(HEAP_GUARD_SHARE * share * 100)}% of the ` +
+          `past the heap guard of ${this.pool.label.split(" (")[0]} (${formatMiB(allowed)}, ${Math.round((allowed / limitBytes) * 100)}% of the ` +
           `${formatMiB(limitBytes)} heap limit; sessions hold ${formatMiB(this.pool.held)}, the rest is the server itself, its caches and ` +
-          `requests in flight); delete sessions (DELETE /sessions/{id}), raise --max-old-space-size, or set maxSessionBytes / --max-session-bytes`,
+          `requests in flight); delete sessions (DELETE /sessions/{id}) or raise --max-old-space-size`,
         this.retryAfterSeconds(),
       );
     }
     if (excess.overBudget <= 0) return;
     throw new SessionBudgetError(
-      `session store is full: ${what} needs about ${formatMiB(bytes)}, and sessions hold ${formatMiB(this.pool.held)} of ${this.pool.label}` +
+      `session store is full: ${what} needs about ${formatMiB(excess.budgetBytes)}, and sessions hold ${formatMiB(this.pool.held)} of ${this.pool.label}` +
         `${share < 1 ? `, of which new sessions may take ${share * 100}%` : ""} ` +
         `(${this.sessions.size} of them on this server); delete sessions (DELETE /sessions/{id}) or raise the budget`,
       this.retryAfterSeconds(),

@@ -2,6 +2,7 @@
 // One place adapts the tokenizer component's API to the structural TitoLike seam the policies use.
 import { loadTitoModel } from "../tokenizer/family-load";
 import type { ModelChoice } from "../tokenizer/families/types";
+import { kwargsOrDefault } from "../tokenizer/families/model-defaults";
 import type { ChatTemplateKwargs, Tokenizer } from "../tokenizer/types";
 import type { KwargsMerger } from "./chat-request";
 import type { TitoLike } from "./policy";
@@ -21,16 +22,25 @@ export interface TitoKit {
   titoModel: string;
   /** The checkpoint as the user named it, or {@link PACKAGED_CHECKPOINT_NAME}. */
   checkpointName: string;
+  /** The template source in force (`family`, `checkpoint` or `path`), reported by `/health`. */
+  templateSource: string;
+  /** The template's file (bundled name, `tokenizer_config.json`, `chat_template.jinja`, or the given file's base name). */
+  templateOrigin: string;
 }
 
 /**
  * Loads the model choice (the checkpoint is cached per directory) and builds its TITO rules with the server
- * default kwargs (default `{}`, as miles' `--apply-chat-template-kwargs`).
+ * default kwargs (default `{"enable_thinking": false}`, the package's one default: model-defaults.ts).
  * @throws TitoModelError when the family is unknown or the checkpoint lacks what it needs
  */
 export async function loadTitoKit(choice: ModelChoice): Promise<TitoKit> {
   // A server renders the same conversations again (retries, the sessions of a scripted batch): remember render ids.
-  const model = await loadTitoModel({ ...choice, hfCheckpoint: choice.hfCheckpoint || undefined, tito: { memoizeRenders: true } });
+  const model = await loadTitoModel({
+    ...choice,
+    chatTemplateKwargs: kwargsOrDefault(choice.chatTemplateKwargs),
+    hfCheckpoint: choice.hfCheckpoint || undefined,
+    tito: { memoizeRenders: true },
+  });
   const tito = model.tito;
   return {
     tokenizer: model.tokenizer,
@@ -39,5 +49,7 @@ export async function loadTitoKit(choice: ModelChoice): Promise<TitoKit> {
     mergeKwargs: (_defaults, overrides) => tito.mergeKwargs(overrides),
     titoModel: model.family.name,
     checkpointName: choice.hfCheckpoint || PACKAGED_CHECKPOINT_NAME,
+    templateSource: model.templateSource,
+    templateOrigin: model.templateOrigin,
   };
 }

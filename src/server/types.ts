@@ -79,6 +79,21 @@ export interface SamplesRequestBody {
   metadata?: JsonObject;
 }
 
+/**
+ * What a samples op would assemble, counted before any work so the session budget can admit or refuse the reply
+ * (see `TrajectoryPolicy.samplesFootprint`).
+ */
+export interface SamplesFootprint {
+  /** Samples the op writes at most (v1: one; v2: one per leaf). */
+  samples: number;
+  /** Token ids over all of them (v2: each leaf's whole path). */
+  sampleTokens: number;
+  /** Token ids the session metadata repeats (`accumulated_token_ids` of the view). */
+  viewTokens: number;
+  /** Whether each sample's metadata carries the request's `metadata` (v2's default post-processor merges it in). */
+  carriesRequestMetadata: boolean;
+}
+
 /** What a policy's samples op produces before encoding. */
 export interface SamplesResult {
   /** The samples to encode (v1: at most one; v2: the post-processor's output). */

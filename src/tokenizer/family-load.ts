@@ -3,8 +3,11 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { ChatTemplate } from "./chat-template";
+import { DEEPSEEK_MODEL_TYPES, DeepSeekEncoderRenderer, type DeepSeekEncoderName } from "./deepseek/encoder-renderer";
 import type { ChatTemplateRenderer, CheckpointTokenizer } from "./checkpoint-tokenizer";
+import { INKLING_FAMILY, INKLING_MODEL_TYPES } from "./families/inkling";
 import { DEFAULT_TITO_MODEL, getTitoFamily } from "./families/registry";
+import { checkChatTemplateSource, DEFAULT_CHAT_TEMPLATE_SOURCE, type ChatTemplateSource } from "./families/model-defaults";
 import { TitoModelError, type LoadedModelInfo, type ModelChoice, type TitoFamily } from "./families/types";
 import { loadCheckpoint, TokenizerLoadError, type CheckpointFiles } from "./load";
 import { NativeChatTemplate, specialTokenVariables } from "./native-template";
@@ -37,6 +40,35 @@ function bundledTemplate(file: string): ChatTemplate {
     bundledTemplates.set(file, template);
   }
   return template;
+}
+
+function checkTemplateSource(family: string, value: unknown): ChatTemplateSource {
+  try {
+    return checkChatTemplateSource(value, "--chat-template");
+  } catch (error) {
+    throw new TitoModelError("bad-template-source", family, (error as Error).message);
+  }
+}
+
+/**
+ * The renderer of a `bundled`-template family: a verbatim miles template renders as transformers renders it (with
+ * this checkpoint's special-token variables), the package's own append-safe ones with their host helpers.
+ */
+function bundledRenderer(family: TitoFamily, source: Extract<TitoFamily["template"], { kind: "bundled" }>, files: CheckpointFiles): ChatTemplateRenderer {
+  if (source.verbatim !== true) return bundledTemplate(source.file);
+  const file = path.join(__dirname, source.file);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    throw new TitoModelError(
+      "missing-template",
+      family.name,
+      `--tito-model ${family.name}: cannot read the bundled template ${source.file} (${(error as Error).message})`,
+      source.file,
+    );
+  }
+  return parseNative(family, text, file, specialTokenVariables(files.config));
 }
 
 function checkKwargs(family: string, kwargs: unknown): ChatTemplateKwargs {
@@ -77,6 +109,59 @@ function checkpointTemplate(
   return { renderer: parseNative(family, files.chatTemplate.text, origin, specials), origin: files.chatTemplate.file };
 }
 
+/**
+ * The family's renderer: an encoder family's DeepSeek encoder (refused when the checkpoint's config.json declares
+ * another model type), a bundled template, or the checkpoint's own, except that a checkpoint whose config.json names
+ * a DeepSeek encoder model type renders through that encoder whatever the family (miles' `apply_chat_template`
+ * routes it so before looking at any template).
+ */
+function familyTemplate(
+  family: TitoFamily,
+  files: CheckpointFiles,
+  chatTemplatePath: string | undefined,
+  source: ChatTemplateSource,
+): { renderer: ChatTemplateRenderer; origin: string } {
+  const modelType = readModelType(files.directory);
+  if (family.template.kind === "encoder") {
+    const wanted = family.template.encoder;
+    if (modelType !== "" && modelType !== wanted) {
+      throw new TitoModelError(
+        "missing-template",
+        family.name,
+        `--tito-model ${family.name}: checkpoint ${files.directory} declares model_type ${JSON.stringify(modelType)} in config.json; ` +
+          `the ${family.name} family renders with DeepSeek's official encoder, which miles routes to by model_type ${JSON.stringify(wanted)}`,
+        "config.json",
+      );
+    }
+    const renderer = new DeepSeekEncoderRenderer(wanted);
+    return { renderer, origin: renderer.origin };
+  }
+  if ((DEEPSEEK_MODEL_TYPES as readonly string[]).includes(modelType)) {
+    const renderer = new DeepSeekEncoderRenderer(modelType as DeepSeekEncoderName);
+    return { renderer, origin: renderer.origin };
+  }
+  // miles' apply_chat_template renders any Inkling checkpoint (config.json model_type) with the Inkling fixed template
+  const template = family.template.kind === "checkpoint" && INKLING_MODEL_TYPES.includes(modelType) ? INKLING_FAMILY.template : family.template;
+  if (template.kind === "bundled" && source === "family") return { renderer: bundledRenderer(family, template, files), origin: path.basename(template.file) };
+  return checkpointTemplate(family, files, chatTemplatePath);
+}
+
+/**
+ * `model_type` of the checkpoint's config.json, or "" when the file is missing, unreadable, not an object or has none
+ * (miles' `deepseek._read_model_type`).
+ */
+export function readModelType(directory: string): string {
+  let config: unknown;
+  try {
+    config = JSON.parse(fs.readFileSync(path.join(directory, "config.json"), "utf8"));
+  } catch {
+    return "";
+  }
+  if (config === null || typeof config !== "object" || Array.isArray(config)) return "";
+  const modelType = (config as Record<string, unknown>).model_type;
+  return typeof modelType === "string" ? modelType : "";
+}
+
 function parseNative(family: TitoFamily, text: string, origin: string, specials: ReturnType<typeof specialTokenVariables>): NativeChatTemplate {
   try {
     return new NativeChatTemplate(text, origin, specials);
@@ -87,7 +172,7 @@ function parseNative(family: TitoFamily, text: string, origin: string, specials:
 
 /**
  * Starts a model choice: looks the family up, reads the checkpoint (cached per directory), resolves the template
- * (the family's bundled one, or the checkpoint's own / --chat-template-path), checks every token the family names
+ * (the family's bundled one unless `chatTemplate` is `checkpoint`, else the checkpoint's own / --chat-template-path), checks every token the family names
  * and builds its TITO rules with the server default kwargs (default `{}`, miles' `--apply-chat-template-kwargs`).
  * @throws TitoModelError naming the family, the file and the missing piece (unknown family, unreadable checkpoint
  * file, missing template or token, a refused --chat-template-path, kwargs that are not an object or contradict a
@@ -104,6 +189,15 @@ export async function loadTitoModel(options: LoadTitoModelOptions = {}): Promise
       options.chatTemplatePath,
     );
   }
+  const source = options.chatTemplate === undefined ? DEFAULT_CHAT_TEMPLATE_SOURCE : checkTemplateSource(family.name, options.chatTemplate);
+  if (options.chatTemplatePath !== undefined && source === "checkpoint") {
+    throw new TitoModelError(
+      "template-path-refused",
+      family.name,
+      `--chat-template checkpoint and --chat-template-path name two different templates; pass only one`,
+      options.chatTemplatePath,
+    );
+  }
   const defaults = checkKwargs(family.name, options.chatTemplateKwargs);
   let files: CheckpointFiles;
   try {
@@ -112,10 +206,7 @@ export async function loadTitoModel(options: LoadTitoModelOptions = {}): Promise
     if (!(error instanceof TokenizerLoadError)) throw error;
     throw new TitoModelError("missing-file", family.name, `--tito-model ${family.name}: ${error.message}`);
   }
-  const { renderer, origin } =
-    family.template.kind === "bundled"
-      ? { renderer: bundledTemplate(family.template.file), origin: family.template.file }
-      : checkpointTemplate(family, files, options.chatTemplatePath);
+  const { renderer, origin } = familyTemplate(family, files, options.chatTemplatePath, source);
   const tokenizer = files.tokenizer.withChatTemplate(renderer, family.name);
   const eosToken = files.tokenizer.eosToken;
   let tito: FamilyTito;
@@ -125,5 +216,7 @@ export async function loadTitoModel(options: LoadTitoModelOptions = {}): Promise
     if (error instanceof TitoError) throw new TitoModelError("bad-kwargs", family.name, error.message);
     throw error;
   }
-  return { family, checkpoint: files.directory, templateOrigin: origin, tokenizer, tito, eosToken };
+  // what is in force: a family whose registered template is the checkpoint's reports `checkpoint` either way
+  const templateSource = options.chatTemplatePath !== undefined ? "path" : family.template.kind === "checkpoint" ? "checkpoint" : source;
+  return { family, checkpoint: files.directory, templateOrigin: origin, templateSource, tokenizer, tito, eosToken };
 }

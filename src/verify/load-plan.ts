@@ -119,10 +119,10 @@ export async function loadTemplateVerifyPlan(options: VerifyTemplateOptions): Pr
   let source =
     options.chatTemplatePath !== undefined
       ? `template override via TITO: ${options.chatTemplatePath}`
-      : `${family.template.kind === "bundled" ? "fixed template" : "checkpoint"} via TITO: ${model.templateOrigin}`;
+      : `${family.template.kind === "bundled" ? "fixed template" : family.template.kind === "encoder" ? "encoder" : "checkpoint"} via TITO: ${model.templateOrigin}`;
   if (options.chatTemplatePath !== undefined && !family.acceptsChatTemplatePath) {
     const config = (await checkpoint(options.hfCheckpoint)).config;
-    tokenizer = tokenizer.withChatTemplate(await templateFile(options.chatTemplatePath, family.template.kind, config), family.name);
+    tokenizer = tokenizer.withChatTemplate(await templateFile(options.chatTemplatePath, family.template.kind === "bundled" ? "bundled" : "checkpoint", config), family.name);
     tito = new FamilyTito(tokenizer, {}, { eosToken: model.eosToken }, family);
     source = `template override via TITO: ${options.chatTemplatePath}`;
   }
@@ -141,7 +141,8 @@ function familyPlan(
   thinking: ThinkingMode,
   userKwargs: ChatTemplateKwargs,
 ): TemplateVerifyPlan {
-  const trailingIds = new Set(family.boundary.trailing.map((ref) => resolveTokenRef(ref, { tokenizer }, family.name)));
+  const present = family.boundary.trailing.filter((ref) => !("token" in ref && ref.optional === true && tokenizer.tokenToId(ref.token) === undefined));
+  const trailingIds = new Set(present.map((ref) => resolveTokenRef(ref, { tokenizer }, family.name)));
   const autoSetKwargs: ChatTemplateKwargs = {};
   for (const [key, value] of Object.entries(family.pinnedKwargs)) if (!(key in userKwargs)) autoSetKwargs[key] = value;
   const templateKwargs = { ...userKwargs, ...autoSetKwargs };

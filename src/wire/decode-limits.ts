@@ -12,6 +12,11 @@ export interface SamplesDecodeLimits {
    * 64M-token sample). Each is converted to a number list per sample, so this bounds the per-sample work.
    */
   maxTensorElements: number;
+  /**
+   * Most JSON objects and arrays `_samples_meta` may hold (default 2^21, about 120 MB once parsed). Counted on the
+   * bytes before parsing: a reply of millions of empty objects is refused before it costs memory.
+   */
+  maxJsonContainers: number;
 }
 
 /** The default caps. */
@@ -19,6 +24,7 @@ export const DEFAULT_SAMPLES_DECODE_LIMITS: Readonly<SamplesDecodeLimits> = Obje
   maxSamples: 10_000,
   maxTensors: 5 * 10_000 + 1,
   maxTensorElements: 2 ** 26,
+  maxJsonContainers: 2 ** 21,
 });
 
 /** The caps with `overrides` applied (a custom `maxSamples` moves the default `maxTensors` with it). */
@@ -34,6 +40,7 @@ export function resolveDecodeLimits(overrides: Partial<SamplesDecodeLimits> | un
     maxSamples,
     maxTensors: pick("maxTensors", 5 * maxSamples + 1),
     maxTensorElements: pick("maxTensorElements", DEFAULT_SAMPLES_DECODE_LIMITS.maxTensorElements),
+    maxJsonContainers: pick("maxJsonContainers", DEFAULT_SAMPLES_DECODE_LIMITS.maxJsonContainers),
   };
 }
 

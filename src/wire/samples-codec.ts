@@ -6,6 +6,7 @@ import { deepCopySample } from "./sample-copy";
 import { assertWritableTensor, concatChunks, readSafetensors, safetensorsHead, type SafetensorsEntry } from "./safetensors";
 import { countOccurrences, DecodeWork, resolveDecodeLimits, type SamplesDecodeLimits } from "./decode-limits";
 import { cannotNestPast, describeJsonDepthExcess, findJsonDepthExcess } from "./json-depth";
+import { scanJsonShape } from "./json-shape";
 import { DTYPE_BYTES, Tensor, type Dtype } from "./tensor";
 import { checkWireNumbers, numbersFromInt64, numbersFromTyped, writeInt64Words } from "./wire-arrays";
 import { parsePyJson, pyNumberValue } from "./py-json";
@@ -125,7 +126,8 @@ export function encodeSamples(samples: readonly Sample[], sessionMetadata: JsonO
  * large reply (`res.write` per chunk). Replay tensors are not copied: their chunks are views on the
  * samples' tensor memory, so leave the samples untouched until the chunks are written. Everything else
  * (the header, the per-token lists, the metadata) is written into fresh chunks, one per run between replay
- * tensors: a reply without replay tensors is a single chunk.
+ * tensors: a reply without replay tensors is a single chunk, unless its metadata text is long (past 4 Mi
+ * characters it goes out as UTF-8 pieces of its own, never as one string).
  */
 export function encodeSamplesChunks(samples: readonly Sample[], sessionMetadata: JsonObject, options: EncodeSamplesOptions): Uint8Array[] {
   const jsonFields = knownJsonFields(options.fields) ?? resolveJsonFields(options.fields);
@@ -137,7 +139,8 @@ export function encodeSamplesChunks(samples: readonly Sample[], sessionMetadata:
   if (!isJsonObject(sessionMetadata)) throw new SamplesCodecError("encodeSamples: session metadata must be a JSON object");
 
   const entries: WireTensorEntry[] = [];
-  const sampleTexts: string[] = [];
+  const meta = new MetaText();
+  meta.push('{"samples":[');
   const idLists = new IdListTexts(); // v2: the session's accumulated ids and the active leaf's copy are one text
   samples.forEach((sample: Sample, index) => {
     if (sample === null || typeof sample !== "object") throw new SamplesCodecError(`encodeSamples: sample ${index} is not a Sample`);
@@ -154,11 +157,11 @@ export function encodeSamplesChunks(samples: readonly Sample[], sessionMetadata:
       return `${JSON.stringify(field)}:${stringifyExactJson(value, label, failEncode, idLists)}`;
     });
     parts.push(`"nulls":${JSON.stringify(nulls)}`);
-    sampleTexts.push(`{${parts.join(",")}}`);
+    meta.push(`${index === 0 ? "" : ","}{${parts.join(",")}}`);
   });
   const sessionText = stringifyExactJson(sessionMetadata, "encodeSamples: session_metadata", failEncode, idLists);
-  const metaBytes = utf8Scratch(`{"samples":[${sampleTexts.join(",")}],"session_metadata":${sessionText},"empty_reason":${JSON.stringify(emptyReason)}}`);
-  entries.push({ name: SAMPLES_META_TENSOR, dtype: "U8", shape: [metaBytes.length], byteLength: metaBytes.length, values: metaBytes, tensor: null });
+  meta.push(`],"session_metadata":${sessionText},"empty_reason":${JSON.stringify(emptyReason)}}`);
+  entries.push(meta.entry());
   // The container writer's checks, in its order: only a replay tensor can fail them (the rest is made here).
   for (const entry of entries) if (entry.tensor !== null) assertWritableTensor(entry.name, entry.tensor);
   return writeReplyChunks(safetensorsHead(entries), entries);
@@ -171,6 +174,49 @@ export function encodeSamplesChunks(samples: readonly Sample[], sessionMetadata:
 interface WireTensorEntry extends SafetensorsEntry {
   readonly values: readonly number[] | Uint8Array | null;
   readonly tensor: Tensor | null;
+  /** A large `_samples_meta`: its bytes in pieces, each sent as a chunk of its own (else null). */
+  readonly pieces?: readonly Uint8Array[];
+}
+
+/** Characters of metadata text kept as strings before they are written out as UTF-8 pieces. */
+const META_PIECE_CHARS = 1 << 22;
+
+/**
+ * The `_samples_meta` JSON, written in order. A reply's usual few kilobytes stay one string (encoded into the kept
+ * scratch and copied into the reply); past {@link META_PIECE_CHARS} the text goes out as UTF-8 pieces of about that
+ * size, so no reply, however many samples carry however much metadata, is ever one string (V8 caps a string at
+ * 2^29 - 24 characters) and the text's strings never outlive their piece.
+ */
+class MetaText {
+  private texts: string[] = [];
+  private chars = 0;
+  private readonly pieces: Uint8Array[] = [];
+  private bytes = 0;
+
+  push(text: string): void {
+    this.texts.push(text);
+    this.chars += text.length;
+    if (this.chars >= META_PIECE_CHARS) this.flush();
+  }
+
+  /** The reply entry of the whole text. */
+  entry(): WireTensorEntry {
+    if (this.pieces.length === 0) {
+      const values = utf8Scratch(this.texts.join(""));
+      return { name: SAMPLES_META_TENSOR, dtype: "U8", shape: [values.length], byteLength: values.length, values, tensor: null };
+    }
+    this.flush();
+    return { name: SAMPLES_META_TENSOR, dtype: "U8", shape: [this.bytes], byteLength: this.bytes, values: null, tensor: null, pieces: this.pieces };
+  }
+
+  private flush(): void {
+    if (this.texts.length === 0) return;
+    const piece = UTF8_ENCODER.encode(this.texts.length === 1 ? this.texts[0] : this.texts.join(""));
+    this.texts = [];
+    this.chars = 0;
+    this.pieces.push(piece);
+    this.bytes += piece.length;
+  }
 }
 
 /** Kept scratch for the metadata's UTF-8 bytes (copied into the reply before {@link encodeSamplesChunks} returns). */
@@ -192,7 +238,8 @@ function utf8Scratch(text: string): Uint8Array {
 
 /**
  * The reply as chunks in layout order (`entries` sorted by {@link safetensorsHead}): the head and each run of lists
- * between replay tensors written into one fresh chunk, each replay tensor a view on its own memory. Concatenated,
+ * between replay tensors written into one fresh chunk, each replay tensor a view on its own memory (and a large
+ * `_samples_meta` its own pieces). Concatenated,
  * the bytes `writeSafetensorsChunks` writes for the same tensors; without replay tensors, one chunk.
  */
 function writeReplyChunks(head: Uint8Array, entries: readonly WireTensorEntry[]): Uint8Array[] {
@@ -200,7 +247,7 @@ function writeReplyChunks(head: Uint8Array, entries: readonly WireTensorEntry[])
   for (let k = 0, first = true; k <= entries.length; first = false) {
     let end = k;
     let bytes = first ? head.byteLength : 0;
-    while (end < entries.length && entries[end].tensor === null) bytes += entries[end++].byteLength;
+    while (end < entries.length && entries[end].tensor === null && entries[end].pieces === undefined) bytes += entries[end++].byteLength;
     if (bytes > 0) {
       const out = new Uint8Array(bytes);
       let at = 0;
@@ -214,7 +261,11 @@ function writeReplyChunks(head: Uint8Array, entries: readonly WireTensorEntry[])
       }
       chunks.push(out);
     }
-    if (end < entries.length) chunks.push((entries[end].tensor as Tensor).bytes());
+    if (end < entries.length) {
+      const { tensor, pieces } = entries[end];
+      if (pieces !== undefined) chunks.push(...pieces);
+      else chunks.push((tensor as Tensor).bytes());
+    }
     k = end + 1;
   }
   return chunks;
@@ -328,14 +379,29 @@ function readMeta(tensors: Map<string, Tensor>, limits: SamplesDecodeLimits, wor
   if (metaTensor.dtype !== "U8" || metaTensor.shape.length !== 1) {
     throw new SamplesCodecError(`samples reply: ${SAMPLES_META_TENSOR} must be a rank-1 U8 tensor, got ${metaTensor.dtype} of rank ${metaTensor.shape.length}`);
   }
-  // Every wire sample carries a "nulls" key: counting them on the raw bytes refuses a million-sample reply after
-  // reading about maxSamples of them, before the JSON is checked, decoded or parsed.
-  if (countOccurrences(metaTensor.data as Uint8Array, NULLS_KEY, limits.maxSamples + 1, work) > limits.maxSamples) {
+  const data = metaTensor.data as Uint8Array;
+  // The sample cap by structure, whatever the spelling (an omitted "nulls", an escaped key): the elements of the
+  // top-level arrays (`samples`), and every object and array, counted on the bytes before anything is parsed; the
+  // scan stops at the first count past its cap. A text this short cannot hold more of either (an element takes two
+  // bytes with its comma, a container at least one).
+  if (data.length > Math.min(2 * limits.maxSamples, limits.maxJsonContainers)) {
+    const shape = scanJsonShape(data, { depth: 2, kind: "array", maxItems: limits.maxSamples, maxContainers: limits.maxJsonContainers });
+    if (work) work.scannedBytes += shape.scanned;
+    if (shape.items > limits.maxSamples) throw tooManySamples(`more than ${limits.maxSamples}`, limits);
+    if (shape.containers > limits.maxJsonContainers) {
+      throw new SamplesCodecError(
+        `samples reply: ${SAMPLES_META_TENSOR} holds more than ${limits.maxJsonContainers} JSON objects and arrays; the limit is ` +
+          `${limits.maxJsonContainers} (limits.maxJsonContainers)`,
+      );
+    }
+  }
+  // Every wire sample carries a "nulls" key: counted by the native search, a second reading of the same cap.
+  if (countOccurrences(data, NULLS_KEY, limits.maxSamples + 1, work) > limits.maxSamples) {
     throw tooManySamples(`more than ${limits.maxSamples}`, limits);
   }
   if (work) work.scannedBytes += 3 * metaTensor.data.byteLength; // nesting scan, UTF-8 decoding, JSON parsing
   // few containers (a reply's usual metadata) cannot nest too deep: the byte scan runs only for many
-  const excess = cannotNestPast(metaTensor.data as Uint8Array) ? null : findJsonDepthExcess(metaTensor.data as Uint8Array);
+  const excess = cannotNestPast(data) ? null : findJsonDepthExcess(data);
   if (excess !== null) throw new SamplesCodecError(`samples reply: ${SAMPLES_META_TENSOR} ${describeJsonDepthExcess(excess)}`);
   let parsed: unknown;
   try {

@@ -1,6 +1,10 @@
 // The mock's wire formats by SGLang parser name; a family's `wire` names them (src/tokenizer/families).
 // Add a format by writing its file here and listing it below.
+import { DEEPSEEK_V3_REASONING, DEEPSEEK_V4_REASONING, DEEPSEEKV32_TOOL_CALLS, DEEPSEEKV4_TOOL_CALLS } from "./deepseek";
 import { GLM47_TOOL_CALLS } from "./glm47";
+import { INKLING_REASONING, INKLING_TOOL_CALLS } from "./inkling";
+import { KIMI_K2_RAW_ID_TOOL_CALLS, KIMI_K2_REASONING, KIMI_K2_TOOL_CALLS } from "./kimi-k2";
+import { MINIMAX_APPEND_THINK_REASONING, MINIMAX_M2_TOOL_CALLS } from "./minimax-m2";
 import { QWEN25_TOOL_CALLS } from "./qwen25";
 import { QWEN3_CODER_TOOL_CALLS } from "./qwen3-coder";
 import { QWEN3_REASONING } from "./qwen3-reasoning";
@@ -11,11 +15,30 @@ import type { ReasoningFormat, ToolCallFormat } from "./types";
 export const FALLBACK_TOOL_CALL_PARSER = "qwen25";
 
 const TOOL_CALL_FORMATS: ReadonlyMap<string, ToolCallFormat> = new Map(
-  [QWEN25_TOOL_CALLS, QWEN3_CODER_TOOL_CALLS, GLM47_TOOL_CALLS].map((format) => [format.name, format]),
+  [
+    QWEN25_TOOL_CALLS,
+    QWEN3_CODER_TOOL_CALLS,
+    GLM47_TOOL_CALLS,
+    DEEPSEEKV32_TOOL_CALLS,
+    DEEPSEEKV4_TOOL_CALLS,
+    KIMI_K2_TOOL_CALLS,
+    KIMI_K2_RAW_ID_TOOL_CALLS,
+    MINIMAX_M2_TOOL_CALLS,
+    INKLING_TOOL_CALLS,
+  ].map((format) => [format.name, format]),
 );
 
 const REASONING_FORMATS: ReadonlyMap<string, ReasoningFormat> = new Map(
-  [QWEN3_REASONING, GLM45_REASONING, NEMOTRON3_REASONING].map((format) => [format.name, format]),
+  [
+    QWEN3_REASONING,
+    GLM45_REASONING,
+    NEMOTRON3_REASONING,
+    DEEPSEEK_V3_REASONING,
+    DEEPSEEK_V4_REASONING,
+    KIMI_K2_REASONING,
+    MINIMAX_APPEND_THINK_REASONING,
+    INKLING_REASONING,
+  ].map((format) => [format.name, format]),
 );
 
 /** Names of the tool-call formats the mock implements. */

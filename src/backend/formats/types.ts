@@ -16,6 +16,8 @@ export interface ParsedToolCall {
   name: string;
   /** Arguments re-serialized as the SGLang parser does (Python's `json.dumps`). */
   arguments: string;
+  /** The reply's tool-call id when the parser sets it (Kimi: the id the model wrote); absent: the mock numbers calls. */
+  id?: string;
 }
 
 /** What a tool-call parser found. */
@@ -34,6 +36,8 @@ export interface ToolCallFormat {
   write(lead: string, calls: readonly ScriptedToolCall[]): string;
   /** Splits completion text into content and calls like the SGLang parser (unknown tools and bad blocks skipped). */
   parse(text: string, tools: readonly ToolSpec[]): ToolCallParse;
+  /** How the model writes a plain answer (Inkling: inside a text block). Absent: the text as it is. */
+  writeText?(text: string): string;
 }
 
 /** What a reasoning parser found. */

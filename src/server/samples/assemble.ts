@@ -16,7 +16,7 @@ import {
 } from "./fold";
 import { cloneJson } from "./merge";
 import { applyAdditionR3, type ReplayAssemblyOptions } from "./replay";
-import { alignRecordTokens, assertAlignmentComplete, readRecord, type RecordTokens } from "./turn-samples";
+import { alignRecordTokens, assertAlignmentComplete, readRecord, type RecordTokens, type SampleExtras } from "./turn-samples";
 
 /** What one path prefix assembled to: the trailing-token trims of its turns and the fold over them so far. */
 interface PrefixState {
@@ -57,6 +57,8 @@ export interface TrajectoryAssemblyOptions {
   prefixMemo?: PathPrefixMemo;
   /** How replay payloads are read: the layer count and whether records hold additional-R3 patches. */
   replay?: ReplayAssemblyOptions;
+  /** Debug messages and speculative counters (miles' `--save-debug-trajectory-data`, `--sglang-speculative-algorithm`). */
+  extras?: SampleExtras;
 }
 
 /** The assembled sample, or null with the reason it is empty. */
@@ -105,7 +107,7 @@ export function assembleTrajectorySample(
 export function foldTrajectorySample(
   records: readonly SessionRecord[],
   accumulatedTokenIds: readonly number[] | null,
-  options: { decode: DecodeFn; maxTrimTokens: number; prefixMemo: PathPrefixMemo; replay?: ReplayAssemblyOptions },
+  options: { decode: DecodeFn; maxTrimTokens: number; prefixMemo: PathPrefixMemo; replay?: ReplayAssemblyOptions; extras?: SampleExtras },
 ): (() => Sample) | null {
   if (options.replay?.additionR3) throw new Error("foldTrajectorySample: additional-R3 patches are applied by assembleTrajectorySample only");
   if (records.length === 0) return null;
@@ -127,7 +129,7 @@ function foldTurnsFromRecords(records: readonly SessionRecord[], accumulated: re
     previous = read;
     const aligned = alignRecordTokens(read, i === last, accumulated, options.maxTrimTokens);
     cursor = aligned.cursor;
-    turns[i] = foldTurn(records, i, aligned, options.decode, options.replay);
+    turns[i] = foldTurn(records, i, aligned, options.decode, options.replay, options.extras);
   }
   if (accumulated !== null) assertAlignmentComplete(cursor, accumulated, records.length);
   return turns;
@@ -169,7 +171,7 @@ function foldThroughMemo(
       continue;
     }
     covered = false;
-    turns.push(foldTurn(records, i, aligned, options.decode, options.replay));
+    turns.push(foldTurn(records, i, aligned, options.decode, options.replay, options.extras));
   }
   if (accumulated !== null) assertAlignmentComplete(cursor, accumulated, records.length);
 

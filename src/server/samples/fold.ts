@@ -1,11 +1,23 @@
 // One-pass sample assembly: a trajectory's turns merged straight into one Sample, each array written once at its size.
 // Same checks, texts and result as turnSamplesFromRecords -> truncateTurnSamples -> mergeTurnSamples (miles' merge.py).
-import { PrefixCacheInfo, Sample, type DecodeFn, type JsonObject, type SampleStatus } from "../../wire/sample";
+import { PrefixCacheInfo, Sample, SpecInfo, type DecodeFn, type JsonObject, type JsonValue, type SampleStatus } from "../../wire/sample";
 import type { Tensor } from "../../wire/tensor";
 import type { SessionRecord } from "../types";
 import { SampleAssemblyError } from "./assembly-error";
+import { cloneJson } from "./merge";
 import { turnReplayTensors, type ReplayAssemblyOptions } from "./replay";
-import { lifecycleSegment, NO_REPLAY_CONFIG, numberOr, statusOfFinishReason, type AlignedTurn, type RecordTokens } from "./turn-samples";
+import {
+  debugMessagesOf,
+  lifecycleSegment,
+  NO_REPLAY_CONFIG,
+  NO_SAMPLE_EXTRAS,
+  numberOr,
+  specInfoOfMeta,
+  statusOfFinishReason,
+  type AlignedTurn,
+  type RecordTokens,
+  type SampleExtras,
+} from "./turn-samples";
 
 /**
  * One turn as the fold sees it: what the per-turn Sample of `turnSamplesFromRecords` holds, without building it.
@@ -28,6 +40,10 @@ export interface FoldTurn {
   /** `prefix_cache_info` of the turn alone. */
   readonly cachedTokens: number;
   readonly totalPromptTokens: number;
+  /** `spec_info` of the turn alone (zeros unless the speculative extra is on). */
+  readonly spec: SpecInfo;
+  /** The debug conversation (`metadata.messages`) when this is the trajectory's last turn and the extra is on. */
+  readonly messages: JsonValue[] | undefined;
   /** Set once a memoized prefix ends on this turn: a sample ending on it then gets its own copy of the tensors. */
   shared: boolean;
 }
@@ -42,6 +58,7 @@ export function foldTurn(
   aligned: AlignedTurn,
   decode: DecodeFn,
   replay: ReplayAssemblyOptions = NO_REPLAY_CONFIG,
+  extras: SampleExtras = NO_SAMPLE_EXTRAS,
 ): FoldTurn {
   const parts = aligned.tokens;
   const response = decode(parts.outputIds);
@@ -58,6 +75,8 @@ export function foldTurn(
     indexer,
     cachedTokens: 0 + numberOr(parts.meta.cached_tokens, 0),
     totalPromptTokens: 0 + numberOr(parts.meta.prompt_tokens, 0),
+    spec: extras.specInfo ? specInfoOfMeta(parts.meta) : ZERO_SPEC,
+    messages: extras.debugMessages && i === records.length - 1 ? debugMessagesOf(records[i]) : undefined,
     shared: false,
   };
   if (aligned.trimCount > 0) stripTurnOutput(turn, aligned.trimCount, decode);
@@ -65,6 +84,8 @@ export function foldTurn(
   if (status !== undefined) turn.status = status;
   return turn;
 }
+
+const ZERO_SPEC = new SpecInfo();
 
 /** `Sample.stripLastOutputTokens` on a fold turn: same refusals, same row cuts, same re-decoding. */
 function stripTurnOutput(turn: FoldTurn, n: number, decode: DecodeFn): void {
@@ -113,6 +134,8 @@ export interface FoldNode {
   readonly responseLength: number;
   readonly cachedTokens: number;
   readonly totalPromptTokens: number;
+  /** `spec_info` summed over the merged turns. */
+  readonly spec: SpecInfo;
   /** Turns merged so far. */
   readonly count: number;
 }
@@ -127,6 +150,7 @@ export function firstFoldNode(turn: FoldTurn): FoldNode {
     responseLength: turn.outputLength,
     cachedTokens: turn.cachedTokens,
     totalPromptTokens: turn.totalPromptTokens,
+    spec: turn.spec,
     count: 1,
   };
 }
@@ -162,6 +186,7 @@ export function mergeFoldTurn(acc: FoldNode, next: FoldTurn, decode: DecodeFn): 
     responseLength: acc.responseLength + observationLength + next.outputLength,
     cachedTokens: acc.cachedTokens + next.cachedTokens,
     totalPromptTokens: acc.totalPromptTokens + next.totalPromptTokens,
+    spec: acc.spec === ZERO_SPEC && next.spec === ZERO_SPEC ? ZERO_SPEC : acc.spec.add(next.spec),
     count: acc.count + 1,
   };
 }
@@ -243,6 +268,9 @@ export function sampleFromFold(node: FoldNode, lastShared: boolean = node.turn.s
   sample.rollout_indexer_topk = last.indexer !== null && lastShared ? last.indexer.clone() : last.indexer;
   sample.status = last.status;
   sample.metadata = { lifecycle: segments.length === 1 ? segments[0] : segments };
+  // the merge keeps the last turn's messages (merge_samples' `_pop_messages`): only the trajectory's last turn has them
+  if (last.messages !== undefined) sample.metadata.messages = cloneJson(last.messages);
+  if (node.spec !== ZERO_SPEC) sample.spec_info = node.spec.add(ZERO_SPEC);
   sample.prefix_cache_info = new PrefixCacheInfo({ cached_tokens: node.cachedTokens, total_prompt_tokens: node.totalPromptTokens });
   return sample;
 }

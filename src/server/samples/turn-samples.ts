@@ -2,9 +2,10 @@
 // Pure: records in, samples out; the decode function is the only tokenizer dependency.
 import { pyRepr } from "../../wire/py-json";
 import type { JsonObject } from "../../wire/sample";
-import { DecodeFn, Sample, SampleStatus } from "../../wire/sample";
+import { DecodeFn, Sample, SampleStatus, SpecInfo, type JsonValue } from "../../wire/sample";
 import type { SessionRecord } from "../types";
 import { SampleAssemblyError } from "./assembly-error";
+import { cloneJson } from "./merge";
 import { attachTurnReplay, type ReplayAssemblyOptions } from "./replay";
 import { pyNumberValue } from "../../wire/py-json-values";
 
@@ -16,6 +17,52 @@ export interface TurnSampleOptions {
   maxTrimTokens: number;
   /** How replay payloads are read (default: no num_layers, full R3). */
   replay?: ReplayAssemblyOptions;
+  /** What the samples op adds beyond miles' defaults (default: nothing). */
+  extras?: SampleExtras;
+}
+
+/**
+ * Optional sample contents miles adds under two arguments (miles/rollout/session/samples/merge.py at 31f1ca96):
+ * `debugMessages` (`--save-debug-trajectory-data` set, lines 87-88): the last turn's `metadata.messages` is the
+ * request's messages plus the response message; `specInfo` (`--sglang-speculative-algorithm` set, lines 136-137):
+ * the backend's speculative-decoding counters summed into `spec_info`.
+ */
+export interface SampleExtras {
+  /** Attach `metadata.messages` to the trajectory's last turn. */
+  readonly debugMessages: boolean;
+  /** Sum each turn's `meta_info` speculative counters into `spec_info`. */
+  readonly specInfo: boolean;
+}
+
+/** Neither extra: miles' default arguments. */
+export const NO_SAMPLE_EXTRAS: SampleExtras = Object.freeze({ debugMessages: false, specInfo: false });
+
+/**
+ * One turn's `spec_info` from its `meta_info` (`SpecInfo.add(meta_info)` of miles/utils/types.py): the three
+ * `spec_*` counters as named, `completion_token_num` from `completion_tokens`, each 0 when absent.
+ */
+export function specInfoOfMeta(meta: Record<string, unknown>): SpecInfo {
+  return new SpecInfo({
+    spec_accept_token_num: 0 + numberOr(meta.spec_accept_token_num, 0),
+    spec_draft_token_num: 0 + numberOr(meta.spec_draft_token_num, 0),
+    spec_verify_ct: 0 + numberOr(meta.spec_verify_ct, 0),
+    completion_token_num: 0 + numberOr(meta.completion_tokens, 0),
+  });
+}
+
+/**
+ * The debug conversation of a record: `request["messages"] + [response["choices"][0]["message"]]` (merge.py:88),
+ * copied. A record without either is refused (Python raises there).
+ * @throws SampleAssemblyError naming the missing part
+ */
+export function debugMessagesOf(record: SessionRecord): JsonValue[] {
+  const messages = record.request?.messages;
+  const choices = record.response?.choices;
+  const message = Array.isArray(choices) && isObject(choices[0]) ? choices[0].message : undefined;
+  if (!Array.isArray(messages) || message === undefined) {
+    throw new SampleAssemblyError("save_debug_trajectory_data: the last record lacks request.messages or response.choices[0].message");
+  }
+  return cloneJson([...(messages as JsonValue[]), message]) as JsonValue[];
 }
 
 /** Replay reading when the caller gives none: full R3, no layer count (a routed-experts payload is then refused). */
@@ -192,7 +239,7 @@ export function lifecycleSegment(record: SessionRecord, previous: SessionRecord 
   return segment;
 }
 
-function turnSample(tokens: RecordTokens, trimCount: number, decode: DecodeFn, turn: number, replay: ReplayAssemblyOptions): Sample {
+function turnSample(tokens: RecordTokens, trimCount: number, decode: DecodeFn, turn: number, replay: ReplayAssemblyOptions, extras: SampleExtras): Sample {
   const sample = new Sample({
     tokens: [...tokens.promptIds, ...tokens.outputIds],
     rollout_log_probs: tokens.outputLogProbs,
@@ -204,6 +251,7 @@ function turnSample(tokens: RecordTokens, trimCount: number, decode: DecodeFn, t
   if (trimCount > 0) sample.stripLastOutputTokens(trimCount, decode);
   const status = statusOfFinishReason(tokens.finishReason);
   if (status !== undefined) sample.status = status;
+  if (extras.specInfo) sample.spec_info = sample.spec_info.add(specInfoOfMeta(tokens.meta));
   sample.prefix_cache_info.cached_tokens += numberOr(tokens.meta.cached_tokens, 0);
   sample.prefix_cache_info.total_prompt_tokens += numberOr(tokens.meta.prompt_tokens, 0);
   if ("weight_version" in tokens.meta) sample.weight_versions.push(tokens.meta.weight_version as string);
@@ -264,9 +312,11 @@ function alignedTurnSample(
   aligned: AlignedTurn,
   decode: DecodeFn,
   replay: ReplayAssemblyOptions = NO_REPLAY_CONFIG,
+  extras: SampleExtras = NO_SAMPLE_EXTRAS,
 ): Sample {
-  const sample = turnSample(aligned.tokens, aligned.trimCount, decode, i + 1, replay);
+  const sample = turnSample(aligned.tokens, aligned.trimCount, decode, i + 1, replay, extras);
   sample.metadata = { lifecycle: lifecycleSegment(records[i], i > 0 ? records[i - 1] : null, aligned.tokens.meta, i + 1) };
+  if (extras.debugMessages && i === records.length - 1) sample.metadata.messages = debugMessagesOf(records[i]);
   return sample;
 }
 
@@ -289,7 +339,7 @@ export function turnSamplesFromRecords(records: readonly SessionRecord[], accumu
   records.forEach((record, i) => {
     const aligned = alignTurn(record, i, i === records.length - 1, accumulated, options.maxTrimTokens);
     cursor = aligned.cursor;
-    samples.push(alignedTurnSample(records, i, aligned, options.decode, options.replay));
+    samples.push(alignedTurnSample(records, i, aligned, options.decode, options.replay, options.extras));
   });
   if (accumulated !== null) assertAlignmentComplete(cursor, accumulated, records.length);
   return samples;

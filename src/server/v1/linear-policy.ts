@@ -163,6 +163,11 @@ export const linearPolicy: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
 
   storedRecords: (state) => state.records,
 
+  samplesFootprint(state) {
+    const tokens = currentTokenIds(state).length;
+    return { samples: state.records.length > 0 ? 1 : 0, sampleTokens: tokens, viewTokens: tokens, carriesRequestMetadata: false };
+  },
+
   collectSamples(state, body: SamplesRequestBody, ctx): SamplesResult {
     const sessionMetadata = view(state, ctx).metadata;
     const { sample, emptyReason } = assembleTrajectorySample(state.records, currentTokenIds(state), {
@@ -170,6 +175,7 @@ export const linearPolicy: TrajectoryPolicy<LinearTrajectory, LinearPlan> = {
       maxTrimTokens: ctx.tito.maxTrimTokens,
       maxSeqLen: body.max_seq_len,
       replay: ctx.replay,
+      extras: ctx.sampleExtras,
     });
     return { samples: sample ? [sample] : [], sessionMetadata, emptyReason };
   },

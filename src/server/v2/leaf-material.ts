@@ -43,7 +43,7 @@ export function buildLeafMaterial(
   const decode = decodeByContent((ids) => ctx.tokenizer.decode(ids));
   const prefixMemo = new PathPrefixMemo(); // leaves of one tree share their root-side turns
   const mayDefer = defer !== undefined && maxSeqLen === null && ctx.replay?.additionR3 !== true;
-  const options = { decode, maxTrimTokens: ctx.tito.maxTrimTokens, maxSeqLen, prefixMemo, replay: ctx.replay };
+  const options = { decode, maxTrimTokens: ctx.tito.maxTrimTokens, maxSeqLen, prefixMemo, replay: ctx.replay, extras: ctx.sampleExtras };
   for (const leaf of forest.leaves()) {
     const path = leaf.pathNodes();
     const records = path.map((node) => node.record);

@@ -47,6 +47,16 @@ export function createV2Policy(options: V2PolicyOptions = {}): TrajectoryPolicy<
     },
     view: viewV2,
     storedRecords: (state) => state.forest.nodes.map((node) => node.record),
+    samplesFootprint(state) {
+      let samples = 0;
+      let sampleTokens = 0;
+      for (const node of state.forest.nodes) {
+        if (node.children.length > 0) continue;
+        samples += 1;
+        sampleTokens += node.tokenIds.length;
+      }
+      return { samples, sampleTokens, viewTokens: state.activeLeaf?.tokenIds.length ?? 0, carriesRequestMetadata: true };
+    },
     collectSamples(state, body, ctx): SamplesResult {
       const mismatches: MismatchCache = new Map(); // the active leaf's report serves both the session and its sample
       const sessionMetadata = withAgent(v2SessionMetadata(state, ctx, mismatches), body.metadata);

@@ -1,8 +1,15 @@
 // The registry of TITO model families: one entry per `--tito-model` value this package implements.
 // A family is added by writing its file next to this one and listing it in FAMILIES below.
+import { DEEPSEEKV32_FAMILY } from "./deepseekv32";
+import { DEEPSEEKV4_FAMILY } from "./deepseekv4";
 import { DEFAULT_FAMILY } from "./default";
 import { GLM47_FAMILY } from "./glm47";
 import { GLM53_FAMILY } from "./glm53";
+import { INKLING_FAMILY } from "./inkling";
+import { KIMI25_FAMILY } from "./kimi25";
+import { KIMI26_FAMILY } from "./kimi26";
+import { MINIMAX_M25_FAMILY } from "./minimax-m25";
+import { MINIMAX_M27_FAMILY } from "./minimax-m27";
 import { NEMOTRON3_FAMILY } from "./nemotron3";
 import { QWEN3_FAMILY } from "./qwen3";
 import { QWEN35_FAMILY } from "./qwen35";
@@ -30,7 +37,22 @@ export const MILES_TITO_MODELS: readonly string[] = Object.freeze([
   "inkling",
 ]);
 
-const FAMILIES: readonly TitoFamily[] = [DEFAULT_FAMILY, QWEN3_FAMILY, QWEN35_FAMILY, QWENNEXT_FAMILY, GLM47_FAMILY, GLM53_FAMILY, NEMOTRON3_FAMILY];
+const FAMILIES: readonly TitoFamily[] = [
+  DEFAULT_FAMILY,
+  QWEN3_FAMILY,
+  QWEN35_FAMILY,
+  QWENNEXT_FAMILY,
+  GLM47_FAMILY,
+  GLM53_FAMILY,
+  NEMOTRON3_FAMILY,
+  KIMI25_FAMILY,
+  KIMI26_FAMILY,
+  MINIMAX_M25_FAMILY,
+  MINIMAX_M27_FAMILY,
+  INKLING_FAMILY,
+  DEEPSEEKV32_FAMILY,
+  DEEPSEEKV4_FAMILY,
+];
 
 const BY_NAME: ReadonlyMap<string, TitoFamily> = new Map(FAMILIES.map((family) => [family.name, family]));
 

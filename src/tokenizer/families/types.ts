@@ -1,5 +1,6 @@
 // The shape every TITO model family declares: what miles' TITOTokenizer subclass and its FixedTemplate say.
 // Pure data (plus token references resolved later against a vocabulary); the registry and loader give it life.
+import type { ChatTemplateSource } from "./model-defaults";
 import type { ChatTemplateKwargs } from "../types";
 
 /** A role miles lets a family append after the stored history (`VALID_APPEND_ROLES` in tito_tokenizer.py). */
@@ -14,9 +15,10 @@ export const ALL_APPEND_ROLES: readonly AppendRole[] = Object.freeze(["tool", "u
  * - `{text}`: text that must encode to exactly one id, as `tokenizer.encode(text, add_special_tokens=False)` with
  *   miles' `assert len(nl_ids) == 1` (Qwen3's newline).
  * - `{eos: true}`: the checkpoint's `eos_token` from tokenizer_config.json (the engine's stop token).
- * A reference the vocabulary cannot resolve refuses the start, naming the family, the file and the token.
+ * A reference the vocabulary cannot resolve refuses the start, naming the family, the file and the token, unless it is
+ * `optional` (miles' `convert_tokens_to_ids` then gives None, which matches no id: the rule simply lacks it).
  */
-export type TokenRef = { readonly token: string } | { readonly text: string } | { readonly eos: true };
+export type TokenRef = { readonly token: string; readonly optional?: true } | { readonly text: string } | { readonly eos: true };
 
 /**
  * Where a family's chat template comes from (miles' `FixedTemplate.template` plus `resolve_fixed_chat_template`).
@@ -29,7 +31,26 @@ export type TokenRef = { readonly token: string } | { readonly text: string } | 
  * Either way, `--chat-template-path` replaces the template only for a family with `acceptsChatTemplatePath`
  * (miles: only `--tito-model=default`; a named family refuses it at start-up).
  */
-export type TemplateSource = { readonly kind: "checkpoint" } | { readonly kind: "bundled"; readonly file: string };
+export type TemplateSource =
+  | { readonly kind: "checkpoint" }
+  | {
+      readonly kind: "bundled";
+      readonly file: string;
+      /**
+       * True for a miles fixed template shipped unchanged (`miles-templates/*.jinja`): rendered as transformers
+       * renders a checkpoint's own template (its special-token variables, Python's tojson and strip), not with the
+       * host helpers of {@link BundledTemplateHelpers}.
+       */
+      readonly verbatim?: boolean;
+    }
+  | {
+      /**
+       * No Jinja: one of DeepSeek's official prompt encoders, ported (src/tokenizer/deepseek/), as miles routes a
+       * checkpoint whose config.json declares that `model_type` (`chat_template_utils/deepseek.py`).
+       */
+      readonly kind: "encoder";
+      readonly encoder: "deepseek_v32" | "deepseek_v4";
+    };
 
 /**
  * Variables our bundled templates may read (never passed to a checkpoint's template, whose variables are exactly
@@ -100,11 +121,22 @@ export interface WireFormats {
   /** SGLang `--reasoning-parser` miles binds (`qwen3`, `glm45`, `nemotron_3`, ...), or null (`default`). */
   readonly reasoningParser: string | null;
   /**
+   * The parsers the mock speaks when the family binds none and the user names none: the ones SGLang serves the model
+   * with (Kimi K2.5: `kimi_k2` for both; miles' Kimi25TITOTokenizer binds none). Absent: `qwen25` and no reasoning.
+   */
+  readonly unboundDefaults?: { readonly toolCallParser: string; readonly reasoningParser: string | null };
+  /**
    * True when the generation prompt already opens the reasoning block (Qwen3-Thinking-2507 / Qwen3-Next write
    * `<|im_start|>assistant\n<think>\n`): a completion then starts inside it, so the mock writes
    * `reasoning</think>\n\ncontent` and the parser reads reasoning up to `</think>` without an opening tag.
    */
   readonly reasoningOpenedByPrompt: boolean;
+  /**
+   * A chat-template kwarg whose true value in the request forces the reasoning parser into reasoning mode (SGLang's
+   * DeepSeek parsers read `chat_template_kwargs.thinking`; the prompt then ends in `<think>`). Absent: only
+   * {@link reasoningOpenedByPrompt} decides.
+   */
+  readonly reasoningForcedByKwarg?: string;
   /**
    * The token the engine ends a finished turn with (appended to the mock's output ids). Absent: the checkpoint's
    * `eos_token` (Qwen3 `<|im_end|>`, Llama 3.1 `<|eot_id|>`, DeepSeek V3 `<｜end▁of▁sentence｜>`).
@@ -149,6 +181,11 @@ export interface TitoFamily {
   /** Parsers miles binds and how the mock writes and reads the family's replies. */
   readonly wire: WireFormats;
   /**
+   * miles' DeepSeek classes: once the pinned kwargs are applied, `thinking` is set to whether the kwargs resolve to
+   * thinking mode (`render_thinking_enabled`), so every upstream body names the mode SGLang's reasoning parser reads.
+   */
+  readonly setsThinkingKwarg?: boolean;
+  /**
    * Tokens the vocabulary must hold beyond those the rules above name (which are always checked); a missing one
    * refuses the start naming the family, tokenizer.json and the token.
    */
@@ -163,13 +200,30 @@ export interface ModelChoice {
   hfCheckpoint?: string;
   /** `--chat-template-path`: a Jinja file replacing the checkpoint's template (families with `acceptsChatTemplatePath` only). */
   chatTemplatePath?: string;
-  /** `--chat-template-kwargs` / miles' `--apply-chat-template-kwargs`: server default kwargs (default `{}`). */
+  /**
+   * `--chat-template-kwargs` / miles' `--apply-chat-template-kwargs`: server default kwargs. A session server or a
+   * fixture given none uses `{"enable_thinking": false}` (src/tokenizer/families/model-defaults.ts); the tokenizer
+   * alone renders with `{}`.
+   */
   chatTemplateKwargs?: ChatTemplateKwargs;
+  /**
+   * `--chat-template`: `family` (default) renders the family's registered template; `checkpoint` the checkpoint's own
+   * template under the family's TITO rules (the configuration of miles' test helper `_serve_session`).
+   */
+  chatTemplate?: ChatTemplateSource;
 }
 
 /** What is wrong with a model choice; `missing` names the piece (a token, a template, a file). */
 export type TitoModelProblem =
-  "unknown-family" | "missing-file" | "missing-token" | "missing-template" | "template-path-refused" | "bad-kwargs" | "parser-mismatch" | "scenario-refused";
+  | "unknown-family"
+  | "missing-file"
+  | "missing-token"
+  | "missing-template"
+  | "template-path-refused"
+  | "bad-kwargs"
+  | "bad-template-source"
+  | "parser-mismatch"
+  | "scenario-refused";
 
 /**
  * A model choice that cannot start: unknown family, or a checkpoint that lacks what the family needs. The message
@@ -202,4 +256,6 @@ export interface LoadedModelInfo {
   readonly checkpoint: string;
   /** Where the template came from: the bundled file name, `tokenizer_config.json`, `chat_template.jinja`, or the --chat-template-path file. */
   readonly templateOrigin: string;
+  /** Which template source is in force: `family` (registered), `checkpoint` (the checkpoint's own) or `path` (--chat-template-path). */
+  readonly templateSource: ChatTemplateSource | "path";
 }

@@ -1,0 +1,61 @@
+// The fixture function from a Jest test: the shipped corpus pinned through v1 and v2 and compared with the parity
+// matcher; with retries, a v2 picker keeping superseded retry leaves fails it; a bad corpus is one clear error.
+import { describe, expect, test } from "@jest/globals";
+import * as path from "node:path";
+import { REPLAY_PARITY_OPTIONS, replayConversations } from "../../src";
+import { ReplayCorpusError } from "../../src/replay/replay-conversations";
+import { keepSupersededLeaves } from "../fuzz/planted-bugs";
+
+const ROOT = path.resolve(__dirname, "../..");
+const CORPUS = [path.join(ROOT, "examples/replay/conversations.jsonl"), path.join(ROOT, "examples/replay/trajectory-dump.jsonl")];
+
+describe("replayConversations", () => {
+  test("the shipped corpus (both formats) has v1/v2 training-payload parity, conversation by conversation", async () => {
+    const [v1, v2] = await Promise.all([replayConversations({ file: CORPUS, version: "v1" }), replayConversations({ file: CORPUS, version: "v2" })]);
+    expect(v1.map((run) => run.conversation)).toEqual([...Array(11).keys()]);
+    expect(v1.map((run) => run.source.line)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3]);
+    for (const [i, run] of v1.entries()) {
+      expect(run.failure).toBeUndefined();
+      expect(run).toHaveTrainingPayloadParity(v2[i], REPLAY_PARITY_OPTIONS);
+    }
+    // the parallel-call conversation: the three recorded calls came back parsed from the mock's qwen25 text
+    const parallel = v2[2].preCollect.records[0].response as { choices: Array<{ message: { tool_calls: Array<{ function: { arguments: string } }> } }> };
+    expect(parallel.choices[0].message.tool_calls.map((call) => call.function.arguments)).toEqual([
+      '{"location": "Lima"}',
+      '{"location": "Cairo"}',
+      '{"location": "Reykjavík"}',
+    ]);
+  });
+
+  test("with retries, a v2 that keeps superseded retry leaves fails the matcher on the conversations that got a dropped retry", async () => {
+    const retries = { seed: 7, rate: 1 };
+    const conversations = [CORPUS[0]];
+    const [v1, v2] = await Promise.all([
+      replayConversations({ file: conversations, version: "v1", retries }),
+      replayConversations({ file: conversations, version: "v2", retries, server: { samplePicker: keepSupersededLeaves } }),
+    ]);
+    expect(v1.map((run) => run.retries)).toEqual(v2.map((run) => run.retries));
+    const dropping = v1.flatMap((run, i) =>
+      run.retries.some((retry) => !retry.kind.endsWith("append_tool") && !retry.kind.endsWith("append_user")) ? [i] : [],
+    );
+    expect(dropping.length).toBeGreaterThan(0);
+    for (const i of dropping) {
+      expect(() => expect(v1[i]).toHaveTrainingPayloadParity(v2[i], REPLAY_PARITY_OPTIONS)).toThrow(/the v2 run returned \d+ samples, expected 1/);
+    }
+  });
+
+  test("inline conversations; a malformed one and an unrenderable one are named together, nothing is replayed", async () => {
+    const good = {
+      messages: [
+        { role: "user", content: "Hi" },
+        { role: "assistant", content: "Hello." },
+      ],
+    };
+    const runs = await replayConversations({ conversations: [good], version: "v2" });
+    expect(runs).toHaveLength(1);
+    expect(runs[0].samples).toHaveLength(1);
+    const bad = replayConversations({ conversations: [good, "{oops", { messages: [{ role: "user", content: "Hi" }] }], version: "v1" });
+    await expect(bad).rejects.toThrow(ReplayCorpusError);
+    await expect(bad).rejects.toThrow(/inline:2: not valid JSON[\s\S]*inline:3: conversation 2, message 0: the conversation ends in a user message/);
+  });
+});
