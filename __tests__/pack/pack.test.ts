@@ -153,7 +153,7 @@ test("plain JS + babel-jest with only setupFilesAfterEnv: a matcher-only install
   figures.jestExtendedPackages = await packageCount(extended);
   figures.matcherOnlyNodeModulesBytes = await diskBytes(path.join(dir, "node_modules"));
   figures.matcherOnlyPackages = await packageCount(dir);
-  expect((figures.matcherOnlyNodeModulesBytes) / (figures.jestExtendedNodeModulesBytes)).toBeLessThanOrEqual(1.2);
+  expect(figures.matcherOnlyNodeModulesBytes / figures.jestExtendedNodeModulesBytes).toBeLessThanOrEqual(1.2);
   for (const peer of SERVER_PEERS)
     expect({ peer, installed: existsSync(path.join(dir, "node_modules", ...peer.split("/"))) }).toEqual({ peer, installed: false });
 

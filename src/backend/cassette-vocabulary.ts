@@ -41,10 +41,7 @@ export interface CassetteModelChoice {
  */
 export async function cassetteVocabulary(choice: CassetteModelChoice = {}): Promise<CassetteVocabulary> {
   const family = getTitoFamily(choice.titoModel ?? DEFAULT_TITO_MODEL).name;
-  const directory =
-    choice.hfCheckpoint !== undefined && choice.hfCheckpoint !== ""
-      ? path.resolve(choice.hfCheckpoint)
-      : packagedQwen3Directory();
+  const directory = choice.hfCheckpoint !== undefined && choice.hfCheckpoint !== "" ? path.resolve(choice.hfCheckpoint) : packagedQwen3Directory();
   const file = path.join(directory, "tokenizer.json");
   let bytes: Buffer;
   try {

@@ -113,10 +113,7 @@ export async function driveSchedule(context: DriveContext, schedule: AgentSchedu
       const payload = await client.collect(sessionId, { max_seq_len: schedule.maxSeqLen, ...(context.version === "v2" ? { metadata } : {}) });
       stage = "decode";
       const reply = decodeCollectedReply(payload, inputSample, context.version);
-      const samples =
-        reply.samples.length === 0
-          ? []
-          : applyDriverMetadata(context.version, reply.samples, inputSample, metadata, reply.sessionMetadata);
+      const samples = reply.samples.length === 0 ? [] : applyDriverMetadata(context.version, reply.samples, inputSample, metadata, reply.sessionMetadata);
       return {
         version: context.version,
         calls,
