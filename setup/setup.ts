@@ -1,6 +1,6 @@
 // The `setupFilesAfterEnv` entry (`jest-session-parity/setup`): registers the matchers on Jest's expect.
 // Importing it also brings the matcher typings into scope.
-import { registerSessionParityMatchers, type ExpectLike } from "../src/matchers";
+import { registerSessionParityMatchers, type ExpectLike } from "../src/entries/registry";
 import { sweepLargeValueFiles } from "../src/snapshot/sweep";
 
 export type { SessionParityMatchers, SessionParityAsymmetricMatchers } from "../src/matchers";

@@ -2,7 +2,7 @@
 // List it under `test.setupFiles` in the Vitest config; importing it also types the matchers on Vitest's assertions.
 import * as vitest from "vitest";
 import { afterAll, expect } from "vitest";
-import { registerSessionParityMatchers, type ExpectLike } from "../src/matchers/registry.js";
+import { registerSessionParityMatchers, type ExpectLike } from "../src/entries/registry.js";
 import type { SessionParityAsymmetricMatchers, SessionParityMatchers } from "../src/matchers/typings.js";
 import { installVerdictRecorder } from "../src/report/verdict-recorder.js";
 import { sweepLargeValueFiles } from "../src/snapshot/sweep.js";

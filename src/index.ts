@@ -13,6 +13,8 @@
 //    `scripts/api-report.js`, and a row in the pack test's subpath list (`__tests__/pack/`).
 // 4. Run `npm run api-report` and commit the changed `api/*.api.md`: `npm test` fails while a report is stale,
 //    so every change of the public surface shows up as a reviewed diff.
+// Under a runner, loading the root registers the matchers (so `setupFilesAfterEnv: ["jest-session-parity"]` works too).
+import "./entries/register-on-import";
 export {
   compareBitwise,
   isBitwiseEqual,

@@ -15,7 +15,8 @@ import {
   type ParityEnvironment,
   type SessionParityRun,
 } from "../../src";
-import { drawRetryTree, sessionParityMatchers } from "../../src/matchers";
+import { sessionParityMatchers } from "../../src/entries/registry";
+import { drawRetryTree } from "../../src/matchers";
 import { deepCopySample } from "../../src/wire/sample-copy";
 import { thrownMessage } from "./helpers";
 

@@ -175,6 +175,11 @@ test("plain JS + babel-jest with only setupFilesAfterEnv: a matcher-only install
     ),
   });
 
+  // The package root as the setup file registers the matchers too.
+  await writeFile(path.join(dir, "jest.root.config.js"), 'module.exports = { setupFilesAfterEnv: ["jest-session-parity"] };\n');
+  const rootSetup = await run(dir, process.execPath, [jestBin(dir), "--ci", "--colors=false", "--config", "jest.root.config.js", "bitwise.test.js"]);
+  expect({ code: rootSetup.code, output: rootSetup.output }).toEqual({ code: 0, output: expect.stringMatching(passed(rootSetup.output, 1)) });
+
   // The peers a server user adds, measured apart.
   const bytesBefore = await diskBytes(path.join(dir, "node_modules"));
   await install(

@@ -40,7 +40,11 @@ async function server(options: Partial<SessionServerOptions>): Promise<RunningSe
 async function weatherSession(url: string): Promise<{ id: string; history: ChatMessage[] }> {
   const id = await createSession(url);
   const history: ChatMessage[] = buildInitialMessages();
-  const steps: ChatMessage[][] = [[], [{ role: "tool", tool_call_id: "call00000", content: MOCK_TOOL_RESULTS[0] }], [{ role: "user", content: USER_FOLLOWUP_TEXT }]];
+  const steps: ChatMessage[][] = [
+    [],
+    [{ role: "tool", tool_call_id: "call00000", content: MOCK_TOOL_RESULTS[0] }],
+    [{ role: "user", content: USER_FOLLOWUP_TEXT }],
+  ];
   for (const step of steps) {
     history.push(...step);
     const reply = await chat(url, id, { messages: history, tools: WEATHER_TOOLS });

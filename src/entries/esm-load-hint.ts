@@ -20,15 +20,28 @@ function isMswEsmLoadError(error: unknown): error is Error {
  * Rethrows `error` as is, unless it is the ESM load failure of msw's dependencies: then as an Error (the original in
  * `cause`) saying which entry point needs them and which Jest config line transforms them.
  */
-export function explainEsmLoadError(error: unknown, entryPoint: string): never {
+export function explainEsmLoadError(error: unknown, entryPoint: string, hasTsJest: () => boolean = tsJestInstalled): never {
   if (!isMswEsmLoadError(error)) throw error;
   const first = error.message.split("\n")[0];
+  // The preset's transform runs ts-jest; a plain-JavaScript project may not have it (nor TypeScript).
+  const install = hasTsJest() ? "" : "install the transform it uses (npm i -D ts-jest@29 typescript@5; this project has no ts-jest), then ";
   throw new Error(
     `jest-session-parity: ${entryPoint}() starts the mock backend, which loads msw, whose dependencies ship ES modules only, ` +
-      `and this Jest config does not transform them (${first}). Fix it in jest.config: use \`preset: "jest-session-parity"\`, or, ` +
+      `and this Jest config does not transform them (${first}). Fix it in jest.config: ${install}use \`preset: "jest-session-parity"\`, or, ` +
       `keeping your own preset, spread its pieces: \`const sessionParity = require("jest-session-parity/jest-preset");\` then ` +
       `\`transform: { ...sessionParity.transform, ...yourTransforms }, transformIgnorePatterns: sessionParity.transformIgnorePatterns\`. ` +
-      `Or keep msw out of the test runtime: use the global hooks (globalSetup: "jest-session-parity/global-setup") and pass their URLs.`,
+      `Or, with no transform at all, keep msw out of the test runtime: use the global hooks (globalSetup: "jest-session-parity/global-setup", ` +
+      `globalTeardown: "jest-session-parity/global-teardown"), which start the servers in Jest's own process and pass their URLs.`,
     { cause: error },
   );
+}
+
+/** True when ts-jest resolves from the project Jest runs in (the preset's transform needs it). */
+function tsJestInstalled(): boolean {
+  try {
+    require.resolve("ts-jest", { paths: [process.cwd()] });
+    return true;
+  } catch {
+    return false;
+  }
 }

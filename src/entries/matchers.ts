@@ -36,7 +36,7 @@ export {
   type RetryTopology,
   type ToolCallRoundTrip,
 } from "../matchers/weather-expectations";
-export { registerSessionParityMatchers, sessionParityMatchers, sessionParityAsymmetricMatchers, type ExpectLike } from "../matchers/registry";
+export { registerSessionParityMatchers, sessionParityMatchers, sessionParityAsymmetricMatchers, type ExpectLike } from "./registry";
 export type { SessionParityMatchers, SessionParityAsymmetricMatchers } from "../matchers/typings";
 export { Sample, type JsonObject, type JsonValue, type SampleInit, type SampleStatus } from "../wire/sample";
 export { Tensor, type Dtype } from "../wire/tensor";

@@ -1,6 +1,7 @@
 // The replay fixture as a thin function that loads its implementation (servers, mock, undici) on first call,
 // so importing the package root costs none of them.
 import type { ReplayConversationsOptions, ReplayedConversationRun } from "../replay/replay-conversations";
+import { PEERS_OF, requirePeers } from "../peers/optional-peers";
 import { explainEsmLoadError } from "./esm-load-hint";
 
 /**
@@ -17,6 +18,7 @@ import { explainEsmLoadError } from "./esm-load-hint";
  */
 export async function replayConversations(options: ReplayConversationsOptions): Promise<ReplayedConversationRun[]> {
   try {
+    requirePeers("replayConversations()", PEERS_OF.servers);
     const implementation = await import("../replay/replay-conversations");
     return await implementation.replayConversations(options);
   } catch (error) {

@@ -16,5 +16,4 @@ export * from "./sample-invariants";
 export * from "./parity-matchers";
 export * from "./session-verify-gate";
 export * from "./session-verify-gate-matcher";
-export * from "./registry";
 export type { SessionParityMatchers, SessionParityAsymmetricMatchers } from "./typings";

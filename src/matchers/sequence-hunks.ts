@@ -125,11 +125,16 @@ function projectToResponse(tokens: SequenceHunks, sequence: DifferingSequence): 
     // an equal token run: both sides' response parts of it, position by position
     const skip = Math.max(leftStart - (hunk.leftStart - leftOffset), rightStart - (hunk.rightStart - rightOffset));
     const length = hunk.leftEnd - hunk.leftStart - skip;
-    for (let k = 0; k < length; k++) {
-      const i = hunk.leftStart - leftOffset + skip + k;
-      const j = hunk.rightStart - rightOffset + skip + k;
-      if (i < 0 || j < 0) continue;
-      push(Object.is(sequence.left[i], sequence.right[j]) ? "equal" : "replace", i, i + 1, j, j + 1);
+    const i0 = hunk.leftStart - leftOffset + skip;
+    const j0 = hunk.rightStart - rightOffset + skip;
+    let k = 0;
+    while (k < length) {
+      // one push per stretch of equal (or of differing) values, not per position
+      const equal = Object.is(sequence.left[i0 + k], sequence.right[j0 + k]);
+      let end = k + 1;
+      while (end < length && Object.is(sequence.left[i0 + end], sequence.right[j0 + end]) === equal) end++;
+      push(equal ? "equal" : "replace", i0 + k, i0 + end, j0 + k, j0 + end);
+      k = end;
     }
   }
   return { hunks, complete: tokens.alignment.complete };

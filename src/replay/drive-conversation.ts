@@ -14,7 +14,7 @@ import { applyEdits, type ReplayHistoryEntry, type ReplayPlan } from "./replay-p
 import type { RecordedConversation } from "./types";
 
 /** What one chat call of a replay did. */
-export interface ReplayCallObservation {
+interface ReplayCallObservation {
   call: number;
   /** HTTP status (0: no reply). */
   status: number;

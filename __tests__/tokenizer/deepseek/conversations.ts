@@ -22,7 +22,10 @@ export const TOOLS: ToolSpec[] = [
       parameters: { type: "object", properties: { location: { type: "string" }, days: { type: "integer" } }, required: ["location"] },
     },
   },
-  { type: "function", function: { name: "search", description: "Search the web — fast", parameters: { type: "object", properties: { q: { type: "string" } } } } },
+  {
+    type: "function",
+    function: { name: "search", description: "Search the web — fast", parameters: { type: "object", properties: { q: { type: "string" } } } },
+  },
 ];
 
 const text = fc.oneof(
@@ -61,7 +64,10 @@ const toolCall = fc.record({ name: fc.constantFrom("get_weather", "search"), arg
 const reply: fc.Arbitrary<{ content: string; reasoning: string | null; calls: { name: string; args: string }[] }> = fc.record({
   content: text,
   reasoning: fc.option(text, { nil: null }),
-  calls: fc.oneof({ weight: 2, arbitrary: fc.constant<{ name: string; args: string }[]>([]) }, { weight: 3, arbitrary: fc.array(toolCall, { minLength: 1, maxLength: 3 }) }),
+  calls: fc.oneof(
+    { weight: 2, arbitrary: fc.constant<{ name: string; args: string }[]>([]) },
+    { weight: 3, arbitrary: fc.array(toolCall, { minLength: 1, maxLength: 3 }) },
+  ),
 });
 
 type Block = "user" | "system" | "assistant" | "user-system";

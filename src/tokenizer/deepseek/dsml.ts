@@ -113,6 +113,10 @@ export function deepCopy<T>(value: T): T {
     else copy[key] = item;
   }
   const order = (value as { [PY_KEY_ORDER]?: readonly string[] })[PY_KEY_ORDER];
-  if (order !== undefined) rememberKeyOrder(copy, order.filter((key) => Object.prototype.hasOwnProperty.call(copy, key)));
+  if (order !== undefined)
+    rememberKeyOrder(
+      copy,
+      order.filter((key) => Object.prototype.hasOwnProperty.call(copy, key)),
+    );
   return copy as T;
 }

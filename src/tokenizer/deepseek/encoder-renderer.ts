@@ -91,7 +91,8 @@ export class DeepSeekEncoderRenderer implements ChatTemplateRenderer {
       dropThinking: "drop_thinking" in config ? pyTruthy(config.drop_thinking) : true,
       addDefaultBosToken: "add_default_bos_token" in config ? pyTruthy(config.add_default_bos_token) : true,
     };
-    const rendered = this.encoder === "deepseek_v32" ? encodeMessagesV32(input, common) : encodeMessagesV4(input, { ...common, reasoningEffort: config.reasoning_effort });
+    const rendered =
+      this.encoder === "deepseek_v32" ? encodeMessagesV32(input, common) : encodeMessagesV4(input, { ...common, reasoningEffort: config.reasoning_effort });
     if ((options.addGenerationPrompt ?? false) || messages.length === 0) return rendered;
     const suffix = this.generationSuffix(get(messages[messages.length - 1], "role"), config.thinking_mode === "thinking" ? THINK_OPEN : THINK_CLOSE);
     return suffix !== null && rendered.endsWith(suffix) ? rendered.slice(0, rendered.length - suffix.length) : rendered;

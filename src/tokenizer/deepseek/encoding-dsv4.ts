@@ -103,7 +103,9 @@ function userBody(msg: EncoderMessage): string {
     if (type === "tool_result") {
       let result = getOr(block, "content");
       if (Array.isArray(result)) {
-        result = result.map((part) => (get(part, "type") === "text" ? joinable(getOr(part, "text")) : `[Unsupported ${formatValue(get(part, "type"))}]`)).join("\n\n");
+        result = result
+          .map((part) => (get(part, "type") === "text" ? joinable(getOr(part, "text")) : `[Unsupported ${formatValue(get(part, "type"))}]`))
+          .join("\n\n");
       }
       return `<tool_result>${formatValue(result)}</tool_result>`;
     }
@@ -126,7 +128,8 @@ function renderMessage(index: number, messages: readonly EncoderMessage[], think
   }
   let prompt = index === 0 && thinkingMode === "thinking" && effort === "max" ? REASONING_EFFORT_MAX : "";
   const extras = (): string =>
-    (pyTruthy(tools) ? `\n\n${renderTools(tools as unknown[])}` : "") + (pyTruthy(responseFormat) ? `\n\n${RESPONSE_FORMAT_PREFIX}${toJson(responseFormat)}` : "");
+    (pyTruthy(tools) ? `\n\n${renderTools(tools as unknown[])}` : "") +
+    (pyTruthy(responseFormat) ? `\n\n${RESPONSE_FORMAT_PREFIX}${toJson(responseFormat)}` : "");
   if (role === "system") prompt += (pyTruthy(content) ? formatValue(content) : "") + extras();
   else if (role === "developer") {
     if (!pyTruthy(content)) throw new DeepSeekEncodingError(`Invalid message for role \`${role}\`: ${JSON.stringify(msg)}`);

@@ -1,12 +1,18 @@
-// Every session-parity matcher, gathered in one object that Jest's and Vitest's `expect.extend` accept.
-// Scenario matchers (retry topology, agent metadata, tool-call round trips, payload parity) sit beside toBeBitwiseEqual.
-import { bitwiseEqualTo, notBitwiseEqualTo } from "./bitwise-equal-to";
-import { toBeBitwiseEqual } from "./to-be-bitwise-equal";
+// Every session-parity matcher, gathered in one object that Jest's and Vitest's `expect.extend` accept. It gathers the
+// matchers of three components (matchers, fuzz, snapshot), so it sits above them, with the entries that register it.
+import { bitwiseEqualTo, notBitwiseEqualTo } from "../matchers/bitwise-equal-to";
+import { toBeBitwiseEqual } from "../matchers/to-be-bitwise-equal";
 import { toHaveAgenticParity } from "../fuzz/matcher";
 import { registerBitTreeTextSerializer, type BitTreePlugin } from "../snapshot/snapshot-serializers";
 import { toMatchBitwiseSnapshot } from "../snapshot/to-match-bitwise-snapshot";
-import { toPassSessionVerifyGate } from "./session-verify-gate-matcher";
-import { toBeWellFormedTrainingSample, toHaveRetryTopology, toHaveTrainingPayloadParity, toMatchAgentMetadata, toRoundTripToolCalls } from "./parity-matchers";
+import { toPassSessionVerifyGate } from "../matchers/session-verify-gate-matcher";
+import {
+  toBeWellFormedTrainingSample,
+  toHaveRetryTopology,
+  toHaveTrainingPayloadParity,
+  toMatchAgentMetadata,
+  toRoundTripToolCalls,
+} from "../matchers/parity-matchers";
 
 /** The package's matchers, keyed by name, ready for `expect.extend(sessionParityMatchers)`. */
 export const sessionParityMatchers = {

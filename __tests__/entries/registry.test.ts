@@ -1,6 +1,7 @@
 // registerSessionParityMatchers on an expect-like object other than Jest's global (the Vitest entry's path).
 // The installed factories must build working asymmetric matchers, and extend must receive every matcher.
-import { BitwiseEqualTo, registerSessionParityMatchers, sessionParityMatchers, type ExpectLike } from "../../src/matchers";
+import { BitwiseEqualTo } from "../../src/matchers";
+import { registerSessionParityMatchers, sessionParityMatchers, type ExpectLike } from "../../src/entries/registry";
 
 test("registers every matcher and installs expect.bitwiseEqualTo / expect.not.bitwiseEqualTo", () => {
   const extended: Array<Record<string, unknown>> = [];
