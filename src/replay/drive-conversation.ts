@@ -99,10 +99,7 @@ export async function driveConversation(context: ReplayDriveContext, conversatio
       const payload = await client.collect(sessionId, { max_seq_len: null, ...(context.version === "v2" ? { metadata } : {}) });
       stage = "decode";
       const reply = decodeCollectedReply(payload, inputSample, context.version);
-      const samples =
-        reply.samples.length === 0
-          ? []
-          : applyDriverMetadata(context.version, reply.samples, inputSample, metadata, reply.sessionMetadata);
+      const samples = reply.samples.length === 0 ? [] : applyDriverMetadata(context.version, reply.samples, inputSample, metadata, reply.sessionMetadata);
       return {
         version: context.version,
         calls,
