@@ -45,7 +45,8 @@ function invokeParameters(body: string): Record<string, PyJson> {
       }
     }
     const at = entries.findIndex(([key]) => key === match[1]);
-    if (at >= 0) entries[at] = [match[1], parsed]; // a repeated name keeps its first place, as a dict does
+    if (at >= 0)
+      entries[at] = [match[1], parsed]; // a repeated name keeps its first place, as a dict does
     else entries.push([match[1], parsed]);
   }
   return pyObjectFromEntries(entries);
