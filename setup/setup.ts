@@ -3,7 +3,7 @@
 import { registerSessionParityMatchers, type ExpectLike } from "../src/entries/registry";
 import { sweepLargeValueFiles } from "../src/snapshot/sweep";
 
-export type { SessionParityMatchers, SessionParityAsymmetricMatchers } from "../src/matchers";
+export type { SessionParityMatchers, SessionParityAsymmetricMatchers, SessionParityAsymmetricMatcher } from "../src/matchers";
 
 const jestExpect = (globalThis as { expect?: ExpectLike & { getState?: () => { snapshotState?: unknown } } }).expect;
 if (jestExpect === undefined || typeof jestExpect.extend !== "function") {

@@ -111,7 +111,8 @@ function documentedSessions(): DocumentedSession[] {
     const joined = block.code.replace(/\\\n\s*/g, "").split("\n"); // `\` continues a line
     const typed = joined.filter((line) => (shell ? !line.trimStart().startsWith("#") : line.startsWith("$ "))).map((line) => line.replace(/^\$ /, ""));
     const commands = typed.flatMap(parseLine);
-    if (commands.length === 0) continue;
+    // A capture inside a generated figures region is the output of a run that already happened, not an instruction.
+    if (commands.length === 0 || /<!-- figures:[\w-]+ sha256:[^>]*-->\s*$/.test(block.prose)) continue;
     // A block that needs what no test can provide says so, with its reason, and is listed apart (NOT_RUN).
     const notRun = /<!-- cli-test: not run \(([^)]+)\) -->/.exec(block.prose);
     if (notRun !== null) {

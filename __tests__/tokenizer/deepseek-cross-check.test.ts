@@ -104,7 +104,7 @@ describe.each(["deepseekv32", "deepseekv4"] as const)("%s", (family) => {
   let rust: RustTokenizer;
   beforeAll(async () => {
     dir = deepseekCheckpoint(family === "deepseekv32" ? "deepseek_v32" : "deepseek_v4");
-    model = await loadTitoModel({ titoModel: family, hfCheckpoint: dir });
+    model = await loadTitoModel({ titoModel: family, hfCheckpoint: dir, chatTemplateKwargs: {} });
     rust = RustTokenizer.fromFile(path.join(DEEPSEEK_V3_DIR, "tokenizer.json"));
   }, 60_000);
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -131,12 +131,13 @@ describe.each(["deepseekv32", "deepseekv4"] as const)("%s", (family) => {
         else if (at.thinking) text = `</think>${text}`;
         return { text };
       };
-      const backend: MockBackend = await startMockBackend({ process, titoModel: family, hfCheckpoint: dir });
+      const backend: MockBackend = await startMockBackend({ process, titoModel: family, hfCheckpoint: dir, chatTemplateKwargs: {} });
       const server: RunningSessionServer = await startSessionServer({
         version: "v1",
         backendUrl: backend.url,
         titoModel: family,
         hfCheckpoint: dir,
+        chatTemplateKwargs: {}, // miles' own default, the layer under the request kwargs, as for `model`
         logger: { warn() {} },
       });
       try {

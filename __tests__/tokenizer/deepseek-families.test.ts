@@ -12,6 +12,9 @@ import { encodeMessagesV4 } from "../../src/tokenizer/deepseek/encoding-dsv4";
 import { readModelType } from "../../src/tokenizer/family-load";
 import { verifyTemplate } from "../../src/verify/verify-template-api";
 import { DEEPSEEKV32_FAMILY, DEEPSEEKV4_FAMILY, TitoModelError } from "../../src/tokenizer/families";
+import { FamilyTito } from "../../src/tokenizer/tito";
+import fc from "fast-check";
+import { deepseekConversations } from "./deepseek/conversations";
 import type { ChatMessage } from "../../src/tokenizer/types";
 import { deepseekCheckpoint } from "./deepseek/checkpoint";
 
@@ -256,6 +259,25 @@ describe("on the DeepSeek V3 vocabulary", () => {
     expect(() => v4.tito.mergeTokens([...first, reply], [...first, reply, { role: "system", content: "s" }], [], null)).toThrow(
       /role "system", which the deepseekv4 TITO template cannot append; allowed roles: tool, user, assistant/,
     );
+  });
+
+  // mirrors DeepSeekV4TITOTokenizer.tokenize_additional_messages: the tail-only render equals the diff of the real renders
+  test("V4's appended suffix rendered from the tail alone equals the diff of the whole renders (200 random conversations)", () => {
+    const whole = new FamilyTito(v4.tokenizer, {}, {}, DEEPSEEKV4_FAMILY);
+    let compared = 0;
+    for (const c of fc.sample(deepseekConversations("deepseekv4"), { numRuns: 200, seed: 4804 })) {
+      let history = [...c.first];
+      for (const turn of c.turns) {
+        const old = [...history, turn.reply];
+        const next = [...old, ...turn.appended];
+        const fast = v4.tito.tokenizeAppended(old, next, c.tools, c.kwargs);
+        const full = whole.tokenizeAppended(old, next, c.tools, c.kwargs);
+        if (JSON.stringify(fast) !== JSON.stringify(full)) throw new Error(`suffix differs for ${JSON.stringify(next)}`);
+        compared += 1;
+        history = next;
+      }
+    }
+    expect(compared).toBeGreaterThan(400);
   });
 
   test("the comparator cuts at <｜User｜> / <｜Assistant｜> only and names an assistant text difference", () => {

@@ -14,7 +14,7 @@ const OPEN_ASSISTANT_TURN = "<|im_start|>assistant\n";
  * family whose prompt does not open the block itself, and the prompt ends with the bare generation prompt (with
  * `enable_thinking: false` it ends with an empty block, `<think>\n\n</think>\n\n`, and the model writes none).
  */
-export function modelThinks(prompt: string, formats: MockFormats | undefined): boolean {
+function modelThinks(prompt: string, formats: MockFormats | undefined): boolean {
   if (formats === undefined || formats.reasoning === null || formats.reasoningOpenedByPrompt) return false;
   return formats.reasoning.name === "qwen3" && prompt.endsWith(OPEN_ASSISTANT_TURN);
 }

@@ -16,4 +16,4 @@ export * from "./sample-invariants";
 export * from "./parity-matchers";
 export * from "./session-verify-gate";
 export * from "./session-verify-gate-matcher";
-export type { SessionParityMatchers, SessionParityAsymmetricMatchers } from "./typings";
+export type { SessionParityMatchers, SessionParityAsymmetricMatchers, SessionParityAsymmetricMatcher } from "./typings";

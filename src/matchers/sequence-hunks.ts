@@ -3,7 +3,7 @@
 import { alignSequences, type AlignmentHunk, type SequenceAlignment } from "./sequence-alignment";
 
 /** Two number sequences at one path that are not identical. */
-export interface DifferingSequence {
+interface DifferingSequence {
   /** Rendered path, e.g. `sample.tokens`. */
   path: string;
   left: ArrayLike<number>;
@@ -11,7 +11,11 @@ export interface DifferingSequence {
 }
 
 /** A differing sequence with its alignment. */
-export interface SequenceHunks extends DifferingSequence {
+export interface SequenceHunks {
+  /** Rendered path, e.g. `sample.tokens`. */
+  path: string;
+  left: ArrayLike<number>;
+  right: ArrayLike<number>;
   alignment: SequenceAlignment;
 }
 
@@ -47,7 +51,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * Every pair of number sequences (plain arrays of numbers or numeric typed arrays, at least 8 long on one side) found at
  * the same path of `left` and `right` whose elements are not identical (`Object.is`), in walk order.
  */
-export function findDifferingSequences(left: unknown, right: unknown, root: string): DifferingSequence[] {
+function findDifferingSequences(left: unknown, right: unknown, root: string): DifferingSequence[] {
   const found: DifferingSequence[] = [];
   const walk = (a: unknown, b: unknown, path: string, depth: number): void => {
     const sa = numberSequence(a);
@@ -165,7 +169,7 @@ export function coveredByAlignment(differencePath: string, sequencePaths: readon
 }
 
 /** True for the paths that hold token ids (decoded to text when a decoder is at hand). */
-export function holdsTokenIds(path: string): boolean {
+function holdsTokenIds(path: string): boolean {
   return /(?:^|\.)(?:tokens|\w*token_ids)$/.test(path);
 }
 
