@@ -52,6 +52,7 @@ export const SLOW_SUITES: readonly string[] = [
   "__tests__/tokenizer/deepseek-cross-check.test.ts",
   "__tests__/wire/py-json.test.ts",
   "__tests__/server/python-json-fidelity.http.test.ts",
+  "__tests__/cli/miles-python-parity.test.ts",
   // the agent frameworks driving both servers (each loads a framework and its own openai copy)
   "__tests__/clients/frameworks/openai-agents.test.ts",
   "__tests__/clients/frameworks/langchain.test.ts",
@@ -64,6 +65,7 @@ export const SLOW_SUITES: readonly string[] = [
   "__tests__/tokenizer/synthetic-families.test.ts",
   "__tests__/tokenizer/deepseek-families.test.ts",
   "__tests__/tokenizer/kimi-minimax-inkling-cross-check.test.ts",
+  "__tests__/server/kimi-minimax-inkling-server.test.ts",
   "__tests__/parity/family-parity.test.ts",
   // the session-verify gate over --cycles 3 runs under every failure mode, and a planted re-tokenizing server
   "__tests__/matchers/session-verify-gate.test.ts",

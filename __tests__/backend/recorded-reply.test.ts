@@ -27,24 +27,36 @@ const cases: Array<[string, RecordedAssistantParts]> = [
   ["a call with empty content", { content: "", reasoning: null, calls: [{ name: "get_weather", arguments: { location: "Lima" } }] }],
 ];
 
-describe.each(titoFamilyNames().filter((name) => resolveMockFormats({ titoModel: name }).formats.reasoning !== null))("family %s", (family) => {
+/** Families whose reasoning parser splits reasoning out of the content (minimax-append-think keeps it in, by design). */
+const SPLITTING = titoFamilyNames().filter((name) => {
+  const { formats } = resolveMockFormats({ titoModel: name });
+  return formats.reasoning !== null && formats.reasoning.name !== "minimax-append-think";
+});
+
+describe.each(SPLITTING)("family %s", (family) => {
   const { formats } = resolveMockFormats({ titoModel: family });
   test.each(cases)("%s round-trips", (_name, parts) => {
     const text = writeRecordedReply(parts, formats);
     const split = formats.reasoning!.parse(text, formats.reasoningOpenedByPrompt);
     const parsed = formats.toolCalls.parse(split.content, tools);
     expect({
-      reasoning: split.reasoning,
+      // a block the prompt opened comes back empty or as none, by family: both mean no reasoning
+      reasoning: split.reasoning === "" ? null : split.reasoning,
       content: parts.calls.length > 0 ? parsed.content : split.content,
       calls: parsed.calls.map((call) => ({ name: call.name, arguments: JSON.parse(call.arguments) as unknown })),
     }).toEqual({
-      // a prompt-opened block always yields a reasoning, empty when the message had none
-      reasoning: parts.reasoning ?? (formats.reasoningOpenedByPrompt ? "" : null),
+      reasoning: parts.reasoning,
       // qwen3_coder's detector keeps the blank line the model writes between its lead and the calls (normal_text)
       content: formats.toolCalls.name === "qwen3_coder" && parts.calls.length > 0 && parts.content !== "" ? `${parts.content}\n\n` : parts.content,
       calls: parts.calls,
     });
   });
+});
+
+test("minimax-append-think keeps the reasoning in the content, its <think> put back, as SGLang does", () => {
+  const { formats } = resolveMockFormats({ titoModel: "minimax_m25" });
+  const text = writeRecordedReply({ content: "Yes.", reasoning: "Checked.", calls: [] }, formats);
+  expect(formats.reasoning!.parse(text, true)).toEqual({ reasoning: null, content: "<think>Checked.\n</think>\n\nYes." });
 });
 
 test("a family without a reasoning parser gets Qwen3's <think> block, left in the content as SGLang leaves it", () => {

@@ -115,7 +115,9 @@ describe("repeated weather bodies", () => {
   });
 
   test("over a loopback socket the bridge's bytes for templated replies match msw's handlers serving the same script", async () => {
-    const options = () => ({ tokenizer, process: weatherScript, ...sequences(["00c0ffee", 'a\u00e9"b'], [1_800_000_000.5, -0.25]) });
+    // both in the qwen3 family's formats (startMockBackend resolves them; the bare handlers are given them)
+    const formats = resolveMockFormats({}).formats;
+    const options = () => ({ tokenizer, process: weatherScript, formats, ...sequences(["00c0ffee", 'a\u00e9"b'], [1_800_000_000.5, -0.25]) });
     const direct: MockBackend = await startMockBackend(options());
     const built = buildBackendHandlers(options());
     const viaMsw: HandlerBridge = await serveHandlers(built.handlers, { onUnhandled: (unmatched) => unknownPathResponse(built.stats, unmatched) });

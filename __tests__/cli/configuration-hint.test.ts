@@ -46,7 +46,7 @@ afterAll(async () => {
 
 const options = (extra: Partial<RunCommandOptions>): RunCommandOptions => ({ ...RUN_DEFAULTS, batch: 1, latencyMs: 0, ...extra });
 
-test("a silent v2 whose tokens lack v1's empty think block: the likely cause and the flags come before the differences", async () => {
+test("a silent v2 in thinking mode (its reasoning where v1 has an empty think block): the likely cause and the flags come first", async () => {
   const report = await runParity(options({ backend: backend.url, v2: proxyUrl }), { env: {} });
   expect(report.summary.pass).toBe(false);
   expect(report.configuration.v2).toBeNull();
@@ -58,13 +58,15 @@ test("a silent v2 whose tokens lack v1's empty think block: the likely cause and
   });
   expect(report.configuration.problem).toBeNull();
   expect(report.configuration.hint).toMatch(
-    /^Likely cause: only v1 has 4 tokens at \d+ of sample\.tokens \("<think>\\n\\n<\/think>\\n\\n"\), a think block: .* the v2 server does not report its configuration\. .*--chat-template-kwargs '\{"enable_thinking": false\}'.*--chat-template-kwargs '\{\}'/,
+    /^Likely cause: at \d+ of sample\.tokens, v1 has "\\n<think>\\n\\n<\/think>\\n\\n" where v2 has "\\n<think>\\nThe user wants the weather; I follow the script\.\\n<\/think>\\n\\n", a think-block difference: .* the v2 server does not report its configuration\. .*--chat-template-kwargs '\{"enable_thinking": false\}'.*--chat-template-kwargs '\{\}'/,
   );
   const text = renderReport(report);
   expect(text).toContain("family, template and kwargs not reported (not a jest-session-parity server)");
   expect(text.indexOf("Likely cause:")).toBeLessThan(text.indexOf("First failing differences"));
-  // the failure reads as runs: the think block once per appended turn, decoded
-  expect(text).toMatch(/sample\.tokens: \+4 tokens in v1 at \d+ \("<think>\\n\\n<\/think>\\n\\n"\), then equal for \d+/);
+  // the failure reads as runs: the empty block against the mock's reasoning, once per generated turn, decoded
+  expect(text).toMatch(
+    /sample\.tokens: 1 token of v1 vs 12 of v2 at \d+ \("\\n\\n" vs "\\nThe user wants the weather; I follow the script\.\\n"\), then equal for \d+/,
+  );
   expect(report.summary.configurationProblem).toBe(false);
 });
 

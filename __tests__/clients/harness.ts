@@ -38,14 +38,20 @@ export interface ClientBench {
  * Starts the backend and one server per version and matcher; `close()` stops them all. `process` replaces the
  * weather script (a client that rewrites the tool's text needs a script that knows the rewritten text).
  */
-export async function startClientBench(options: { process?: ProcessFunction } = {}): Promise<ClientBench> {
+export async function startClientBench(options: { process?: ProcessFunction; chatTemplateKwargs?: Record<string, unknown> } = {}): Promise<ClientBench> {
   const backend = await startMockBackend({ process: options.process ?? weatherScript });
   const servers: ServerUnderTest[] = [];
   try {
     for (const version of VERSIONS) {
       for (const matcher of MATCHERS) {
         const warnings: string[] = [];
-        const server = await startSessionServer({ version, backendUrl: backend.url, messageMatcher: matcher, logger: { warn: (m) => void warnings.push(m) } });
+        const server = await startSessionServer({
+          version,
+          backendUrl: backend.url,
+          messageMatcher: matcher,
+          chatTemplateKwargs: options.chatTemplateKwargs,
+          logger: { warn: (m) => void warnings.push(m) },
+        });
         servers.push({ version, matcher, server, warnings });
       }
     }
@@ -70,6 +76,8 @@ export interface SessionOutcome {
   treeNodes: Array<[number, number | null]> | null;
   samples: Sample[];
   accumulatedTokenIds: number[];
+  /** The session's `tito_session_mismatch` entries. */
+  mismatch: unknown[];
   warnings: string[];
 }
 
@@ -88,6 +96,7 @@ async function readOutcome(client: SessionClient, id: string, target: ServerUnde
     treeNodes,
     samples: decoded.samples,
     accumulatedTokenIds: metadata.accumulated_token_ids as number[],
+    mismatch: (metadata.tito_session_mismatch as unknown[] | undefined) ?? [],
     warnings: target.warnings.slice(warningsBefore),
   };
 }

@@ -350,3 +350,15 @@ test("examples/: each project installs from the tarball and its own npm test pas
     figures[`example_${name}_ms`] = result.ms;
   }
 });
+
+// Cassettes (issue 47): the two framework examples record their agent's cassette against `session-parity mock` standing
+// in for SGLang, then replay it under `jest --ci`. The committed cassettes already hold every exchange of their agent, so
+// the recording run above (from the tarball) appended nothing: what CI replays is what is committed.
+test("examples/openai-agents and examples/langgraph: their committed cassettes hold every exchange the agents make", async () => {
+  for (const name of ["openai-agents", "langgraph"]) {
+    const committed = await readFile(path.join(ROOT, "examples", name, "cassettes", "weather.jsonl"), "utf8");
+    const afterRun = await readFile(path.join(scratch, "examples", name, "cassettes", "weather.jsonl"), "utf8");
+    expect({ name, lines: afterRun.split("\n").length }).toEqual({ name, lines: committed.split("\n").length });
+    expect(afterRun).toBe(committed);
+  }
+});

@@ -37,6 +37,25 @@ describe("alignTokens", () => {
   });
 });
 
+test("an inserted think block is marked as v1's tokens alone; the tokens after it pair with their equals (no shift)", () => {
+  const base = Array.from({ length: 600 }, (_, i) => 1000 + i);
+  const withBlock = [...base.slice(0, 242), 151667, 271, 151668, 271, ...base.slice(242)];
+  const tokens = alignTokens(sample(withBlock, 4), sample(base, 4));
+  const differing = tokens.filter((token) => token.differs);
+  expect(differing.map((token) => [token.index, token.left?.id, token.right])).toEqual([
+    [242, 151667, null],
+    [243, 271, null],
+    [244, 151668, null],
+    [245, 271, null],
+  ]);
+  expect(tokens).toHaveLength(604);
+  expect(tokens[246]).toMatchObject({ index: 246, rightIndex: 242, differs: false });
+  expect(firstDifferingToken(tokens)).toBe(242);
+  // folded: context around the four tokens and at both ends, the rest as two equal stretches
+  const segments = alignSamples(sample(withBlock, 4), sample(base, 4), { context: 3, foldAbove: 100 });
+  expect(segments.map((segment) => segment.kind)).toEqual(["tokens", "folded", "tokens", "folded", "tokens"]);
+});
+
 describe("alignSamples", () => {
   test("short samples are one unfolded stretch", () => {
     const segments = alignSamples(sample([1, 2, 3], 1), sample([1, 2, 3], 1));

@@ -12,6 +12,7 @@ import { trajectoryRows, trajectoryRowsText, TrajectoryDumpWriter } from "../../
 import type { ChatMessage } from "../../src/tokenizer/types";
 import { Sample } from "../../src/wire/sample";
 import { decodeSamplesReply, WIRE_FIELDS_V1, WIRE_FIELDS_V2 } from "../../src/wire/samples-codec";
+import { readCorpus } from "../../src/replay/corpus-files";
 import { assistantOf, call, chat, createSession, getSession, recordingLogger } from "./helpers";
 
 const DRAFT = 3;
@@ -40,7 +41,11 @@ async function server(options: Partial<SessionServerOptions>): Promise<RunningSe
 async function weatherSession(url: string): Promise<{ id: string; history: ChatMessage[] }> {
   const id = await createSession(url);
   const history: ChatMessage[] = buildInitialMessages();
-  const steps: ChatMessage[][] = [[], [{ role: "tool", tool_call_id: "call00000", content: MOCK_TOOL_RESULTS[0] }], [{ role: "user", content: USER_FOLLOWUP_TEXT }]];
+  const steps: ChatMessage[][] = [
+    [],
+    [{ role: "tool", tool_call_id: "call00000", content: MOCK_TOOL_RESULTS[0] }],
+    [{ role: "user", content: USER_FOLLOWUP_TEXT }],
+  ];
   for (const step of steps) {
     history.push(...step);
     const reply = await chat(url, id, { messages: history, tools: WEATHER_TOOLS });
@@ -162,6 +167,12 @@ describe.each(["v1", "v2"] as const)("%s", (version) => {
     // Python's json.dumps(separators=(",", ":")): compact and ASCII-only
     expect(lines[0]).not.toMatch(/[^\x20-\x7e]/);
     expect(lines[0]).not.toContain('", "');
+    // the file is what `session-parity replay` reads: one conversation, the whole history with the final reply
+    const entries = [];
+    for await (const entry of readCorpus([path])) entries.push(entry);
+    expect(entries.map((entry) => entry.kind)).toEqual(["conversation"]);
+    const conversation = (entries[0] as { conversation: { format: string; messages: ChatMessage[] } }).conversation;
+    expect(conversation.messages).toEqual(messages);
   });
 });
 

@@ -1,7 +1,7 @@
 // The v2 samples op charged like a chat turn, over loopback HTTP with explicit small budgets: a reply the budget could
 // never hold is a 413, one a full store cannot hold now a 503 with Retry-After, metadata nested deeper than the reply
 // can carry a 400; each names its figure and limit, and every stored session reads back byte for byte the same after.
-import { startSessionServer, type RunningSessionServer } from "../../src/server";
+import { createPolicy, startSessionServer, type AnyTrajectoryPolicy, type RunningSessionServer } from "../../src/server";
 import { MAX_SAMPLES_METADATA_DEPTH } from "../../src/server/samples-admission";
 import { decodeSamplesReply, Sample, WIRE_FIELDS_V2 } from "../../src/wire";
 import { call, chat, createSession, rawChatReply, recordingLogger, startRawBackend, type RawBackend } from "./helpers";
@@ -17,8 +17,8 @@ afterAll(async () => {
   await raw.close();
 });
 
-async function withServer<T>(maxSessionBytes: number, body: (server: RunningSessionServer) => Promise<T>): Promise<T> {
-  const server = await startSessionServer({ version: "v2", backendUrl: raw.url, logger: recordingLogger(), maxSessionBytes });
+async function withServer<T>(maxSessionBytes: number, body: (server: RunningSessionServer) => Promise<T>, policy?: AnyTrajectoryPolicy): Promise<T> {
+  const server = await startSessionServer({ version: "v2", backendUrl: raw.url, logger: recordingLogger(), maxSessionBytes, policy });
   try {
     return await body(server);
   } finally {
@@ -50,21 +50,21 @@ async function snapshot(url: string, ids: readonly string[]): Promise<Array<[Uin
 
 const metadataOf = (bytes: number) => ({ blob: "m".repeat(bytes) });
 
-test("a samples reply no budget could hold is a 413 naming its size and the budget; nothing stored changes", async () => {
-  await withServer(4_000_000, async (server) => {
-    const id = await sessionWithLeaves(server.url, 6, 2_000, 1);
-    const other = await sessionWithLeaves(server.url, 1, 2_000, 2);
+test("a samples request adding more than a quarter of the budget is a 413 naming its size and the limit; nothing stored changes", async () => {
+  await withServer(12_000_000, async (server) => {
+    const id = await sessionWithLeaves(server.url, 6, 500, 1);
+    const other = await sessionWithLeaves(server.url, 1, 500, 2);
     const before = await snapshot(server.url, [id, other]);
     const usage = server.sessionUsage().bytes;
 
     const refused = await call("POST", `${server.url}/sessions/${id}/samples`, { max_seq_len: null, metadata: metadataOf(1_000_000) });
     expect(refused.status).toBe(413);
     expect(refused.json<{ error: string }>().error).toMatch(
-      /^request too large: this samples reply \(6 samples x 1\.0 MiB of request metadata \+ 0\.\d MiB of samples\) needs about \d\.\d MiB, more than all of the 3\.8 MiB session budget \(maxSessionBytes \/ --max-session-bytes\)/,
+      /^request too large: this samples reply \(6 samples x 1\.0 MiB of request metadata \+ 0\.\d MiB of samples\) needs about 6\.7 MiB for what its request adds, more than 25% of the 11\.4 MiB session budget \(maxSessionBytes \/ --max-session-bytes\) \(2\.9 MiB\), what one request may take/,
     );
     expect(server.sessionUsage().bytes).toBe(usage);
     expect(await snapshot(server.url, [id, other])).toEqual(before);
-    // The same metadata on a one-leaf session fits: 2 x 1 MB.
+    // The same metadata on a one-leaf session fits: 2 x 1 MB, under the 2.9 MiB one request may take.
     const small = await call("POST", `${server.url}/sessions/${other}/samples`, { max_seq_len: null, metadata: metadataOf(1_000_000) });
     expect(small.status).toBe(200);
     const decoded = decodeSamplesReply(small.bytes, new Sample(), { fields: WIRE_FIELDS_V2 });
@@ -72,34 +72,47 @@ test("a samples reply no budget could hold is a 413 naming its size and the budg
   });
 });
 
+/**
+ * The v2 policy without `storedRecords`: its records keep no texts the store could drop before refusing, so what the
+ * store holds is what the test filled in (the built-in policy would make room by dropping them first).
+ */
+function policyWithoutReclaim(): AnyTrajectoryPolicy {
+  const policy: AnyTrajectoryPolicy = { ...createPolicy("v2", { logger: recordingLogger() }) };
+  delete policy.storedRecords;
+  return policy;
+}
+
 test("a samples reply a full store cannot hold now is a 503 with Retry-After naming the budget; a DELETE makes room", async () => {
-  await withServer(1_500_000, async (server) => {
-    const id = await sessionWithLeaves(server.url, 4, 2_000, 3);
-    const fillers: string[] = [];
-    // fill the store to about two thirds with sessions of ~30 KB history
-    while (server.sessionUsage().bytes < 1_000_000) fillers.push(await sessionWithLeaves(server.url, 1, 30_000, 10 + fillers.length));
-    const before = await snapshot(server.url, [id, ...fillers]);
-    const usage = server.sessionUsage().bytes;
+  await withServer(
+    1_500_000,
+    async (server) => {
+      const id = await sessionWithLeaves(server.url, 4, 2_000, 3);
+      const fillers: string[] = [];
+      // fill the store to within 0.2 MB of its budget with sessions of ~30 KB history
+      while (server.sessionUsage().bytes < 1_300_000) fillers.push(await sessionWithLeaves(server.url, 1, 30_000, 10 + fillers.length));
+      const before = await snapshot(server.url, [id, ...fillers]);
+      const usage = server.sessionUsage().bytes;
 
-    const body = { max_seq_len: null, metadata: metadataOf(150_000) };
-    const refused = await call("POST", `${server.url}/sessions/${id}/samples`, body);
-    expect(refused.status).toBe(503);
-    expect(refused.headers["retry-after"]).toBe("5");
-    expect(refused.json<{ error: string }>().error).toMatch(
-      /^session store is full: this samples reply \(4 samples x 0\.1 MiB of request metadata \+ 0\.\d MiB of samples\) needs about 0\.\d MiB, and sessions hold \d\.\d MiB of the 1\.4 MiB session budget/,
-    );
-    // (before refusing, the store may drop the texts records keep beside their parsed form: a cache, written again)
-    expect(server.sessionUsage().bytes).toBeLessThanOrEqual(usage);
-    expect(await snapshot(server.url, [id, ...fillers])).toEqual(before);
+      const body = { max_seq_len: null, metadata: metadataOf(50_000) };
+      const refused = await call("POST", `${server.url}/sessions/${id}/samples`, body);
+      expect(refused.status).toBe(503);
+      expect(refused.headers["retry-after"]).toBe("5");
+      expect(refused.json<{ error: string }>().error).toMatch(
+        /^session store is full: this samples reply \(4 samples x 0\.0 MiB of request metadata \+ 0\.\d MiB of samples\) needs about 0\.2 MiB, and sessions hold 1\.\d MiB of the 1\.4 MiB session budget/,
+      );
+      expect(server.sessionUsage().bytes).toBe(usage);
+      expect(await snapshot(server.url, [id, ...fillers])).toEqual(before);
 
-    // Deleting fillers frees room at once; the reply's reservation is given back once it is sent.
-    for (const gone of fillers.splice(0)) expect((await call("DELETE", `${server.url}/sessions/${gone}`)).status).toBe(204);
-    const held = server.sessionUsage().bytes;
-    const admitted = await call("POST", `${server.url}/sessions/${id}/samples`, body);
-    expect(admitted.status).toBe(200);
-    expect(decodeSamplesReply(admitted.bytes, new Sample(), { fields: WIRE_FIELDS_V2 }).samples).toHaveLength(4);
-    expect(server.sessionUsage().bytes).toBe(held);
-  });
+      // Deleting fillers frees room at once; the reply's reservation is given back once it is sent.
+      for (const gone of fillers.splice(0)) expect((await call("DELETE", `${server.url}/sessions/${gone}`)).status).toBe(204);
+      const held = server.sessionUsage().bytes;
+      const admitted = await call("POST", `${server.url}/sessions/${id}/samples`, body);
+      expect(admitted.status).toBe(200);
+      expect(decodeSamplesReply(admitted.bytes, new Sample(), { fields: WIRE_FIELDS_V2 }).samples).toHaveLength(4);
+      expect(server.sessionUsage().bytes).toBe(held);
+    },
+    policyWithoutReclaim(),
+  );
 });
 
 /** `{"a":{"a":...{}}}`, `depth` levels of objects. */

@@ -10,7 +10,11 @@ import { deepSeekEncodeConfig, DeepSeekEncoderRenderer } from "../../src/tokeniz
 import { encodeMessagesV32 } from "../../src/tokenizer/deepseek/encoding-dsv32";
 import { encodeMessagesV4 } from "../../src/tokenizer/deepseek/encoding-dsv4";
 import { readModelType } from "../../src/tokenizer/family-load";
+import { verifyTemplate } from "../../src/verify/verify-template-api";
 import { DEEPSEEKV32_FAMILY, DEEPSEEKV4_FAMILY, TitoModelError } from "../../src/tokenizer/families";
+import { FamilyTito } from "../../src/tokenizer/tito";
+import fc from "fast-check";
+import { deepseekConversations } from "./deepseek/conversations";
 import type { ChatMessage } from "../../src/tokenizer/types";
 import { deepseekCheckpoint } from "./deepseek/checkpoint";
 
@@ -62,7 +66,8 @@ describe("class attributes (tito_tokenizer.py DeepSeekV32TITOTokenizer / DeepSee
       suffixRender: "real-history",
       wire: { toolCallParser: "deepseekv4", reasoningParser: "deepseek-v4" },
     });
-    for (const family of [DEEPSEEKV32_FAMILY, DEEPSEEKV4_FAMILY]) expect([...family.kwargAliases].sort()).toEqual(["enable_thinking", "thinking", "thinking_mode"]);
+    for (const family of [DEEPSEEKV32_FAMILY, DEEPSEEKV4_FAMILY])
+      expect([...family.kwargAliases].sort()).toEqual(["enable_thinking", "thinking", "thinking_mode"]);
   });
 });
 
@@ -97,7 +102,9 @@ describe("the kwargs bridge (deepseek.py DeepSeekFamily._build_encode_config)", 
     const messages: ChatMessage[] = [{ role: "user", content: "hi" }];
     const plain = v4.render(messages, { addGenerationPrompt: true });
     expect(v4.render(messages, { addGenerationPrompt: true, kwargs: { reasoning_effort: "high" } })).toBe(plain);
-    expect(v4.render(messages, { addGenerationPrompt: true, kwargs: { reasoning_effort: "max" } })).toMatch(/^<｜begin▁of▁sentence｜>Reasoning Effort: Absolute maximum/);
+    expect(v4.render(messages, { addGenerationPrompt: true, kwargs: { reasoning_effort: "max" } })).toMatch(
+      /^<｜begin▁of▁sentence｜>Reasoning Effort: Absolute maximum/,
+    );
     expect(v4.render(messages, { addGenerationPrompt: true, kwargs: { reasoning_effort: "max", enable_thinking: false } })).not.toContain("Reasoning Effort");
   });
 });
@@ -150,7 +157,9 @@ describe("renders (encoding_dsv32 with miles' drop_thinking=False)", () => {
     const messages: ChatMessage[] = [{ role: "user", content: "hi" }];
     const injected = v32.render(messages, { tools: [TOOL], addGenerationPrompt: true });
     expect(injected).toMatch(/^<｜begin▁of▁sentence｜>\n\n## Tools\n/);
-    expect(injected).toContain('<functions>\n{"description": "d", "name": "f", "parameters": {"type": "object", "properties": {}}, "strict": false}\n</functions>\n<｜User｜>hi');
+    expect(injected).toContain(
+      '<functions>\n{"description": "d", "name": "f", "parameters": {"type": "object", "properties": {}}, "strict": false}\n</functions>\n<｜User｜>hi',
+    );
     const withSystem = v32.render([{ role: "system", content: "You are helpful." }, ...messages], { tools: [TOOL] });
     expect(withSystem).toMatch(/^<｜begin▁of▁sentence｜>You are helpful\.\n\n## Tools\n/);
     expect(messages).toEqual([{ role: "user", content: "hi" }]);
@@ -164,26 +173,39 @@ describe("renders (SGLang's encoding_dsv4)", () => {
     const v4 = new DeepSeekEncoderRenderer("deepseek_v4");
     const messages: ChatMessage[] = [
       { role: "user", content: "q" },
-      { role: "assistant", content: "", tool_calls: ["b", "a"].map((id) => ({ id, type: "function" as const, function: { name: "f", arguments: `{"x": "${id}"}` } })) },
+      {
+        role: "assistant",
+        content: "",
+        tool_calls: ["b", "a"].map((id) => ({ id, type: "function" as const, function: { name: "f", arguments: `{"x": "${id}"}` } })),
+      },
       { role: "tool", content: "from a", tool_call_id: "a" },
       { role: "tool", content: "from b", tool_call_id: "b" },
       { role: "user", content: "and now?" },
     ];
     const rendered = v4.render(messages, { addGenerationPrompt: true, kwargs: { thinking_mode: "chat" } });
     // the results follow the calls' order (b first), then the user text, all in one block
-    expect(rendered).toMatch(/<｜end▁of▁sentence｜><｜User｜><tool_result>from b<\/tool_result>\n\n<tool_result>from a<\/tool_result>\n\nand now\?<｜Assistant｜><\/think>$/);
+    expect(rendered).toMatch(
+      /<｜end▁of▁sentence｜><｜User｜><tool_result>from b<\/tool_result>\n\n<tool_result>from a<\/tool_result>\n\nand now\?<｜Assistant｜><\/think>$/,
+    );
     expect(v4.render(messages, { kwargs: { thinking_mode: "chat" } })).toBe(rendered.slice(0, -"<｜Assistant｜></think>".length));
   });
 
   // mirrors test_deepseek_v4.py::test_add_generation_prompt_false_noop_on_empty_wo_eos_assistant_tail / ..._noop_on_task_tail
   test("a wo_eos assistant tail and a task tail are left as rendered; a system tail gets no opener", () => {
     const v4 = new DeepSeekEncoderRenderer("deepseek_v4");
-    const woEos: ChatMessage[] = [{ role: "user", content: "q" }, { role: "assistant", content: "", wo_eos: true }];
+    const woEos: ChatMessage[] = [
+      { role: "user", content: "q" },
+      { role: "assistant", content: "", wo_eos: true },
+    ];
     expect(v4.render(woEos)).toBe(v4.render(woEos, { addGenerationPrompt: true }));
     const task: ChatMessage[] = [{ role: "user", content: "q", task: "query" }];
     expect(v4.render(task)).toBe("<｜begin▁of▁sentence｜><｜User｜>q<｜query｜>");
     // miles PR #2202: a system tail renders no assistant opener, with or without the generation prompt
-    const system: ChatMessage[] = [{ role: "user", content: "q" }, { role: "assistant", content: "a" }, { role: "system", content: "s" }];
+    const system: ChatMessage[] = [
+      { role: "user", content: "q" },
+      { role: "assistant", content: "a" },
+      { role: "system", content: "s" },
+    ];
     expect(v4.render(system, { addGenerationPrompt: true })).toMatch(/<｜end▁of▁sentence｜>s$/);
   });
 
@@ -239,15 +261,36 @@ describe("on the DeepSeek V3 vocabulary", () => {
     );
   });
 
+  // mirrors DeepSeekV4TITOTokenizer.tokenize_additional_messages: the tail-only render equals the diff of the real renders
+  test("V4's appended suffix rendered from the tail alone equals the diff of the whole renders (200 random conversations)", () => {
+    const whole = new FamilyTito(v4.tokenizer, {}, {}, DEEPSEEKV4_FAMILY);
+    let compared = 0;
+    for (const c of fc.sample(deepseekConversations("deepseekv4"), { numRuns: 200, seed: 4804 })) {
+      let history = [...c.first];
+      for (const turn of c.turns) {
+        const old = [...history, turn.reply];
+        const next = [...old, ...turn.appended];
+        const fast = v4.tito.tokenizeAppended(old, next, c.tools, c.kwargs);
+        const full = whole.tokenizeAppended(old, next, c.tools, c.kwargs);
+        if (JSON.stringify(fast) !== JSON.stringify(full)) throw new Error(`suffix differs for ${JSON.stringify(next)}`);
+        compared += 1;
+        history = next;
+      }
+    }
+    expect(compared).toBeGreaterThan(400);
+  });
+
   test("the comparator cuts at <｜User｜> / <｜Assistant｜> only and names an assistant text difference", () => {
     const messages: ChatMessage[] = [
       { role: "user", content: "hi" },
       { role: "assistant", content: "hello there" },
     ];
     const canonical = v32.tito.canonicalIds(messages, null);
-    const changed = v32.tokenizer.encode(v32.tokenizer.renderChatTemplate([messages[0], { role: "assistant", content: "hello here" }], {
-      kwargs: v32.tito.defaultKwargs,
-    }));
+    const changed = v32.tokenizer.encode(
+      v32.tokenizer.renderChatTemplate([messages[0], { role: "assistant", content: "hello here" }], {
+        kwargs: v32.tito.defaultKwargs,
+      }),
+    );
     expect(v32.tito.compareWithCanonical(messages, canonical, null)).toEqual([]);
     const report = v32.tito.compareIds(canonical, changed);
     expect(report.map((entry) => entry.type)).toEqual(["assistant_text"]);
@@ -294,5 +337,28 @@ describe("routing by config.json model_type (deepseek.py _read_model_type / mode
     expect(error).toBeInstanceOf(TitoModelError);
     expect(error).toMatchObject({ problem: "missing-token", family: "deepseekv4", file: "tokenizer.json" });
     expect((error as Error).message).toMatch(/has no <｜Assistant｜> token, which the deepseekv4 family needs/);
+  });
+});
+
+describe("verify-template through the families' TITO (miles' scripts/tools/verify_chat_template.py)", () => {
+  test("deepseekv4 passes every check, thinking on and off", async () => {
+    for (const thinking of ["on", "off"] as const) {
+      const report = await verifyTemplate({ titoModel: "deepseekv4", hfCheckpoint: checkpoint("deepseek_v4"), thinking });
+      expect(report.templateSource).toBe("encoder via TITO: encoding_dsv4.py");
+      expect(report.results.filter((result) => !result.passed).map((result) => result.id)).toEqual([]);
+      expect(report.summary.pass).toBe(true);
+    }
+  });
+
+  test("deepseekv32 fails only where the V3.2 encoder itself breaks append-safety, each failure naming why", async () => {
+    const report = await verifyTemplate({ titoModel: "deepseekv32", hfCheckpoint: checkpoint("deepseek_v32"), thinking: "both" });
+    const failed = report.results.filter((result) => !result.passed);
+    expect(report.summary.pass).toBe(false);
+    expect(failed.length).toBeGreaterThan(0);
+    for (const result of failed) {
+      // a tool result must follow its assistant directly (a system turn between them is refused by the encoder), and a
+      // tool block rendered without the generation prompt loses the opener the encoder writes inside the tool turn
+      expect(result.error).toMatch(/Invalid messages at \d+|<\/function_results>/);
+    }
   });
 });

@@ -121,6 +121,15 @@ describe.each(FAMILIES)("$name: our renders and merged ids equal Jinja2 + HF Rus
       if (!c.label.endsWith("turn 0") && !c.label.endsWith("canonical")) appended += 1;
     }
     expect(conversations.length).toBe(CONVERSATIONS);
+    // every append role the family allows was appended after a stored turn, and parallel calls occurred
+    const appendedRoles = new Set<string>();
+    let parallel = 0;
+    for (const { messages, generated } of conversations) {
+      generated.slice(1).forEach((index, k) => messages.slice(generated[k] + 1, index).forEach((message) => appendedRoles.add(message.role)));
+      parallel += messages.filter((message) => (message.tool_calls?.length ?? 0) > 1).length;
+    }
+    expect([...appendedRoles].sort()).toEqual([...family.shape.appendRoles].sort());
+    expect(parallel).toBeGreaterThan(20);
     expect(appended).toBeGreaterThan(CONVERSATIONS);
   });
 });

@@ -247,14 +247,11 @@ describe("refusals name the family, the file and the missing piece", () => {
     });
   });
 
-  test("inkling without <|content_invoke_tool_json|> is refused; --chat-template-path is refused for every named family", async () => {
+  test("inkling without <|message_tool|> is refused; --chat-template-path is refused for every named family", async () => {
     const spec = inklingSpec();
-    const directory = checkpoint(
-      { ...spec, specialTokens: spec.specialTokens.filter((token) => token !== "<|content_invoke_tool_json|>") },
-      "inkling-no-invoke",
-    );
+    const directory = checkpoint({ ...spec, specialTokens: spec.specialTokens.filter((token) => token !== "<|message_tool|>") }, "inkling-no-tool-role");
     await expect(loadTitoModel({ titoModel: "inkling", hfCheckpoint: directory })).rejects.toThrow(
-      /has no <\|content_invoke_tool_json\|> token, which the inkling family needs$/,
+      /has no <\|message_tool\|> token, which the inkling family needs$/,
     );
     for (const titoModel of ["kimi25", "kimi26", "minimax_m25", "minimax_m27", "inkling"]) {
       await expect(loadTitoModel({ titoModel, hfCheckpoint: minimaxDir, chatTemplatePath: __filename })).rejects.toMatchObject({

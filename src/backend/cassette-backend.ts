@@ -7,7 +7,7 @@ import { request as undiciRequest } from "undici";
 import { BodyTooLargeError, checkMaxBodyBytes, DEFAULT_MAX_BODY_BYTES, readBoundedBody } from "../server/bounded-body";
 import { errorReply } from "./errors";
 import type { CassetteReply } from "./cassette-codec";
-import { keyRequest } from "./cassette-key";
+import { keyRequest, type KeyedRequest } from "./cassette-key";
 import { CassetteStore } from "./cassette-store";
 import { cassetteVocabulary, type CassetteModelChoice, type CassetteVocabulary } from "./cassette-vocabulary";
 
@@ -102,20 +102,36 @@ export async function startCassetteBackend(options: CassetteBackendOptions): Pro
   const maxBodyBytes = checkMaxBodyBytes(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
   const counts: CassetteCounts = { replayed: 0, recorded: 0, missed: 0 };
   const inFlight = new Map<string, Promise<Upstreamed>>();
+  // a body sent again (both versions, every trajectory of a batch send the same prompts) is keyed once
+  const keys = new BodyKeyMemo();
+  // each recorded reply as the bytes written, made once
+  const prepared = new Map<string, Upstreamed>();
 
   const generation = async (path: string, req: IncomingMessage, body: Buffer): Promise<Upstreamed> => {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body.toString("utf8"));
-    } catch (error) {
-      return fromError(400, `request body is not valid JSON (${(error as Error).message})`);
+    const text = body.toString("utf8");
+    let request = keys.get(path, text);
+    if (request === undefined) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch (error) {
+        return fromError(400, `request body is not valid JSON (${(error as Error).message})`);
+      }
+      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return fromError(400, "request body must be a JSON object");
+      request = keyRequest(path, parsed as Record<string, unknown>);
+      keys.set(path, text, request);
     }
-    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return fromError(400, "request body must be a JSON object");
-    const request = keyRequest(path, parsed as Record<string, unknown>);
+    const ready = prepared.get(request.key);
+    if (ready !== undefined) {
+      counts.replayed++;
+      return ready;
+    }
     const recorded = store.lookup(request.key);
     if (recorded !== undefined) {
       counts.replayed++;
-      return recorded;
+      const reply = { ...recorded, bytes: Buffer.from(recorded.body, "utf8") };
+      prepared.set(request.key, reply);
+      return reply;
     }
     if (upstream === undefined) {
       counts.missed++;
@@ -188,6 +204,27 @@ export async function startCassetteBackend(options: CassetteBackendOptions): Pro
       return closing;
     },
   };
+}
+
+/** Most request bodies whose keys are kept, and the longest body kept (in characters). */
+const MEMO_BODIES = 256;
+const MEMO_MAX_CHARS = 1 << 20;
+
+/** The keys of the latest request bodies by their text (insertion order: the oldest is dropped first). */
+class BodyKeyMemo {
+  private readonly byText = new Map<string, KeyedRequest>();
+
+  get(path: string, text: string): KeyedRequest | undefined {
+    const request = this.byText.get(text);
+    return request !== undefined && request.path === path ? request : undefined;
+  }
+
+  set(path: string, text: string, request: KeyedRequest): void {
+    if (text.length > MEMO_MAX_CHARS) return;
+    this.byText.delete(text);
+    this.byText.set(text, request);
+    if (this.byText.size > MEMO_BODIES) this.byText.delete(this.byText.keys().next().value as string);
+  }
 }
 
 /** A reply to send, with whether its body may be recorded (UTF-8 text) and, from the upstream, its bytes as sent. */

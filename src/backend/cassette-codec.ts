@@ -47,11 +47,15 @@ export interface CassetteEntry {
   readonly key: string;
   /** 1-based line number in the file. */
   readonly line: number;
-  /** The line's text. */
-  readonly text: string;
+  /** The bytes holding the line (the whole file's, shared by every entry), decoded only when looked up. */
+  readonly data: Uint8Array;
+  /** Where the line starts in `data`. */
+  readonly start: number;
+  /** Where the line ends in `data` (its newline, or the end). */
+  readonly end: number;
 }
 
-/** A cassette as decoded from its text. */
+/** A cassette as decoded from its bytes. */
 export interface DecodedCassette {
   /** Its header. */
   readonly header: CassetteHeader;
@@ -59,10 +63,15 @@ export interface DecodedCassette {
   readonly entries: Map<string, CassetteEntry>;
   /** Lines holding a key already recorded with the same reply (kept in the file, answered by the first). */
   readonly duplicates: number;
-  /** The last line when it was cut short (no newline at its end and not valid JSON): the exchange in flight when recording stopped. */
-  readonly truncatedTail: { readonly line: number; readonly text: string } | null;
-  /** Whether the text ends with a newline (an appender must write one first when not). */
+  /**
+   * The last line when it was cut short (no newline at its end and not valid JSON): the exchange in flight when
+   * recording stopped, with the byte offset where it starts.
+   */
+  readonly truncatedTail: { readonly line: number; readonly text: string; readonly offset: number } | null;
+  /** Whether the bytes end with a newline (an appender must write one first when not). */
   readonly endsWithNewline: boolean;
+  /** Lines the file holds, the header included and a truncated tail left out. */
+  readonly lineCount: number;
 }
 
 /** The header line (without its newline). */
@@ -80,7 +89,7 @@ export function encodeInteraction(interaction: CassetteInteraction): string {
 }
 
 /** Reads the header line. @throws CassetteError for a line that is no cassette header, or of another format version */
-export function decodeHeader(text: string, source: string): CassetteHeader {
+function decodeHeader(text: string, source: string): CassetteHeader {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -104,21 +113,58 @@ export function decodeHeader(text: string, source: string): CassetteHeader {
   return { format, family: header.family, vocabulary: header.vocabulary };
 }
 
-const KEY_PREFIX = '{"key":"';
+const KEY_PREFIX = Buffer.from('{"key":"', "latin1");
+const KEY_START = KEY_PREFIX.length;
 const HEX_KEY = /^[0-9a-f]{64}$/;
+const NEWLINE = 0x0a;
+const QUOTE = 0x22;
+const CLOSE_BRACE = 0x7d;
+const decoder = new TextDecoder();
 
-/** The key of an interaction line: at its fixed place, else (a line another tool rewrote) from its JSON; undefined when it has none. */
-function lineKey(text: string): string | undefined {
-  if (text.startsWith(KEY_PREFIX) && text.charCodeAt(KEY_PREFIX.length + 64) === 34 && text.endsWith("}")) {
-    const key = text.slice(KEY_PREFIX.length, KEY_PREFIX.length + 64);
-    if (HEX_KEY.test(key)) return key;
+/** The text of the bytes from `start` to `end`. */
+function lineText(data: Uint8Array, start = 0, end = data.length): string {
+  return decoder.decode(data.subarray(start, end));
+}
+
+/** The text of an indexed line. */
+function entryText(entry: CassetteEntry): string {
+  return lineText(entry.data, entry.start, entry.end);
+}
+
+/** The key of the line from `start` to `end`: at its fixed place, else (a line another tool rewrote) from its JSON; undefined when it has none. */
+function lineKey(data: Buffer, start: number, end: number): string | undefined {
+  if (end - start > KEY_START + 65 && data[start + KEY_START + 64] === QUOTE && hasKeyPrefix(data, start)) {
+    if (isLowerHex(data, start + KEY_START, start + KEY_START + 64) && lastNonSpace(data, start, end) === CLOSE_BRACE) {
+      return data.toString("latin1", start + KEY_START, start + KEY_START + 64);
+    }
   }
   try {
-    const value = JSON.parse(text) as { key?: unknown } | null;
+    const value = JSON.parse(lineText(data, start, end)) as { key?: unknown } | null;
     return value !== null && typeof value === "object" && typeof value.key === "string" && HEX_KEY.test(value.key) ? value.key : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** True when every byte from `start` to `end` is a lowercase hex digit. */
+function isLowerHex(data: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const byte = data[i];
+    if (!((byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66))) return false;
+  }
+  return true;
+}
+
+function hasKeyPrefix(data: Uint8Array, start: number): boolean {
+  for (let i = 0; i < KEY_START; i++) if (data[start + i] !== KEY_PREFIX[i]) return false;
+  return true;
+}
+
+/** The last byte from `start` to `end` that is not a space, tab or carriage return; undefined for a blank line. */
+function lastNonSpace(data: Uint8Array, start: number, end: number): number | undefined {
+  let at = end - 1;
+  while (at >= start && (data[at] === 0x20 || data[at] === 0x0d || data[at] === 0x09)) at--;
+  return at >= start ? data[at] : undefined;
 }
 
 function isJson(text: string): boolean {
@@ -131,44 +177,57 @@ function isJson(text: string): boolean {
 }
 
 /**
- * Indexes a cassette's text: the header, then each interaction line by its key (no line is parsed whole unless its
- * key repeats). A last line cut short is set apart in `truncatedTail`, not refused.
+ * Indexes a cassette's bytes: the header, then each interaction line by its key, each line a view on `data` (no line is
+ * decoded or parsed whole unless its key repeats). A last line cut short is set apart in `truncatedTail`, not refused.
  * @throws CassetteError for a missing or foreign header, a line with no key, or one key recorded with two different replies
  */
-export function decodeCassette(text: string, source: string): DecodedCassette {
-  const endsWithNewline = text.endsWith("\n");
-  const lines = text.split("\n");
-  if (endsWithNewline) lines.pop();
-  if (lines.length === 0 || lines[0].trim() === "") throw new CassetteError(`${source} is empty: a cassette starts with its header line`);
-  const header = decodeHeader(lines[0], source);
+export function decodeCassette(data: Buffer | string, source: string): DecodedCassette {
+  const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+  const endsWithNewline = bytes.length > 0 && bytes[bytes.length - 1] === NEWLINE;
+  const headerEnd = bytes.indexOf(NEWLINE);
+  const headerStop = headerEnd === -1 ? bytes.length : headerEnd;
+  if (lastNonSpace(bytes, 0, headerStop) === undefined) throw new CassetteError(`${source} is empty: a cassette starts with its header line`);
+  const header = decodeHeader(lineText(bytes, 0, headerStop), source);
   const entries = new Map<string, CassetteEntry>();
   let duplicates = 0;
   let truncatedTail: DecodedCassette["truncatedTail"] = null;
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i];
-    if (line.trim() === "") continue;
-    const last = i === lines.length - 1 && !endsWithNewline;
-    if (last && !isJson(line)) {
-      truncatedTail = { line: i + 1, text: line };
-      break;
+  let line = 1;
+  let start = headerEnd === -1 ? bytes.length : headerEnd + 1;
+  while (start < bytes.length) {
+    line++;
+    const newline = bytes.indexOf(NEWLINE, start);
+    const end = newline === -1 ? bytes.length : newline;
+    const offset = start;
+    start = end + 1;
+    if (lastNonSpace(bytes, offset, end) === undefined) continue;
+    if (newline === -1) {
+      const text = lineText(bytes, offset, end);
+      if (!isJson(text)) {
+        truncatedTail = { line, text, offset };
+        line--;
+        break;
+      }
     }
-    const key = lineKey(line);
-    if (key === undefined) throw new CassetteError(`${source} line ${i + 1} is not a recorded interaction (no "key" of 64 hex digits): ${clip(line)}`);
+    const key = lineKey(bytes, offset, end);
+    if (key === undefined) {
+      throw new CassetteError(`${source} line ${line} is not a recorded interaction (no "key" of 64 hex digits): ${clip(lineText(bytes, offset, end))}`);
+    }
+    const entry: CassetteEntry = { key, line, data: bytes, start: offset, end };
     const first = entries.get(key);
     if (first === undefined) {
-      entries.set(key, { key, line: i + 1, text: line });
+      entries.set(key, entry);
       continue;
     }
-    const difference = replyDifference(readReply(first, source), readReply({ key, line: i + 1, text: line }, source));
+    const difference = replyDifference(readReply(first, source), readReply(entry, source));
     if (difference !== null) {
       throw new CassetteError(
-        `${source} records key ${key} twice with different replies (lines ${first.line} and ${i + 1}, ${difference}); ` +
+        `${source} records key ${key} twice with different replies (lines ${first.line} and ${line}, ${difference}); ` +
           `a cassette answers each request one way: delete the line that is wrong`,
       );
     }
     duplicates++;
   }
-  return { header, entries, duplicates, truncatedTail, endsWithNewline };
+  return { header, entries, duplicates, truncatedTail, endsWithNewline, lineCount: line };
 }
 
 /** Where two replies differ, or null when they are the same. */
@@ -199,7 +258,7 @@ export function readReply(entry: CassetteEntry, source: string): CassetteReply {
 function parseLine(entry: CassetteEntry, source: string): { value: Record<string, unknown>; reply: CassetteReply } {
   let value: Record<string, unknown>;
   try {
-    value = JSON.parse(entry.text) as Record<string, unknown>;
+    value = JSON.parse(entryText(entry)) as Record<string, unknown>;
   } catch (error) {
     throw badLine(entry, source, `not JSON (${(error as Error).message})`);
   }

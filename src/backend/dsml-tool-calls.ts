@@ -6,7 +6,8 @@ import type { ParsedToolCall, ScriptedToolCall, ToolCallParse } from "./formats/
 
 const DSML = "｜DSML｜";
 /** Python's `str.strip()` whitespace. */
-const PY_STRIP = /^[\t\n\v\f\r \x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+const PY_SPACE = "\\t\\n\\v\\f\\r \\x1c-\\x1f\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
 const INVOKE = new RegExp(`<${DSML}invoke\\s+name="([^"]+)"\\s*>([\\s\\S]*?)</${DSML}invoke>`, "g");
 const PARAMETER = new RegExp(`<${DSML}parameter\\s+name="([^"]+)"\\s+string="([^"]+)"\\s*>([\\s\\S]*?)</${DSML}parameter>`, "g");
 
@@ -44,7 +45,8 @@ function invokeParameters(body: string): Record<string, PyJson> {
       }
     }
     const at = entries.findIndex(([key]) => key === match[1]);
-    if (at >= 0) entries[at] = [match[1], parsed]; // a repeated name keeps its first place, as a dict does
+    if (at >= 0)
+      entries[at] = [match[1], parsed]; // a repeated name keeps its first place, as a dict does
     else entries.push([match[1], parsed]);
   }
   return pyObjectFromEntries(entries);

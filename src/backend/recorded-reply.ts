@@ -16,13 +16,16 @@ export interface RecordedAssistantParts {
 
 /**
  * The completion text whose SGLang parse gives back `parts`: the tool calls written after the content by the family's
- * tool-call format, then the reasoning put before it by the family's reasoning format. When the generation prompt
+ * tool-call format (a plain answer as its model writes one: Inkling's text block), then the reasoning put before it by
+ * the family's reasoning format. When the generation prompt
  * already opened the reasoning block (qwennext, GLM-5.3) the text starts inside it, closed even when the message has
  * no reasoning. A family without a reasoning parser gets Qwen3's `<think>` block, which SGLang then leaves in the
- * content, as it would the model's own.
+ * content, as it would the model's own. DeepSeek's thinking mode (the parser forced by a request kwarg, the prompt
+ * ending in `<think>`) is not followed: the text is written as for a prompt that opened no block.
  */
 export function writeRecordedReply(parts: RecordedAssistantParts, formats: MockFormats): string {
-  const text = parts.calls.length > 0 ? formats.toolCalls.write(parts.content, parts.calls) : parts.content;
+  const plain = formats.toolCalls.writeText === undefined ? parts.content : formats.toolCalls.writeText(parts.content);
+  const text = parts.calls.length > 0 ? formats.toolCalls.write(parts.content, parts.calls) : plain;
   const opened = formats.reasoning !== null && formats.reasoningOpenedByPrompt;
   if (parts.reasoning === null && !opened) return text;
   return (formats.reasoning ?? QWEN3_REASONING).write(parts.reasoning ?? "", text, opened);

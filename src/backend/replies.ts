@@ -211,7 +211,7 @@ function chatCompletion(
       finishReason = "tool_calls";
       content = parsed.content;
       toolCalls = parsed.calls.map((call, position) => ({
-        id: call.id ?? `call${String(position).padStart(5, "0")}`,
+        id: call.id ?? (formats?.toolCalls.idsPerPrompt === true ? `call_${prompt.ids.length}_${position}` : `call${String(position).padStart(5, "0")}`),
         index: call.toolIndex,
         type: "function",
         function: { name: call.name, arguments: call.arguments },

@@ -12,6 +12,7 @@ import { QWEN25_TOOL_CALLS } from "./formats/qwen25";
 import type { MockFormats } from "./mock-model";
 import type { ProcessFunction, ProcessResult } from "./types";
 import { markRequestBlind } from "./request-blind";
+import { MOCK_REASONING_TEXT, thinkingAsThePromptAsks } from "./thinking-mode";
 
 /** The weather call of one city, as data (each family's format spells it its own way). */
 interface WeatherCall {
@@ -24,7 +25,7 @@ function weatherToolCall(lead: string, city: string): string {
 }
 
 /** The short reasoning a thinking family's model writes before each scripted reply. */
-export const WEATHER_REASONING_TEXT = "The user wants the weather; I follow the script.";
+export const WEATHER_REASONING_TEXT = MOCK_REASONING_TEXT;
 
 /** The scripted completions of the weather run, each with its fixed weight version. */
 export const WEATHER_SCRIPT_REPLIES = {
@@ -72,7 +73,8 @@ function copyReply(reply: ProcessResult): ProcessResult {
 
 /**
  * The reply in the mock's formats: tool calls in the family's tool-call format, and, when the generation prompt
- * opened a reasoning block (qwennext), a short reasoning closed before the content. Qwen's formats leave it as is.
+ * opened a reasoning block (qwennext), a short reasoning closed before the content; when it leaves the block to the
+ * model (Qwen3 with thinking on), the whole block first (thinking-mode.ts).
  */
 function inFormats(reply: ProcessResult, formats: MockFormats | undefined, prompt: string): ProcessResult {
   const copy = copyReply(reply);
@@ -89,7 +91,7 @@ function inFormats(reply: ProcessResult, formats: MockFormats | undefined, promp
     // reads up to </think>, so the model closes an empty one first
     copy.text = formats.reasoning.write("", copy.text, true);
   }
-  return copy;
+  return thinkingAsThePromptAsks(copy, prompt, formats);
 }
 
 /**

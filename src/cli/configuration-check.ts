@@ -30,7 +30,7 @@ export interface ConfigurationCheck {
 type Side = "v1" | "v2";
 
 /** Reads the configuration fields of a `/health` body; null when any is missing (a foreign server). */
-export function readSideConfiguration(health: unknown): SideConfiguration | null {
+function readSideConfiguration(health: unknown): SideConfiguration | null {
   const body = Array.isArray(health) ? (health as unknown[])[0] : health;
   if (body === null || typeof body !== "object") return null;
   const fields = body as Record<string, unknown>;
@@ -41,7 +41,7 @@ export function readSideConfiguration(health: unknown): SideConfiguration | null
 }
 
 /** `{"enable_thinking": false}` with a space after each colon and comma, as people type it. */
-export function kwargsText(kwargs: Record<string, unknown>): string {
+function kwargsText(kwargs: Record<string, unknown>): string {
   const keys = Object.keys(kwargs);
   if (keys.length === 0) return "{}";
   return `{${keys.map((key) => `${JSON.stringify(key)}: ${JSON.stringify(kwargs[key])}`).join(", ")}}`;

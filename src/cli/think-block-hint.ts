@@ -3,12 +3,12 @@
 import { alignSequences } from "../matchers/sequence-alignment";
 import type { SessionParityRun } from "../fixture/types";
 
-/** An empty or filled reasoning block, as a template in another thinking mode adds it (`<think>\n\n</think>\n\n`). */
-const THINK_BLOCK = /^\s*<think>[\s\S]*<\/think>\s*$/;
+/** A reasoning block's tag: a difference around one is a difference of thinking mode or template. */
+const THINK_TAG = /<\/?think>/;
 
 /**
- * The hint for the first failing pair whose sample tokens first differ by a run only one side has that decodes to a
- * think block; null when no pair does (or nothing could be decoded).
+ * The hint for the first failing pair whose sample tokens first differ in or around a think block (a run only one side
+ * has, or a changed run next to a `<think>` / `</think>` tag); null when the first difference is elsewhere.
  */
 export function thinkBlockHint(
   pairs: ReadonlyArray<readonly [SessionParityRun | Error, SessionParityRun | Error]>,
@@ -21,18 +21,34 @@ export function thinkBlockHint(
     const right = v2.samples[0].tokens;
     const first = alignSequences(left, right).hunks.find((hunk) => hunk.kind !== "equal");
     if (first === undefined) continue;
-    if (first.kind === "replace") return null;
-    const [side, ids] = first.kind === "delete" ? ["v1", left.slice(first.leftStart, first.leftEnd)] : ["v2", right.slice(first.rightStart, first.rightEnd)];
-    let text: string;
+    // the differing run with two tokens of context on each side: a think tag in it makes it a think-block difference
+    const leftIds = left.slice(Math.max(first.leftStart - 2, 0), first.leftEnd + 2);
+    const rightIds = right.slice(Math.max(first.rightStart - 2, 0), first.rightEnd + 2);
+    let leftText: string;
+    let rightText: string;
     try {
-      text = decode(ids);
+      leftText = decode(leftIds);
+      rightText = decode(rightIds);
     } catch {
       return null;
     }
-    if (!THINK_BLOCK.test(text)) return null;
+    if (!THINK_TAG.test(leftText) && !THINK_TAG.test(rightText)) return null;
+    let what: string;
+    if (first.kind === "replace") {
+      what = `at ${first.leftStart} of sample.tokens, v1 has ${JSON.stringify(leftText)} where v2 has ${JSON.stringify(rightText)}, a think-block difference`;
+    } else {
+      const [side, ids] = first.kind === "delete" ? ["v1", left.slice(first.leftStart, first.leftEnd)] : ["v2", right.slice(first.rightStart, first.rightEnd)];
+      let text: string;
+      try {
+        text = decode(ids);
+      } catch {
+        return null;
+      }
+      what = `only ${side} has ${ids.length} tokens at ${first.leftStart} of sample.tokens (${JSON.stringify(text)}), a think block`;
+    }
     const silent = silentSides.join(" and ");
     return (
-      `Likely cause: only ${side} has ${ids.length} tokens at ${first.leftStart} of sample.tokens (${JSON.stringify(text)}), a think block: ` +
+      `Likely cause: ${what}: ` +
       `the two sides render the chat template in different thinking modes (or from different templates), and the ${silent} server ` +
       `does not report its configuration. Give both sides the same kwargs, --chat-template-kwargs '{"enable_thinking": false}' ` +
       `(this package's default) or --chat-template-kwargs '{}' (miles' default, thinking on), and the same template source ` +

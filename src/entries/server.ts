@@ -37,6 +37,7 @@ export {
   type CompletedTurn,
   type NormalizedChatRequest,
   type SamplesRequestBody,
+  type SamplesFootprint,
   type SamplesResult,
   type SessionRecord,
   type SessionServerVersion,

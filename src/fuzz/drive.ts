@@ -2,7 +2,6 @@
 // The mock answers from the schedule's plan, registered under the session id before the first call.
 import type { Dispatcher } from "undici";
 import { AgentChatError, postChatCompletion } from "../agent/chat-client";
-import type { WeatherAgentResult } from "../agent/weather-agent";
 import { PLAN_CALL_HEADER } from "../backend/reply-plans";
 import type { PlanSink } from "../backend/plan-routes";
 import { applyDriverMetadata } from "../fixture/driver-metadata";
@@ -114,10 +113,7 @@ export async function driveSchedule(context: DriveContext, schedule: AgentSchedu
       const payload = await client.collect(sessionId, { max_seq_len: schedule.maxSeqLen, ...(context.version === "v2" ? { metadata } : {}) });
       stage = "decode";
       const reply = decodeCollectedReply(payload, inputSample, context.version);
-      const samples =
-        reply.samples.length === 0
-          ? []
-          : applyDriverMetadata(context.version, reply.samples, inputSample, metadata as unknown as WeatherAgentResult, reply.sessionMetadata);
+      const samples = reply.samples.length === 0 ? [] : applyDriverMetadata(context.version, reply.samples, inputSample, metadata, reply.sessionMetadata);
       return {
         version: context.version,
         calls,

@@ -34,6 +34,8 @@ export interface FuzzEnvironmentOptions {
   chatTemplateKwargs?: ChatTemplateKwargs;
   /** Template source of the embedded mock and servers (`family` by default, or `checkpoint`). */
   chatTemplate?: ChatTemplateSource;
+  /** Requests the embedded mock keeps in its stats log (default the mock's; a long replay keeps none, so memory stays flat). */
+  mockLogEntries?: number;
 }
 
 /** Servers ready for fuzzing. */
@@ -85,6 +87,7 @@ export async function openFuzzEnvironment(options: FuzzEnvironmentOptions = {}):
         hfCheckpoint: options.hfCheckpoint,
         chatTemplatePath: options.chatTemplatePath,
         chatTemplate: options.chatTemplate,
+        maxLogEntries: options.mockLogEntries,
       });
       closers.push(() => mock.close());
       backendUrl = mock.url;

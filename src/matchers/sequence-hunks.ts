@@ -3,7 +3,7 @@
 import { alignSequences, type AlignmentHunk, type SequenceAlignment } from "./sequence-alignment";
 
 /** Two number sequences at one path that are not identical. */
-export interface DifferingSequence {
+interface DifferingSequence {
   /** Rendered path, e.g. `sample.tokens`. */
   path: string;
   left: ArrayLike<number>;
@@ -11,7 +11,11 @@ export interface DifferingSequence {
 }
 
 /** A differing sequence with its alignment. */
-export interface SequenceHunks extends DifferingSequence {
+export interface SequenceHunks {
+  /** Rendered path, e.g. `sample.tokens`. */
+  path: string;
+  left: ArrayLike<number>;
+  right: ArrayLike<number>;
   alignment: SequenceAlignment;
 }
 
@@ -47,7 +51,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * Every pair of number sequences (plain arrays of numbers or numeric typed arrays, at least 8 long on one side) found at
  * the same path of `left` and `right` whose elements are not identical (`Object.is`), in walk order.
  */
-export function findDifferingSequences(left: unknown, right: unknown, root: string): DifferingSequence[] {
+function findDifferingSequences(left: unknown, right: unknown, root: string): DifferingSequence[] {
   const found: DifferingSequence[] = [];
   const walk = (a: unknown, b: unknown, path: string, depth: number): void => {
     const sa = numberSequence(a);
@@ -125,11 +129,16 @@ function projectToResponse(tokens: SequenceHunks, sequence: DifferingSequence): 
     // an equal token run: both sides' response parts of it, position by position
     const skip = Math.max(leftStart - (hunk.leftStart - leftOffset), rightStart - (hunk.rightStart - rightOffset));
     const length = hunk.leftEnd - hunk.leftStart - skip;
-    for (let k = 0; k < length; k++) {
-      const i = hunk.leftStart - leftOffset + skip + k;
-      const j = hunk.rightStart - rightOffset + skip + k;
-      if (i < 0 || j < 0) continue;
-      push(Object.is(sequence.left[i], sequence.right[j]) ? "equal" : "replace", i, i + 1, j, j + 1);
+    const i0 = hunk.leftStart - leftOffset + skip;
+    const j0 = hunk.rightStart - rightOffset + skip;
+    let k = 0;
+    while (k < length) {
+      // one push per stretch of equal (or of differing) values, not per position
+      const equal = Object.is(sequence.left[i0 + k], sequence.right[j0 + k]);
+      let end = k + 1;
+      while (end < length && Object.is(sequence.left[i0 + end], sequence.right[j0 + end]) === equal) end++;
+      push(equal ? "equal" : "replace", i0 + k, i0 + end, j0 + k, j0 + end);
+      k = end;
     }
   }
   return { hunks, complete: tokens.alignment.complete };
@@ -160,7 +169,7 @@ export function coveredByAlignment(differencePath: string, sequencePaths: readon
 }
 
 /** True for the paths that hold token ids (decoded to text when a decoder is at hand). */
-export function holdsTokenIds(path: string): boolean {
+function holdsTokenIds(path: string): boolean {
   return /(?:^|\.)(?:tokens|\w*token_ids)$/.test(path);
 }
 

@@ -4,7 +4,6 @@ import type { Dispatcher } from "undici";
 import { AgentChatError, postChatCompletion } from "../agent/chat-client";
 import type { PlanSink } from "../backend/plan-routes";
 import { PLAN_CALL_HEADER } from "../backend/reply-plans";
-import type { WeatherAgentResult } from "../agent/weather-agent";
 import { applyDriverMetadata } from "../fixture/driver-metadata";
 import { abortedCopy, decodeCollectedReply } from "../fixture/reply-decoding";
 import { SessionClient } from "../fixture/session-client";
@@ -15,7 +14,7 @@ import { applyEdits, type ReplayHistoryEntry, type ReplayPlan } from "./replay-p
 import type { RecordedConversation } from "./types";
 
 /** What one chat call of a replay did. */
-export interface ReplayCallObservation {
+interface ReplayCallObservation {
   call: number;
   /** HTTP status (0: no reply). */
   status: number;
@@ -100,10 +99,7 @@ export async function driveConversation(context: ReplayDriveContext, conversatio
       const payload = await client.collect(sessionId, { max_seq_len: null, ...(context.version === "v2" ? { metadata } : {}) });
       stage = "decode";
       const reply = decodeCollectedReply(payload, inputSample, context.version);
-      const samples =
-        reply.samples.length === 0
-          ? []
-          : applyDriverMetadata(context.version, reply.samples, inputSample, metadata as unknown as WeatherAgentResult, reply.sessionMetadata);
+      const samples = reply.samples.length === 0 ? [] : applyDriverMetadata(context.version, reply.samples, inputSample, metadata, reply.sessionMetadata);
       return {
         version: context.version,
         calls,

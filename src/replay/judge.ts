@@ -8,7 +8,7 @@ import { REPLAY_PARITY_OPTIONS } from "./parity-options";
 import type { ReplayPlan } from "./replay-plan";
 
 /** One failing part of the parity check, as plain data (what `--json` writes). */
-export interface ReplayFailurePart {
+interface ReplayFailurePart {
   part: string;
   message: string;
   /** The first differing leaves: path and the line the matchers print. */
@@ -26,7 +26,7 @@ function failureParts(verdict: ParityVerdict): ReplayFailurePart[] {
 }
 
 /** How a conversation ended. */
-export type ReplayVerdictStatus = "PASS" | "FAIL" | "ERROR";
+type ReplayVerdictStatus = "PASS" | "FAIL" | "ERROR";
 
 /** The verdict of one conversation. */
 export interface ReplayVerdict {

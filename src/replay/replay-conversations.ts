@@ -6,7 +6,6 @@ import { localPlanSink, remotePlanSink, type PlanSink } from "../backend/plan-ro
 import type { SessionParityRun } from "../fixture/types";
 import type { SessionServerOptions } from "../server/session-server";
 import type { SessionServerVersion } from "../server/types";
-import type { ChatTemplateKwargs } from "../tokenizer/types";
 import { unrenderableReason } from "./conversation-check";
 import { readCorpus } from "./corpus-files";
 import { parseCorpusLine } from "./corpus-line";
@@ -38,7 +37,7 @@ export interface ReplayConversationsOptions {
   /** Chat template file replacing the checkpoint's (`default` family only). */
   chatTemplatePath?: string;
   /** Default chat-template kwargs of the embedded server (default `{}`). */
-  chatTemplateKwargs?: ChatTemplateKwargs;
+  chatTemplateKwargs?: Record<string, unknown>;
   /** Conversations in flight at once (default 8). */
   concurrency?: number;
 }

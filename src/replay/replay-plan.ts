@@ -20,7 +20,7 @@ export type HistoryEdit =
   | { op: "replace_last"; message: ChatMessage };
 
 /** One chat call of the replay. */
-export interface ReplayCall {
+interface ReplayCall {
   /** The call's index (the mock plays plan entry `call`). */
   call: number;
   /** Message index of the recorded reply this call leads up to. */

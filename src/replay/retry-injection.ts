@@ -3,22 +3,23 @@
 import { toolCallsOf } from "./conversation-check";
 import type { RecordedConversation } from "./types";
 
+/** One retry schedule: what happens before the recorded reply is finally generated. */
+export type RetryKind = "pure_retry" | "divergent_retry" | "tool_call_failure_rollback" | "tool_call_failure_append_tool" | "tool_call_failure_append_user";
+
 /** The retry schedules a replay can inject before a recorded reply. */
-export const RETRY_KINDS = [
+export const RETRY_KINDS: readonly RetryKind[] = [
   "pure_retry",
   "divergent_retry",
   "tool_call_failure_rollback",
   "tool_call_failure_append_tool",
   "tool_call_failure_append_user",
-] as const;
-
-/** One retry schedule: what happens before the recorded reply is finally generated. */
-export type RetryKind = (typeof RETRY_KINDS)[number];
+];
 
 /** A retry injected at one recorded reply. */
 export interface RetryInjection {
   /** Message index of the recorded assistant reply the retry precedes. */
   turn: number;
+  /** Which schedule. */
   kind: RetryKind;
   /** Picks the injected texts from the fuzz pools. */
   variant: number;

@@ -106,7 +106,7 @@ function selected(entry: CorpusEntry, options: ReplayCorpusOptions): boolean {
 export async function replayCorpus(source: AsyncIterable<CorpusEntry> | Iterable<CorpusEntry>, options: ReplayCorpusOptions = {}): Promise<ReplayOutcome> {
   const concurrency = options.concurrency ?? 8;
   const { formats } = resolveMockFormats({ titoModel: options.titoModel });
-  const environment = options.environment ?? (await openFuzzEnvironment(options));
+  const environment = options.environment ?? (await openFuzzEnvironment({ mockLogEntries: 0, ...options }));
   const iterator = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]();
   const results: ReplayResult[] = [];
   let requests = 0;

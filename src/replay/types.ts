@@ -32,7 +32,7 @@ export interface RecordedConversation extends CorpusPosition {
 }
 
 /** A line that is not a conversation at all (bad JSON, no `messages` array, a message that is not an object). */
-export interface MalformedLine extends CorpusPosition {
+interface MalformedLine extends CorpusPosition {
   problem: string;
 }
 

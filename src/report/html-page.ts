@@ -26,7 +26,7 @@ pre.failures{background:#fff6f6;border-left:3px solid #c00;padding:8px;white-spa
 .tokens{font:12px/1.9 ui-monospace,monospace;word-break:break-all}
 .tok{padding:1px 0;border-radius:2px;cursor:pointer;white-space:pre-wrap}
 .tok.prompt{color:#556}.tok.loss{background:#dbe8ff}.tok.noloss{background:#f1f1f1}
-.tok.diff{outline:2px solid #c00;background:#ffd2d2}.tok.first-diff{outline:3px solid #c00;box-shadow:0 0 0 3px #ffb0b0}
+.tok.diff{outline:2px solid #c00;background:#ffd2d2}.tok.only-v1{outline:2px dashed #b60;background:#ffe6bf}.tok.only-v2{outline:2px dashed #393;background:#d9f5d9}.tok.first-diff{outline:3px solid #c00;box-shadow:0 0 0 3px #ffb0b0}
 .tok.sel{outline:2px solid #2b59c3}
 .folded{display:inline-block;margin:0 4px;padding:0 6px;background:#eee;color:#667;border-radius:8px;font-size:11px}
 aside{position:fixed;right:0;top:0;bottom:0;width:300px;overflow:auto;background:#fff;border-left:1px solid #d8dce5;padding:16px;font-size:12px}
@@ -68,6 +68,8 @@ function tokenMarkup(pairIndex: number, token: AlignedToken, firstDiff: number):
   if (shown === null) return "";
   const classes = ["tok", shown.mask === null ? "prompt" : shown.mask === 1 ? "loss" : "noloss"];
   if (token.differs) classes.push("diff");
+  if (token.right === null) classes.push("only-v1");
+  if (token.left === null) classes.push("only-v2");
   if (token.index === firstDiff) classes.push("first-diff");
   const id = token.index === firstDiff ? ` id="pair-${pairIndex}-first-diff"` : "";
   let text = escapeHtml(visibleText(shown.text, shown.id));
@@ -92,7 +94,7 @@ function tokenView(pairIndex: number, pair: ReportPairView): string {
     .join("");
   const sizes = `v1 ${left?.tokens.length ?? 0} tokens (response ${left?.responseLength ?? 0}), v2 ${right?.tokens.length ?? 0} tokens (response ${right?.responseLength ?? 0})`;
   const headline = firstDiff < 0 ? `${sizes}; every token, mask entry and log-prob bit agrees` : `${sizes}; first difference at token ${firstDiff}`;
-  return `<p class="legend"><span><i class="sw" style="background:#dbe8ff"></i>trained (loss mask 1)</span><span><i class="sw" style="background:#f1f1f1"></i>response, not trained</span><span><i class="sw" style="background:#fff"></i>prompt</span><span><i class="sw" style="background:#ffd2d2;border-color:#c00"></i>differs</span></p><p>${escapeHtml(headline)}</p><div class="tokens">${body}</div>`;
+  return `<p class="legend"><span><i class="sw" style="background:#dbe8ff"></i>trained (loss mask 1)</span><span><i class="sw" style="background:#f1f1f1"></i>response, not trained</span><span><i class="sw" style="background:#fff"></i>prompt</span><span><i class="sw" style="background:#ffd2d2;border-color:#c00"></i>differs</span><span><i class="sw" style="background:#ffe6bf;border-color:#b60"></i>only in v1</span><span><i class="sw" style="background:#d9f5d9;border-color:#393"></i>only in v2</span></p><p>${escapeHtml(headline)}</p><div class="tokens">${body}</div>`;
 }
 
 /**

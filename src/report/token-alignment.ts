@@ -1,5 +1,6 @@
-// Lines the v1 and v2 training samples up token by token, marks every position where they differ, and folds long
+// Lines the v1 and v2 training samples up by aligned runs, marks every token that differs or only one side has, and folds long
 // unchanged stretches away so a sample of thousands of tokens stays readable. Pure.
+import { alignSequences } from "../matchers/sequence-alignment";
 import type { ReportSampleView } from "./types";
 
 /** One token of one side at one position. */
@@ -22,6 +23,8 @@ export interface AlignedToken {
   left: TokenCell | null;
   /** v2's token there, or null when v2's sample is shorter (or absent). */
   right: TokenCell | null;
+  /** Position in v2's tokens when it is not `index` (after an insertion or deletion). */
+  rightIndex?: number;
   /** True when id, mask or log-prob bits differ, or one side has no token. */
   differs: boolean;
 }
@@ -55,14 +58,31 @@ function sameCell(a: TokenCell | null, b: TokenCell | null): boolean {
   return Object.is(a.id, b.id) && a.mask === b.mask && a.logProbBits === b.logProbBits;
 }
 
-/** The aligned positions of two samples (either may be null), with differences marked. */
+/**
+ * The aligned positions of two samples (either may be null), with differences marked. The token ids are aligned as
+ * runs (sequence-alignment.ts): an inserted block pairs with nothing on the other side, and the tokens after it pair
+ * with their equals, so one insertion marks only itself. `index` is the position in v1's tokens (v2's for a token
+ * only v2 has).
+ */
 export function alignTokens(left: ReportSampleView | null, right: ReportSampleView | null): AlignedToken[] {
-  const length = Math.max(left?.tokens.length ?? 0, right?.tokens.length ?? 0);
   const out: AlignedToken[] = [];
-  for (let index = 0; index < length; index++) {
-    const a = cell(left, index);
-    const b = cell(right, index);
-    out.push({ index, left: a, right: b, differs: left !== null && right !== null ? !sameCell(a, b) : false });
+  if (left === null || right === null) {
+    const only = left ?? right;
+    for (let index = 0; index < (only?.tokens.length ?? 0); index++) out.push({ index, left: cell(left, index), right: cell(right, index), differs: false });
+    return out;
+  }
+  const pair = (i: number | null, j: number | null): void => {
+    const a = i === null ? null : cell(left, i);
+    const b = j === null ? null : cell(right, j);
+    out.push({ index: i ?? j ?? 0, ...(j !== null && j !== i ? { rightIndex: j } : {}), left: a, right: b, differs: !sameCell(a, b) });
+  };
+  for (const hunk of alignSequences(left.tokens, right.tokens).hunks) {
+    const leftCount = hunk.leftEnd - hunk.leftStart;
+    const rightCount = hunk.rightEnd - hunk.rightStart;
+    const paired = hunk.kind === "equal" || hunk.kind === "replace" ? Math.min(leftCount, rightCount) : 0;
+    for (let k = 0; k < paired; k++) pair(hunk.leftStart + k, hunk.rightStart + k);
+    for (let k = paired; k < leftCount; k++) pair(hunk.leftStart + k, null);
+    for (let k = paired; k < rightCount; k++) pair(null, hunk.rightStart + k);
   }
   return out;
 }
@@ -81,6 +101,7 @@ export function alignSamples(left: ReportSampleView | null, right: ReportSampleV
   const context = options.context ?? 24;
   const foldAbove = options.foldAbove ?? 400;
   if (tokens.length <= foldAbove) return tokens.length === 0 ? [] : [{ kind: "tokens", tokens }];
+  // folded stretches are named by their rows in the aligned view
   const keep = new Uint8Array(tokens.length);
   const mark = (from: number, to: number): void => {
     keep.fill(1, Math.max(0, from), Math.min(tokens.length, to));

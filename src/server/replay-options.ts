@@ -20,7 +20,7 @@ export interface RoutingReplayServerOptions {
 }
 
 /** miles' `LORA_ADAPTER_NAME` (miles/utils/lora.py): the name SGLang serves the trained adapter under. */
-export const LORA_ADAPTER_NAME = "miles_lora";
+const LORA_ADAPTER_NAME = "miles_lora";
 
 /** Validated routing-replay settings. */
 export interface ResolvedReplayOptions {

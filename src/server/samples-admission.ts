@@ -31,6 +31,12 @@ const BYTES_PER_VIEW_TOKEN = 16;
  */
 export const SAMPLES_HEAP_SHARE = 0.95;
 
+/**
+ * Share of the session budget what one samples request adds (its metadata in every sample) may take: a reply that
+ * would need more is a 413, and at most a few such replies are ever in flight at once.
+ */
+export const SAMPLES_REQUEST_BUDGET_SHARE = 0.25;
+
 /** A samples reply's projected heap bytes and how a refusal names them. */
 export interface SamplesReplySize {
   bytes: number;

@@ -15,7 +15,7 @@ import { redactAbsolutePaths } from "./redaction";
 import { CHECKED_OUTPUT_BYTES_PER_TOKEN, rememberRecordOutput } from "./samples/turn-samples";
 import { addAdditionR3Offset, type ReplayRequestOptions } from "./replay-request";
 import { formatMiB, RequestTooLargeError, SESSION_OVERHEAD_BYTES, SessionBudgetError, SessionEntry, SessionStore, type SessionBudget } from "./session-store";
-import { assertMetadataFitsReply, SAMPLES_HEAP_SHARE, samplesReplySize } from "./samples-admission";
+import { assertMetadataFitsReply, SAMPLES_HEAP_SHARE, SAMPLES_REQUEST_BUDGET_SHARE, samplesReplySize } from "./samples-admission";
 import { recordBytes, sizeUpstreamBody, type SizedBody } from "./record-charge";
 import { RecordTexts, textHeapBytes, withKnownTexts } from "./record-spellings";
 import type { TitoKit } from "./tito-kit";
@@ -275,7 +275,11 @@ export class SessionShell {
     // that carries it, plus the samples) is held until the reply is sent. The heap guard weighs all of it; the byte
     // budget what the request adds (reading what is stored is never refused by the budget).
     const reply = samplesReplySize(this.policy, entry.state, parsed.metadata === undefined ? 0 : body.length);
-    const release = this.store.reserve(reply.bytes, reply.what, { refuseAlone: true, budgetBytes: reply.requestBytes, heapShare: SAMPLES_HEAP_SHARE });
+    const release = this.store.reserve(reply.bytes, reply.what, {
+      aloneShare: SAMPLES_REQUEST_BUDGET_SHARE,
+      budgetBytes: reply.requestBytes,
+      heapShare: SAMPLES_HEAP_SHARE,
+    });
     let chunks: Uint8Array[];
     let result;
     try {

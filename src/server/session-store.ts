@@ -156,8 +156,11 @@ export interface SessionBudget {
 
 /** How {@link SessionStore.reserve} weighs a reservation. */
 export interface ReserveOptions {
-  /** Answer 413 ({@link RequestTooLargeError}) when the bytes alone could not be granted with no session stored. */
-  refuseAlone?: boolean;
+  /**
+   * Answer 413 ({@link RequestTooLargeError}) when the bytes alone could not be granted: when their budget part is
+   * more than this share of the byte budget, or the whole more than the heap guard leaves with no session stored.
+   */
+  aloneShare?: number;
   /**
    * The part of the bytes held against the byte budget (default: all). A reply built from what is stored and sent at
    * once charges the budget only for what its request adds: reading a stored session is never refused by the budget.
@@ -324,8 +327,8 @@ export class SessionStore<State> {
    * Reserves `bytes` for a request that will grow a session (or build a reply); call the returned function once the
    * growth is charged (or did not happen). A reservation of 0 bytes always succeeds.
    * @throws SessionBudgetError when the reservation would take the store past its byte budget
-   * @throws RequestTooLargeError with `refuseAlone`, when `bytes` alone are more than the budget or the heap guard
-   *   could grant with no session stored
+   * @throws RequestTooLargeError with `aloneShare`, when `bytes` alone are more than one request may take (see
+   *   {@link ReserveOptions.aloneShare})
    */
   reserve(bytes: number, what: string, options: ReserveOptions = {}): () => void {
     this.expireIdle();
@@ -381,9 +384,18 @@ export class SessionStore<State> {
    * session server's kept texts, which it can write again): a request is refused only when that was not enough.
    */
   private admit(bytes: number, what: string, options: ReserveOptions & { share: number }): void {
+    const alone = options.aloneShare;
+    if (alone !== undefined && (options.budgetBytes ?? bytes) > this.pool.maxBytes * alone) {
+      const budgetBytes = options.budgetBytes ?? bytes;
+      throw new RequestTooLargeError(
+        `request too large: ${what} needs about ${formatMiB(budgetBytes)} for what its request adds, more than ` +
+          `${alone === 1 ? "all" : `${Math.round(alone * 100)}%`} of ${this.pool.label} (${formatMiB(this.pool.maxBytes * alone)}), ` +
+          "what one request may take: ask for less (smaller metadata) or raise the budget",
+      );
+    }
     let excess = this.excess(bytes, options);
     if (excess.overHeap <= 0 && excess.overBudget <= 0) return;
-    if (options.refuseAlone === true) this.refuseIfTooLarge(excess, bytes, what);
+    if (alone !== undefined) this.refuseIfTooLarge(excess, bytes, what);
     if (this.pool.reclaim(Math.max(1, excess.overHeap, excess.overBudget)) > 0) excess = this.excess(bytes, options);
     this.refuseIfOver(excess, bytes, what, options.share);
   }
@@ -393,12 +405,6 @@ export class SessionStore<State> {
    * sessions (the server itself, its caches, requests in flight): no DELETE could make room for them.
    */
   private refuseIfTooLarge(excess: Excess, bytes: number, what: string): void {
-    if (excess.budgetBytes > this.pool.maxBytes) {
-      throw new RequestTooLargeError(
-        `request too large: ${what} needs about ${formatMiB(excess.budgetBytes)}, more than all of ${this.pool.label}: it could not be held even with no session ` +
-          "stored; ask for less (smaller metadata) or raise the budget",
-      );
-    }
     if (excess.heap === null) return;
     const { projected, allowed, limitBytes } = excess.heap;
     const besides = Math.max(0, projected - bytes - this.pool.held);

@@ -30,7 +30,7 @@ export function trajectoryRows(samples: readonly Sample[]): TrajectoryRow[] {
       group_index: sample.group_index,
       status: sample.status,
       reward: typeof reward === "number" || typeof reward === "boolean" ? reward : null,
-      prompt: sample.prompt as JsonValue,
+      prompt: sample.prompt,
       messages,
     });
   }

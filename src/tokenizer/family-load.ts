@@ -12,7 +12,7 @@ import { TitoModelError, type LoadedModelInfo, type ModelChoice, type TitoFamily
 import { loadCheckpoint, TokenizerLoadError, type CheckpointFiles } from "./load";
 import { NativeChatTemplate, specialTokenVariables } from "./native-template";
 import { FamilyTito, TitoError, type TitoOptions } from "./tito";
-import type { ChatTemplateKwargs } from "./types";
+import type { ChatMessage, ChatTemplateKwargs, ToolSpec } from "./types";
 
 /** A started model: the tokenizer rendering the family's template, its TITO rules, and where each came from. */
 export interface LoadedModel extends LoadedModelInfo {
@@ -211,7 +211,13 @@ export async function loadTitoModel(options: LoadTitoModelOptions = {}): Promise
   const eosToken = files.tokenizer.eosToken;
   let tito: FamilyTito;
   try {
-    tito = new FamilyTito(tokenizer, defaults, { ...options.tito, eosToken }, family);
+    // DeepSeek V4's real-history suffix from the appended tail alone (its encoder renders each turn from its neighbours)
+    const historySuffix =
+      renderer instanceof DeepSeekEncoderRenderer
+        ? (older: readonly ChatMessage[], newer: readonly ChatMessage[], tools: readonly ToolSpec[] | null, kwargs: ChatTemplateKwargs) =>
+            renderer.renderHistorySuffix(older, newer, { tools, kwargs })
+        : undefined;
+    tito = new FamilyTito(tokenizer, defaults, { ...options.tito, eosToken, historySuffix }, family);
   } catch (error) {
     if (error instanceof TitoError) throw new TitoModelError("bad-kwargs", family.name, error.message);
     throw error;

@@ -99,6 +99,17 @@ export interface TitoOptions {
   memoizeRenders?: boolean;
   /** The checkpoint's `eos_token` text, for families whose rules name `{eos: true}`. */
   eosToken?: string;
+  /**
+   * For a `real-history` family: the text the render of `newer` (with the generation prompt) adds after the render
+   * of `older`, computed without rendering the history, or null when it cannot be (then both are rendered whole).
+   * DeepSeek V4's encoder provides it.
+   */
+  historySuffix?: (
+    older: readonly ChatMessage[],
+    newer: readonly ChatMessage[],
+    tools: readonly ToolSpec[] | null,
+    kwargs: ChatTemplateKwargs,
+  ) => string | null;
 }
 
 /**
@@ -123,6 +134,8 @@ export class FamilyTito {
   /** Stored last ids the boundary drops. */
   private readonly dropLastIds: ReadonlySet<number>;
   private readonly aliases: ReadonlySet<string>;
+  /** {@link TitoOptions.historySuffix}. */
+  private readonly historySuffix: TitoOptions["historySuffix"];
 
   /**
    * @param tokenizer the checkpoint's tokenizer rendering the family's template
@@ -139,6 +152,7 @@ export class FamilyTito {
     readonly family: TitoFamily = QWEN3_FAMILY,
   ) {
     this.renderedIds = options.memoizeRenders === true ? new RenderedIdsMemo() : null;
+    this.historySuffix = options.historySuffix;
     this.maxTrimTokens = family.boundary.maxTrimTokens;
     this.allowedAppendRoles = new Set(family.allowedAppendRoles);
     this.aliases = new Set(family.kwargAliases);
@@ -296,6 +310,8 @@ export class FamilyTito {
     tools: readonly ToolSpec[] | null,
     merged: ChatTemplateKwargs,
   ): number[] {
+    const tail = this.historySuffix?.(oldMessages, newMessages, tools, merged);
+    if (tail !== undefined && tail !== null) return this.tokenizer.encode(tail);
     const before = this.tokenizer.renderChatTemplate(oldMessages, { tools, addGenerationPrompt: false, kwargs: merged });
     const after = this.tokenizer.renderChatTemplate(newMessages, { tools, addGenerationPrompt: true, kwargs: merged });
     if (!after.startsWith(before)) {

@@ -122,7 +122,10 @@ export async function loadTemplateVerifyPlan(options: VerifyTemplateOptions): Pr
       : `${family.template.kind === "bundled" ? "fixed template" : family.template.kind === "encoder" ? "encoder" : "checkpoint"} via TITO: ${model.templateOrigin}`;
   if (options.chatTemplatePath !== undefined && !family.acceptsChatTemplatePath) {
     const config = (await checkpoint(options.hfCheckpoint)).config;
-    tokenizer = tokenizer.withChatTemplate(await templateFile(options.chatTemplatePath, family.template.kind === "bundled" ? "bundled" : "checkpoint", config), family.name);
+    tokenizer = tokenizer.withChatTemplate(
+      await templateFile(options.chatTemplatePath, family.template.kind === "bundled" ? "bundled" : "checkpoint", config),
+      family.name,
+    );
     tito = new FamilyTito(tokenizer, {}, { eosToken: model.eosToken }, family);
     source = `template override via TITO: ${options.chatTemplatePath}`;
   }

@@ -108,17 +108,17 @@ export function readSafetensors(bytes: Uint8Array, options: ReadSafetensorsOptio
   const maxTensors = options.maxTensors ?? Number.MAX_SAFE_INTEGER;
   const tooMany = (count: string): SafetensorsFormatError =>
     new SafetensorsFormatError(`safetensors: header declares ${count} tensors; the limit is ${maxTensors} (${options.maxTensorsLabel ?? "maxTensors"})`);
-  // Every tensor entry carries a "data_offsets" key: counting them first refuses a header of a million tensors
-  // after reading about maxTensors entries, before the header is decoded or parsed.
-  if (options.maxTensors !== undefined && countOccurrences(headerBytes, DATA_OFFSETS_KEY, maxTensors + 1, options.work) > maxTensors) {
-    throw tooMany(`more than ${maxTensors}`);
-  }
-  // The same cap by structure, whatever the spelling (an escaped "data_offsets"): the header's members (tensors plus
+  // The tensor cap by structure, whatever the spelling (an escaped "data_offsets"): the header's members (tensors plus
   // `__metadata__`), counted on the bytes; a member takes at least 5 bytes (`"":0,`), so a short header needs no scan.
   if (options.maxTensors !== undefined && headerBytes.length > 5 * maxTensors) {
     const shape = scanJsonShape(headerBytes, { depth: 1, kind: "object", maxItems: maxTensors + 1, maxContainers: Number.MAX_SAFE_INTEGER });
     if (options.work) options.work.scannedBytes += shape.scanned;
     if (shape.items > maxTensors + 1) throw tooMany(`more than ${maxTensors}`);
+  }
+  // Every tensor entry carries a "data_offsets" key: counted by the native search, a second reading of the cap that
+  // also holds for a header too short for the scan.
+  if (options.maxTensors !== undefined && countOccurrences(headerBytes, DATA_OFFSETS_KEY, maxTensors + 1, options.work) > maxTensors) {
+    throw tooMany(`more than ${maxTensors}`);
   }
   if (options.work) options.work.scannedBytes += 3 * headerBytes.length; // nesting scan, UTF-8 decoding, JSON parsing
   const header = parseHeader(headerBytes);

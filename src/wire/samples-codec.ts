@@ -379,15 +379,11 @@ function readMeta(tensors: Map<string, Tensor>, limits: SamplesDecodeLimits, wor
   if (metaTensor.dtype !== "U8" || metaTensor.shape.length !== 1) {
     throw new SamplesCodecError(`samples reply: ${SAMPLES_META_TENSOR} must be a rank-1 U8 tensor, got ${metaTensor.dtype} of rank ${metaTensor.shape.length}`);
   }
-  // Every wire sample carries a "nulls" key: counting them on the raw bytes refuses a million-sample reply after
-  // reading about maxSamples of them, before the JSON is checked, decoded or parsed.
   const data = metaTensor.data as Uint8Array;
-  if (countOccurrences(data, NULLS_KEY, limits.maxSamples + 1, work) > limits.maxSamples) {
-    throw tooManySamples(`more than ${limits.maxSamples}`, limits);
-  }
-  // The same caps by structure, whatever the spelling (an omitted "nulls", an escaped key): the elements of the
-  // top-level arrays (`samples`) and every object and array, counted on the bytes before anything is parsed. A text
-  // this short cannot hold more of either (an element takes two bytes with its comma, a container at least one).
+  // The sample cap by structure, whatever the spelling (an omitted "nulls", an escaped key): the elements of the
+  // top-level arrays (`samples`), and every object and array, counted on the bytes before anything is parsed; the
+  // scan stops at the first count past its cap. A text this short cannot hold more of either (an element takes two
+  // bytes with its comma, a container at least one).
   if (data.length > Math.min(2 * limits.maxSamples, limits.maxJsonContainers)) {
     const shape = scanJsonShape(data, { depth: 2, kind: "array", maxItems: limits.maxSamples, maxContainers: limits.maxJsonContainers });
     if (work) work.scannedBytes += shape.scanned;
@@ -398,6 +394,10 @@ function readMeta(tensors: Map<string, Tensor>, limits: SamplesDecodeLimits, wor
           `${limits.maxJsonContainers} (limits.maxJsonContainers)`,
       );
     }
+  }
+  // Every wire sample carries a "nulls" key: counted by the native search, a second reading of the same cap.
+  if (countOccurrences(data, NULLS_KEY, limits.maxSamples + 1, work) > limits.maxSamples) {
+    throw tooManySamples(`more than ${limits.maxSamples}`, limits);
   }
   if (work) work.scannedBytes += 3 * metaTensor.data.byteLength; // nesting scan, UTF-8 decoding, JSON parsing
   // few containers (a reply's usual metadata) cannot nest too deep: the byte scan runs only for many

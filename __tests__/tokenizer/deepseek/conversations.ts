@@ -22,7 +22,10 @@ export const TOOLS: ToolSpec[] = [
       parameters: { type: "object", properties: { location: { type: "string" }, days: { type: "integer" } }, required: ["location"] },
     },
   },
-  { type: "function", function: { name: "search", description: "Search the web — fast", parameters: { type: "object", properties: { q: { type: "string" } } } } },
+  {
+    type: "function",
+    function: { name: "search", description: "Search the web — fast", parameters: { type: "object", properties: { q: { type: "string" } } } },
+  },
 ];
 
 const text = fc.oneof(
@@ -61,7 +64,10 @@ const toolCall = fc.record({ name: fc.constantFrom("get_weather", "search"), arg
 const reply: fc.Arbitrary<{ content: string; reasoning: string | null; calls: { name: string; args: string }[] }> = fc.record({
   content: text,
   reasoning: fc.option(text, { nil: null }),
-  calls: fc.oneof({ weight: 2, arbitrary: fc.constant<{ name: string; args: string }[]>([]) }, { weight: 3, arbitrary: fc.array(toolCall, { minLength: 1, maxLength: 3 }) }),
+  calls: fc.oneof(
+    { weight: 2, arbitrary: fc.constant<{ name: string; args: string }[]>([]) },
+    { weight: 3, arbitrary: fc.array(toolCall, { minLength: 1, maxLength: 3 }) },
+  ),
 });
 
 type Block = "user" | "system" | "assistant" | "user-system";
@@ -87,10 +93,13 @@ export function deepseekConversations(family: "deepseekv32" | "deepseekv4"): fc.
       withTools: fc.boolean(),
       kwargs,
       firstUser: text,
-      replies: fc.array(fc.record({ reply, block: fc.constantFrom(...blocks), next: text, results: fc.array(text, { minLength: 3, maxLength: 3 }) }), {
-        minLength: 1,
-        maxLength: 4,
-      }),
+      replies: fc.array(
+        fc.record({ reply, block: fc.constantFrom(...blocks), next: text, results: fc.array(text, { minLength: 3, maxLength: 3 }), reversed: fc.boolean() }),
+        {
+          minLength: 1,
+          maxLength: 4,
+        },
+      ),
     })
     .map(({ system, withTools, kwargs: chosen, firstUser, replies }) => {
       const first: ChatMessage[] = system === undefined ? [] : [{ role: "system", content: system }];
@@ -107,7 +116,10 @@ export function deepseekConversations(family: "deepseekv32" | "deepseekv4"): fc.
           }));
         }
         const appended: ChatMessage[] = [];
-        if (calls.length > 0) calls.forEach((_, index) => appended.push({ role: "tool", tool_call_id: `call_${turn}_${index}`, content: step.results[index] }));
+        // parallel results come back in any order (V4 sorts them into the calls' order by id)
+        const order = calls.map((_, index) => index);
+        if (step.reversed) order.reverse();
+        for (const index of order) appended.push({ role: "tool", tool_call_id: `call_${turn}_${index}`, content: step.results[index] });
         if (step.block === "system" || step.block === "user-system") appended.push({ role: "system", content: `reminder: ${step.next}` });
         if (step.block === "assistant") appended.push({ role: "assistant", content: `prefill ${step.next}` });
         if (calls.length === 0 || step.block !== "assistant") appended.push({ role: "user", content: step.next });

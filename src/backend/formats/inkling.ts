@@ -119,6 +119,8 @@ export const INKLING_TOOL_CALLS: ToolCallFormat = Object.freeze({
   write: writeInklingToolCalls,
   parse: parseInklingToolCalls,
   writeText: (text: string) => (text === "" ? "" : `${CONTENT_TEXT}${text}${END_MESSAGE}`),
+  // the template names a tool result by the call with its id among all earlier turns: ids must not repeat
+  idsPerPrompt: true,
 });
 
 /**

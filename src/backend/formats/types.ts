@@ -38,6 +38,12 @@ export interface ToolCallFormat {
   parse(text: string, tools: readonly ToolSpec[]): ToolCallParse;
   /** How the model writes a plain answer (Inkling: inside a text block). Absent: the text as it is. */
   writeText?(text: string): string;
+  /**
+   * True when the reply's tool-call ids must differ between the turns of a session, as SGLang's random `call_` ids
+   * do (the Inkling template finds a tool result's name by its id among every earlier call): the mock then numbers
+   * calls within the prompt's length (`call_<prompt tokens>_<position>`). Absent: `call00000`, `call00001`, ...
+   */
+  readonly idsPerPrompt?: boolean;
 }
 
 /** What a reasoning parser found. */

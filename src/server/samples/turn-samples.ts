@@ -62,7 +62,7 @@ export function debugMessagesOf(record: SessionRecord): JsonValue[] {
   if (!Array.isArray(messages) || message === undefined) {
     throw new SampleAssemblyError("save_debug_trajectory_data: the last record lacks request.messages or response.choices[0].message");
   }
-  return cloneJson([...messages, message]) as JsonValue[];
+  return cloneJson([...(messages as JsonValue[]), message]) as JsonValue[];
 }
 
 /** Replay reading when the caller gives none: full R3, no layer count (a routed-experts payload is then refused). */

@@ -113,6 +113,30 @@ export function deepCopy<T>(value: T): T {
     else copy[key] = item;
   }
   const order = (value as { [PY_KEY_ORDER]?: readonly string[] })[PY_KEY_ORDER];
-  if (order !== undefined) rememberKeyOrder(copy, order.filter((key) => Object.prototype.hasOwnProperty.call(copy, key)));
+  if (order !== undefined)
+    rememberKeyOrder(
+      copy,
+      order.filter((key) => Object.prototype.hasOwnProperty.call(copy, key)),
+    );
   return copy as T;
+}
+
+/** True when `a` and `b` are the same JSON-like data, dict keys in the same (Python) order. */
+export function sameData(a: unknown, b: unknown): boolean {
+  if (a === b) return typeof a !== "number" || Object.is(a, b); // 0 and -0 are an int and a float to Python
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
+  const an = pyNumberValue(a);
+  if (an !== undefined || pyNumberValue(b) !== undefined) return pyTypeName(a) === pyTypeName(b) && Object.is(an, pyNumberValue(b));
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameData(a[i], b[i])) return false;
+    return true;
+  }
+  const keys = pyObjectKeys(a);
+  const other = pyObjectKeys(b);
+  if (keys.length !== other.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    if (keys[i] !== other[i] || !sameData((a as Record<string, unknown>)[keys[i]], (b as Record<string, unknown>)[keys[i]])) return false;
+  }
+  return true;
 }

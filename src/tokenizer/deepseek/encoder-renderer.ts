@@ -4,9 +4,9 @@ import type { ChatTemplateRenderer } from "../checkpoint-tokenizer";
 import { ChatTemplateError } from "../chat-template-error";
 import { canonicalizeTools } from "../sglang-tools";
 import type { ChatMessage, ChatTemplateKwargs, RenderOptions } from "../types";
-import { ASSISTANT_TOKEN, deepCopy, get, isDict, pyTruthy, THINK_CLOSE, THINK_OPEN, type EncoderMessage } from "./dsml";
+import { ASSISTANT_TOKEN, deepCopy, get, isDict, pyTruthy, sameData, THINK_CLOSE, THINK_OPEN, type EncoderMessage } from "./dsml";
 import { encodeMessagesV32 } from "./encoding-dsv32";
-import { encodeMessagesV4 } from "./encoding-dsv4";
+import { encodeAppendedV4, encodeMessagesV4 } from "./encoding-dsv4";
 
 /** The two DeepSeek official-encoder versions, by the `model_type` their config.json declares. */
 export type DeepSeekEncoderName = "deepseek_v32" | "deepseek_v4";
@@ -91,10 +91,31 @@ export class DeepSeekEncoderRenderer implements ChatTemplateRenderer {
       dropThinking: "drop_thinking" in config ? pyTruthy(config.drop_thinking) : true,
       addDefaultBosToken: "add_default_bos_token" in config ? pyTruthy(config.add_default_bos_token) : true,
     };
-    const rendered = this.encoder === "deepseek_v32" ? encodeMessagesV32(input, common) : encodeMessagesV4(input, { ...common, reasoningEffort: config.reasoning_effort });
+    const rendered =
+      this.encoder === "deepseek_v32" ? encodeMessagesV32(input, common) : encodeMessagesV4(input, { ...common, reasoningEffort: config.reasoning_effort });
     if ((options.addGenerationPrompt ?? false) || messages.length === 0) return rendered;
     const suffix = this.generationSuffix(get(messages[messages.length - 1], "role"), config.thinking_mode === "thinking" ? THINK_OPEN : THINK_CLOSE);
     return suffix !== null && rendered.endsWith(suffix) ? rendered.slice(0, rendered.length - suffix.length) : rendered;
+  }
+
+  /**
+   * `render(newer, {addGenerationPrompt: true})` less `render(older)` when `newer` starts with `older` (same data, keys
+   * in the same order) and V4's encoder can render the appended tail alone ({@link encodeAppendedV4}): the
+   * real-history suffix at a cost that does not grow with the history. Null when it cannot say; render both then.
+   */
+  renderHistorySuffix(older: readonly ChatMessage[], newer: readonly ChatMessage[], options: RenderOptions = {}): string | null {
+    if (this.encoder !== "deepseek_v4" || newer.length <= older.length) return null;
+    for (let i = 0; i < older.length; i++) if (!sameData(older[i], newer[i])) return null;
+    const config = deepSeekEncodeConfig(options.kwargs ?? {});
+    for (const key of Object.keys(config)) if (!V4_PARAMETERS.includes(key)) return null;
+    if (Array.isArray(config.context) && config.context.length > 0) return null;
+    const appended = prepared(newer.slice(older.length));
+    const last = prepared(older.slice(-1));
+    return encodeAppendedV4([...older.slice(0, -1), ...last] as EncoderMessage[], appended, {
+      thinkingMode: config.thinking_mode as string,
+      dropThinking: "drop_thinking" in config ? pyTruthy(config.drop_thinking) : true,
+      reasoningEffort: config.reasoning_effort,
+    });
   }
 
   /** `_generation_prompt_suffix`: what the encoder appended after a generation-ready tail (null: nothing to cut). */

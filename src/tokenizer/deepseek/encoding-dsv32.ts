@@ -125,7 +125,8 @@ function renderMessage(index: number, messages: readonly EncoderMessage[], think
         `ThinkingMode: ${thinkingMode}, invalid message without reasoning_content/tool_calls \`${JSON.stringify(msg)}\` after last user message`,
       );
     }
-    const thinking = thinkingMode === "thinking" && (!dropThinking || index > lastUser) ? `${pyTruthy(reasoning) ? formatValue(reasoning) : ""}${THINK_CLOSE}` : "";
+    const thinking =
+      thinkingMode === "thinking" && (!dropThinking || index > lastUser) ? `${pyTruthy(reasoning) ? formatValue(reasoning) : ""}${THINK_CLOSE}` : "";
     prompt += `${thinking}${pyTruthy(content) ? formatValue(content) : ""}${callsText}${EOS_TOKEN}`;
   } else {
     throw new DeepSeekEncodingError(`Unknown role: ${formatValue(role)}`);

@@ -103,7 +103,9 @@ function userBody(msg: EncoderMessage): string {
     if (type === "tool_result") {
       let result = getOr(block, "content");
       if (Array.isArray(result)) {
-        result = result.map((part) => (get(part, "type") === "text" ? joinable(getOr(part, "text")) : `[Unsupported ${formatValue(get(part, "type"))}]`)).join("\n\n");
+        result = result
+          .map((part) => (get(part, "type") === "text" ? joinable(getOr(part, "text")) : `[Unsupported ${formatValue(get(part, "type"))}]`))
+          .join("\n\n");
       }
       return `<tool_result>${formatValue(result)}</tool_result>`;
     }
@@ -126,7 +128,8 @@ function renderMessage(index: number, messages: readonly EncoderMessage[], think
   }
   let prompt = index === 0 && thinkingMode === "thinking" && effort === "max" ? REASONING_EFFORT_MAX : "";
   const extras = (): string =>
-    (pyTruthy(tools) ? `\n\n${renderTools(tools as unknown[])}` : "") + (pyTruthy(responseFormat) ? `\n\n${RESPONSE_FORMAT_PREFIX}${toJson(responseFormat)}` : "");
+    (pyTruthy(tools) ? `\n\n${renderTools(tools as unknown[])}` : "") +
+    (pyTruthy(responseFormat) ? `\n\n${RESPONSE_FORMAT_PREFIX}${toJson(responseFormat)}` : "");
   if (role === "system") prompt += (pyTruthy(content) ? formatValue(content) : "") + extras();
   else if (role === "developer") {
     if (!pyTruthy(content)) throw new DeepSeekEncodingError(`Invalid message for role \`${role}\`: ${JSON.stringify(msg)}`);
@@ -257,4 +260,28 @@ export function encodeMessagesV4(messages: readonly EncoderMessage[], options: E
   }
   for (let i = 0; i < count; i++) prompt += renderMessage(i + contextLength, full, options.thinkingMode, dropThinking, options.reasoningEffort);
   return prompt;
+}
+
+/**
+ * The text `encodeMessagesV4(old + appended)` adds after `encodeMessagesV4(old)`, rendered from the tail alone: with
+ * thinking kept (or chat mode) a V4 message's text depends only on its neighbours, the folding of the appended tool
+ * and user turns starts fresh after the stored assistant turn, and their order follows the last assistant turn with
+ * calls. Null when those conditions do not hold (a context, dropped thinking, a history not ending in an assistant turn
+ * without a task): the caller then renders both lists whole.
+ */
+export function encodeAppendedV4(old: readonly EncoderMessage[], appended: readonly EncoderMessage[], options: EncodeOptionsV4): string | null {
+  if ((options.context ?? []).length > 0 || old.length === 0 || appended.length === 0) return null;
+  if (options.thinkingMode === "thinking" && (options.dropThinking ?? true)) return null;
+  const last = old[old.length - 1];
+  const task = get(last, "task");
+  if (get(last, "role") !== "assistant" || (task !== undefined && task !== null)) return null;
+  let source: EncoderMessage | undefined;
+  for (let i = old.length - 1; i >= 0 && source === undefined; i--)
+    if (get(old[i], "role") === "assistant" && pyTruthy(get(old[i], "tool_calls"))) source = old[i];
+  const tail = mergeToolMessages(appended);
+  sortToolResults(source === undefined ? [...tail] : [source, ...tail]);
+  const window = [deepCopy(last), ...tail];
+  let text = "";
+  for (let i = 1; i < window.length; i++) text += renderMessage(i, window, options.thinkingMode, options.dropThinking ?? true, options.reasoningEffort);
+  return text;
 }

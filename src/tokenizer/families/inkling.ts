@@ -28,5 +28,6 @@ export const INKLING_FAMILY: TitoFamily = Object.freeze<TitoFamily>({
   // the generation prompt opens the model's first block header (<|message_model|>): the model writes typed blocks and
   // ends with <|content_model_end_sampling|>
   wire: { toolCallParser: "inkling", reasoningParser: "inkling", reasoningOpenedByPrompt: true, stopToken: { token: "<|content_model_end_sampling|>" } },
-  requiredTokens: [{ token: "<|content_text|>" }, { token: "<|content_thinking|>" }, { token: "<|content_invoke_tool_json|>" }, { token: "<|end_message|>" }],
+  // nothing beyond the four role tokens the comparator names (what miles resolves)
+  requiredTokens: [],
 });

@@ -25,5 +25,6 @@ export const MINIMAX_M25_FAMILY: TitoFamily = Object.freeze<TitoFamily>({
   // the generation prompt opens `<think>\n`; minimax-append-think puts the tag back before the text (reasoning stays
   // in the content); the model ends its turn with `[e~[` (the checkpoint's eos)
   wire: { toolCallParser: "minimax-m2", reasoningParser: "minimax-append-think", reasoningOpenedByPrompt: true, stopToken: { token: "[e~[" } },
-  requiredTokens: [{ token: "]~!b[" }, { token: "]~b]" }],
+  // nothing beyond `[e~[` and the one-token newline the boundary names (what miles resolves)
+  requiredTokens: [],
 });
