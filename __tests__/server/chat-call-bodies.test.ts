@@ -12,7 +12,8 @@ import { retainedBytes, retainedTreeBytes, tallyBytes } from "../../src/server/r
 import { startSessionServer, type SessionServerOptions } from "../../src/server/session-server";
 import type { CompletedTurn } from "../../src/server/types";
 import { findJsonDepthExcess } from "../../src/wire/json-depth";
-import * as pyJson from "../../src/wire/py-json";
+// The reader module itself: the servers reach parsePyJsonBytes through py-json.ts, whose re-export reads it from here.
+import * as pyJson from "../../src/wire/py-json-read";
 import { dumpsPyWriter, parsePyJson, PY_RESPONSE_JSON } from "../../src/wire/py-json";
 import { recordingLogger } from "./helpers";
 import { referenceScan } from "../wire/support/reference-scan";
