@@ -96,7 +96,15 @@ describe("executeRun", () => {
       env: {},
     });
     expect(exitCode).toBe(0);
-    expect(report.summary).toEqual({ trajectories: 2, passed: 2, failed: 0, pass: true, serverProblems: 0, firstServerProblem: null });
+    expect(report.summary).toEqual({
+      trajectories: 2,
+      passed: 2,
+      failed: 0,
+      pass: true,
+      serverProblems: 0,
+      firstServerProblem: null,
+      configurationProblem: false,
+    });
     // eslint-disable-next-line no-control-regex -- the progress line's terminal escape is under test
     expect(err[0]).toMatch(/^\r\x1b\[2K\[-+\] 0\/4 trajectories {2}\d+\.\d s$/);
     // eslint-disable-next-line no-control-regex -- the progress line's terminal escape is under test

