@@ -159,6 +159,16 @@ describe("buildReplayPlan", () => {
     expect(plan.replies.map((r) => r.weight_version)).toEqual(["w0", "w1"]);
   });
 
+  // the recorded arguments as Python's json.loads reads them, written back by json.dumps (sglang's qwen25 detector)
+  test("recorded tool-call arguments keep integers beyond 2^53 and integral floats exactly as written", () => {
+    const args = '{"id": 123456789012345678901234567890, "n": -9007199254740993, "ratio": 2.0}';
+    const conversation = recorded([
+      { role: "user", content: "Look it up." },
+      { role: "assistant", content: "", tool_calls: [{ id: "a", type: "function", function: { name: "lookup", arguments: args } }] },
+    ]);
+    expect(buildReplayPlan(conversation, formats).replies[0].text).toBe(`<tool_call>\n{"name": "lookup", "arguments": ${args}}\n</tool_call>`);
+  });
+
   test("a divergent retry rephrases the request's last message, then restores it after dropping the injected reply", () => {
     const conversation = toolConversation(3);
     const seed = [...Array(200).keys()].find((s) => drawRetries(conversation, [2, 4, 6], { seed: s, rate: 1 })[1]?.kind === "divergent_retry");

@@ -78,6 +78,25 @@ describe("a checkpoint template in transformers' environment", () => {
     });
   });
 
+  // mirrors transformers' tojson (json.dumps(ensure_ascii=False)) on json.loads'ed arguments: Python ints are exact
+  testWithPython("tool-call arguments with integers beyond 2^53 render as Python's json.dumps spells them (digits as written)", () => {
+    const template = "{% for m in messages %}{% for c in (m.tool_calls or []) %}[{{ c.function.arguments | tojson }}]{% endfor %}{% endfor %}";
+    const args = '{"id": 123456789012345678901234567890, "n": 9007199254740993, "neg": -9007199254740993, "safe": 42, "f": 2.0, "big_f": 1e20}';
+    const messages: ChatMessage[] = [
+      { role: "user", content: "x" },
+      { role: "assistant", content: "", tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: args } }] },
+    ];
+    const python = JSON.parse(
+      runPythonScript(
+        "render_native_qwen3.py",
+        JSON.stringify({ template, variables: {}, cases: [JSON.stringify({ messages, tools: null, add_generation_prompt: false, kwargs: {} })] }),
+      ),
+    ) as string[];
+    const ours = new NativeChatTemplate(template, "/somewhere/chat_template.jinja", {}).render(messages, {});
+    expect(ours).toBe(python[0]);
+    expect(ours).toContain('"id": 123456789012345678901234567890, "n": 9007199254740993, "neg": -9007199254740993');
+  });
+
   test("special-token variables are transformers' special_tokens_map: AddedToken objects give their content, unset ones are left out", () => {
     expect(
       specialTokenVariables({

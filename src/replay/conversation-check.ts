@@ -1,6 +1,7 @@
 // Decides whether a recorded conversation can be replayed, and which of its messages are model replies.
 // Pure: a refusal names the message index and the reason, so the row says exactly what the family cannot render.
 import type { ChatMessage } from "../tokenizer/types";
+import { parsePyJson, PyBigInt, PyFloat } from "../wire/py-json";
 import type { RecordedConversation } from "./types";
 
 /** Roles the chat templates of every family render. */
@@ -38,7 +39,11 @@ function nonTextPart(content: unknown): string | null {
   return null;
 }
 
-/** A tool call's arguments as an object: parsed from its JSON string, or given as an object; null when neither. */
+/**
+ * A tool call's arguments as an object: parsed from its JSON string as Python's json.loads reads it (an integer
+ * beyond 2^53 kept exactly, `1.0` kept a float, so the mock writes them back as written), or given as an object;
+ * null when neither.
+ */
 export function callArguments(call: unknown): Record<string, unknown> | null {
   const fn = call !== null && typeof call === "object" ? (call as { function?: unknown }).function : undefined;
   if (fn === null || typeof fn !== "object") return null;
@@ -46,12 +51,13 @@ export function callArguments(call: unknown): Record<string, unknown> | null {
   let value: unknown = raw;
   if (typeof raw === "string") {
     try {
-      value = JSON.parse(raw);
+      value = parsePyJson(raw);
     } catch {
       return null;
     }
   }
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  const isObject = value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof PyFloat) && !(value instanceof PyBigInt);
+  return isObject ? (value as Record<string, unknown>) : null;
 }
 
 /** The calls of an assistant message (empty when none). */

@@ -27,6 +27,9 @@ class PreparedValue {
   constructor(readonly runtime: RuntimeValue) {}
 }
 
+/** Key under which an integer runtime value carries the Python int it was made from when that is beyond 2^53. */
+export const EXACT_INTEGER = Symbol("jest-session-parity.exact-integer");
+
 const INSTALLED = Symbol.for("jest-session-parity.jinja-prepared-values");
 
 /**
@@ -49,7 +52,12 @@ function install(): void {
 
 function convert(value: unknown): RuntimeValue {
   if (value instanceof PyFloat) return new CLASSES.float(value.value);
-  if (value instanceof PyBigInt) return new CLASSES.integer(Number(value.value));
+  if (value instanceof PyBigInt) {
+    // the engine's integers are JS numbers: the exact Python int rides along for tojson (Python spells it as written)
+    const runtime = new CLASSES.integer(Number(value.value));
+    (runtime as unknown as Record<symbol, PyBigInt>)[EXACT_INTEGER] = value;
+    return runtime;
+  }
   if (value === null) return new CLASSES.none(null);
   if (Array.isArray(value)) return new CLASSES.array(value.map(convert));
   switch (typeof value) {

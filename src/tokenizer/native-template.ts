@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { Template } from "@huggingface/jinja";
 import { dumpsPy, parsePyJson, PyFloat, rememberKeyOrder, type PyJson } from "../wire/py-json";
 import { ChatTemplateError } from "./chat-template-error";
-import { toJinjaValue } from "./jinja-py-values";
+import { EXACT_INTEGER, toJinjaValue } from "./jinja-py-values";
 import type { ChatTemplateRenderer } from "./checkpoint-tokenizer";
 import { canonicalizeTools } from "./sglang-tools";
 import type { ChatMessage, RenderOptions, ToolSpec } from "./types";
@@ -49,9 +49,12 @@ interface RuntimeLike {
 /** A runtime value as the Python value Jinja2 would hold: floats stay floats, objects keep their key order. */
 function toPyJson(value: RuntimeLike): PyJson {
   switch (value.type) {
-    case "IntegerValue":
-      // an integral number beyond 2^53 came from a float (a Python int that large would not survive as a JS number)
+    case "IntegerValue": {
+      // a Python int beyond 2^53 from the request carries its exact value; any other integral number that large came from a float
+      const exact = (value as unknown as Record<symbol, PyJson | undefined>)[EXACT_INTEGER];
+      if (exact !== undefined) return exact;
       return Number.isSafeInteger(value.value) ? (value.value as number) : new PyFloat(value.value as number);
+    }
     case "FloatValue":
       return Number.isInteger(value.value) ? new PyFloat(value.value as number) : (value.value as number);
     case "StringValue":
