@@ -64,6 +64,18 @@ test("a malformed line and an unrenderable conversation are one ERROR row each, 
   expect(result.stdout).toContain('message 0: content part of type "image_url"');
 });
 
+test("--chat-template reaches the embedded servers and the printed command (an unrenderable row prints it too)", async () => {
+  const file = path.join(dir, "template.jsonl");
+  const ends = JSON.stringify({ messages: [{ role: "user", content: "Hi" }] });
+  writeFileSync(file, `${readFileSync(CORPUS[0], "utf8").split("\n")[0]}\n${ends}\n`);
+  const json = path.join(dir, "template.json");
+  const result = await runCli(["replay", file, "--tito-model", "qwen3", "--chat-template", "checkpoint", "--json", json]);
+  expect(result.code).toBe(1);
+  expect(result.stdout).toContain(`replay it alone: session-parity replay ${file} --tito-model qwen3 --chat-template checkpoint --conversation 1\n`);
+  expect(report(json).options.serverFlags).toEqual(["--tito-model", "qwen3", "--chat-template", "checkpoint"]);
+  expect(report(json).rows.map((row) => row.verdict.status)).toEqual(["PASS", "ERROR"]);
+});
+
 test("usage problems exit 2 naming the flag or file", async () => {
   const missing = await runCli(["replay", path.join(dir, "nope.jsonl")]);
   expect({ code: missing.code, stderr: missing.stderr }).toEqual({ code: 2, stderr: expect.stringContaining("no such corpus file") });

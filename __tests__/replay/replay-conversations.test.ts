@@ -59,3 +59,27 @@ describe("replayConversations", () => {
     await expect(bad).rejects.toThrow(/inline:2: not valid JSON[\s\S]*inline:3: conversation 2, message 0: the conversation ends in a user message/);
   });
 });
+
+describe("replayConversations' template source", () => {
+  // miles/utils/arguments.py installs the family's fixed template; tests/session_parity_utils.py::_serve_session runs
+  // the checkpoint's own: the two render an earlier reply's reasoning differently, so the source must reach the servers
+  const thinking = {
+    messages: [
+      { role: "user", content: "Is 7 prime?" },
+      { role: "assistant", reasoning_content: "7 has no divisor but 1 and 7.", content: "Yes." },
+      { role: "user", content: "And 9?" },
+      { role: "assistant", reasoning_content: "9 = 3 * 3.", content: "No." },
+    ],
+  };
+
+  test("chatTemplate reaches the embedded mock and server: the same source agrees, family against checkpoint does not", async () => {
+    const [family, checkpoint, checkpointV2] = await Promise.all([
+      replayConversations({ conversations: [thinking], version: "v1" }),
+      replayConversations({ conversations: [thinking], version: "v1", chatTemplate: "checkpoint" }),
+      replayConversations({ conversations: [thinking], version: "v2", chatTemplate: "checkpoint" }),
+    ]);
+    expect(checkpoint[0].failure).toBeUndefined();
+    expect(checkpoint[0]).toHaveTrainingPayloadParity(checkpointV2[0], REPLAY_PARITY_OPTIONS);
+    expect(() => expect(family[0]).toHaveTrainingPayloadParity(checkpoint[0], REPLAY_PARITY_OPTIONS)).toThrow();
+  });
+});

@@ -75,6 +75,7 @@ function serverFlags(options: ReplayCommandOptions): string[] {
     ["--hf-checkpoint", options.hfCheckpoint],
     ["--chat-template-path", options.chatTemplatePath],
     ["--chat-template-kwargs", options.chatTemplateKwargs === undefined ? undefined : JSON.stringify(options.chatTemplateKwargs)],
+    ["--chat-template", options.chatTemplate],
   ];
   return flags.flatMap(([flag, value]) => (value === undefined ? [] : [flag, value]));
 }
@@ -123,6 +124,7 @@ export async function executeReplay(
     titoModel: options.titoModel,
     chatTemplatePath: options.chatTemplatePath,
     chatTemplateKwargs: options.chatTemplateKwargs,
+    chatTemplate: options.chatTemplate,
     retries,
     concurrency: options.concurrency,
     shard: options.shard,

@@ -6,6 +6,7 @@ import { localPlanSink, remotePlanSink, type PlanSink } from "../backend/plan-ro
 import type { SessionParityRun } from "../fixture/types";
 import type { SessionServerOptions } from "../server/session-server";
 import type { SessionServerVersion } from "../server/types";
+import type { ChatTemplateSource } from "../tokenizer/families/model-defaults";
 import { unrenderableReason } from "./conversation-check";
 import { readCorpus } from "./corpus-files";
 import { parseCorpusLine } from "./corpus-line";
@@ -38,6 +39,8 @@ export interface ReplayConversationsOptions {
   chatTemplatePath?: string;
   /** Default chat-template kwargs of the embedded server (default `{}`). */
   chatTemplateKwargs?: Record<string, unknown>;
+  /** Template source of the embedded mock and server: `family` (default, miles' production) or `checkpoint` (`_serve_session`'s). */
+  chatTemplate?: ChatTemplateSource;
   /** Conversations in flight at once (default 8). */
   concurrency?: number;
 }
@@ -120,6 +123,7 @@ export async function replayConversations(options: ReplayConversationsOptions): 
         hfCheckpoint: options.hfCheckpoint,
         chatTemplatePath: options.chatTemplatePath,
         chatTemplateKwargs: options.chatTemplateKwargs,
+        chatTemplate: options.chatTemplate,
       });
       closers.push(() => mock.close());
       backendUrl = mock.url;
@@ -134,6 +138,7 @@ export async function replayConversations(options: ReplayConversationsOptions): 
         hfCheckpoint: options.hfCheckpoint,
         chatTemplatePath: options.chatTemplatePath,
         chatTemplateKwargs: options.chatTemplateKwargs,
+        chatTemplate: options.chatTemplate,
         ...options.server,
         version: options.version,
         backendUrl,
