@@ -61,7 +61,7 @@ test("a malformed line and an unrenderable conversation are one ERROR row each, 
     [3, 5, "PASS", null, null],
   ]);
   expect(result.stdout).toContain(`${file}:2: not valid JSON`);
-  expect(result.stdout).toContain('message 0: content part of type "image_url"');
+  expect(result.stdout).toContain('conversation 2, message 0: content part of type "image_url"');
 });
 
 test("--chat-template reaches the embedded servers and the printed command (an unrenderable row prints it too)", async () => {
@@ -74,6 +74,39 @@ test("--chat-template reaches the embedded servers and the printed command (an u
   expect(result.stdout).toContain(`replay it alone: session-parity replay ${file} --tito-model qwen3 --chat-template checkpoint --conversation 1\n`);
   expect(report(json).options.serverFlags).toEqual(["--tito-model", "qwen3", "--chat-template", "checkpoint"]);
   expect(report(json).rows.map((row) => row.verdict.status)).toEqual(["PASS", "ERROR"]);
+});
+
+test("a message the family's template refuses is one ERROR row naming the conversation and the message index", async () => {
+  // Qwen3.5 has no system turn to append (its TITO family refuses it, miles/utils/chat_template_utils/message_matcher_hub/funcs.py::assert_messages_append_only_with_allowed_role)
+  const file = path.join(dir, "refused.jsonl");
+  const late = JSON.stringify({
+    messages: [
+      { role: "user", content: "Hi" },
+      { role: "assistant", content: "Hello." },
+      { role: "system", content: "Be brief from now on." },
+      { role: "user", content: "Weather?" },
+      { role: "assistant", content: "Sunny." },
+    ],
+  });
+  const good = JSON.stringify({
+    messages: [
+      { role: "user", content: "Hi" },
+      { role: "assistant", content: "Hello." },
+    ],
+  });
+  writeFileSync(file, `${good}\n${late}\n`);
+  const json = path.join(dir, "refused.json");
+  const result = await runCli(["replay", file, "--tito-model", "qwen35", "--json", json]);
+  expect(result.code).toBe(1);
+  const rows = report(json).rows;
+  expect(rows.map((row) => [row.index, row.verdict.status, row.verdict.kind, row.verdict.messageIndex])).toEqual([
+    [0, "PASS", null, null],
+    [1, "ERROR", "refused by both servers", 4],
+  ]);
+  expect(rows[1].verdict.cause).toMatch(
+    /^both servers refused call 1 \(conversation 1, message 4\) with status 400: .*has role=.system.*does not support appending this role/,
+  );
+  expect(result.stdout).toContain("refused by both servers at message 4");
 });
 
 test("usage problems exit 2 naming the flag or file", async () => {

@@ -56,6 +56,7 @@ function isServerProblem(status: number): boolean {
 /** Judges one conversation's two observations against each other. */
 export function judgeReplay(plan: ReplayPlan, v1: ReplayObservation, v2: ReplayObservation): ReplayVerdict {
   const turnOf = (call: number): number | null => plan.calls[call]?.turn ?? null;
+  const at = (call: number): string => `conversation ${plan.conversation}, message ${turnOf(call)}`;
   for (const observation of [v1, v2]) {
     const broken = observation.calls.find((call) => isServerProblem(call.status));
     if (broken !== undefined) {
@@ -63,7 +64,7 @@ export function judgeReplay(plan: ReplayPlan, v1: ReplayObservation, v2: ReplayO
       return {
         status: "ERROR",
         kind: "server problem",
-        cause: `${observation.version} answered call ${broken.call} (message ${turnOf(broken.call)}) with ${what}${broken.error === undefined ? "" : `: ${short(broken.error)}`}`,
+        cause: `${observation.version} answered call ${broken.call} (${at(broken.call)}) with ${what}${broken.error === undefined ? "" : `: ${short(broken.error)}`}`,
         messageIndex: turnOf(broken.call),
         failures: [],
         serverProblem: true,
@@ -79,7 +80,7 @@ export function judgeReplay(plan: ReplayPlan, v1: ReplayObservation, v2: ReplayO
         return {
           status: "ERROR",
           kind: "refused by both servers",
-          cause: `both servers refused call ${i} (message ${turnOf(i)}) with status ${a.status}: ${short(a.error ?? "")}`,
+          cause: `both servers refused call ${i} (${at(i)}) with status ${a.status}: ${short(a.error ?? "")}`,
           messageIndex: turnOf(i),
           failures: [],
           serverProblem: false,
@@ -92,7 +93,7 @@ export function judgeReplay(plan: ReplayPlan, v1: ReplayObservation, v2: ReplayO
     return {
       status: "FAIL",
       kind: "status differs",
-      cause: `call ${i} (message ${turnOf(i)}): ${said("v1", a)}, ${said("v2", b)}`,
+      cause: `call ${i} (${at(i)}): ${said("v1", a)}, ${said("v2", b)}`,
       messageIndex: turnOf(i),
       failures: [],
       serverProblem: false,

@@ -158,7 +158,7 @@ export async function replayConversations(options: ReplayConversationsOptions): 
           observed.run.failure ??
           (refused === undefined
             ? undefined
-            : `call ${refused.call} (message ${plan.calls[refused.call].turn}) answered ${refused.status}: ${refused.error ?? ""}`);
+            : `call ${refused.call} (conversation ${conversation.index}, message ${plan.calls[refused.call].turn}) answered ${refused.status}: ${refused.error ?? ""}`);
         runs[i] = {
           ...observed.run,
           ...(failure === undefined ? {} : { failure }),

@@ -33,6 +33,8 @@ interface ReplayCall {
 
 /** Everything a driver needs to replay one conversation. */
 export interface ReplayPlan {
+  /** The conversation's index in the corpus (refusals name it beside the message). */
+  conversation: number;
   calls: ReplayCall[];
   /** The mock's reply to each call, by call index. */
   replies: PlannedReply[];
@@ -112,7 +114,7 @@ export function buildReplayPlan(conversation: RecordedConversation, formats: Moc
     }
     cursor = turn + 1;
   }
-  return { calls, replies, retries: injections };
+  return { conversation: conversation.index, calls, replies, retries: injections };
 }
 
 /** One history entry of a replaying agent: a message and whether the model generated it (a reply it got back). */

@@ -76,7 +76,11 @@ async function replayEntry(
   };
   const problem = unrenderableReason(conversation);
   if (problem !== null) {
-    const verdict = errorVerdict("unrenderable conversation", `message ${problem.messageIndex}: ${problem.reason}`, problem.messageIndex);
+    const verdict = errorVerdict(
+      "unrenderable conversation",
+      `conversation ${conversation.index}, message ${problem.messageIndex}: ${problem.reason}`,
+      problem.messageIndex,
+    );
     return { result: { ...base, replies: 0, calls: 0, retries: [], verdict }, observed: null };
   }
   const plan: ReplayPlan = buildReplayPlan(conversation, formats, retries);
