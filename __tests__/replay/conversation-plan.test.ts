@@ -127,21 +127,24 @@ describe("drawRetries", () => {
     expect(others.some((other) => other !== JSON.stringify(a))).toBe(true);
   });
 
-  test("rate 0 draws none; rate 1 retries every reply it can, each kind only where it applies", () => {
+  test("rate 0 draws none; rate 1 retries every reply it can (the first one too), each kind only where it applies", () => {
     expect(drawRetries(conversation, turns, { seed: 3, rate: 0 })).toEqual([]);
     const kinds = new Set<string>();
+    const firstKinds = new Set<string>();
     for (let seed = 0; seed < 40; seed += 1) {
       const all = drawRetries(conversation, turns, { seed, rate: 1 });
       expect(all.map((r) => r.turn)).toEqual(turns);
       for (const retry of all) {
         kinds.add(retry.kind);
-        const first = retry.turn === turns[0];
         const callsTools = (conversation.messages[retry.turn].tool_calls ?? []).length > 0;
-        if (first) expect(["tool_call_failure_append_tool", "tool_call_failure_append_user"]).toContain(retry.kind);
         if (!callsTools) expect(["pure_retry", "divergent_retry"]).toContain(retry.kind);
+        if (retry.kind === "divergent_retry") expect(["user", "tool", "system"]).toContain(conversation.messages[retry.turn - 1].role);
+        if (retry.turn === turns[0]) firstKinds.add(retry.kind);
       }
     }
     expect([...kinds].sort()).toEqual([...RETRY_KINDS].sort());
+    // the first reply is eligible for every schedule, the dropping ones included (their v2 root leaf is set aside)
+    expect([...firstKinds].sort()).toEqual([...RETRY_KINDS].sort());
   });
 });
 

@@ -4,6 +4,7 @@ import { describe, expect, test } from "@jest/globals";
 import * as path from "node:path";
 import { REPLAY_PARITY_OPTIONS, replayConversations } from "../../src";
 import { ReplayCorpusError } from "../../src/replay/replay-conversations";
+import { drawRetries } from "../../src/replay/retry-injection";
 import { keepSupersededLeaves } from "../fuzz/planted-bugs";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -35,13 +36,43 @@ describe("replayConversations", () => {
       replayConversations({ file: conversations, version: "v2", retries, server: { samplePicker: keepSupersededLeaves } }),
     ]);
     expect(v1.map((run) => run.retries)).toEqual(v2.map((run) => run.retries));
+    // a reply dropped after the first one leaves a superseded leaf (one dropped at the first reply is a root leaf,
+    // kept by miles' picker too and set aside by the replay)
+    const firstTurn = (i: number): number => v1[i].retries[0]?.turn ?? -1;
     const dropping = v1.flatMap((run, i) =>
-      run.retries.some((retry) => !retry.kind.endsWith("append_tool") && !retry.kind.endsWith("append_user")) ? [i] : [],
+      run.retries.some((retry) => !retry.kind.endsWith("append_tool") && !retry.kind.endsWith("append_user") && retry.turn > firstTurn(i)) ? [i] : [],
     );
     expect(dropping.length).toBeGreaterThan(0);
     for (const i of dropping) {
       expect(() => expect(v1[i]).toHaveTrainingPayloadParity(v2[i], REPLAY_PARITY_OPTIONS)).toThrow(/the v2 run returned \d+ samples, expected 1/);
     }
+  });
+
+  // miles/rollout/session/v2/picker_hub/drop_retries.py: "No later sibling -> keep (root leaves included)"
+  test("a reply dropped at the first recorded reply is a v2 root leaf: set aside, so parity holds on the rest", async () => {
+    const conversation = {
+      messages: [
+        { role: "system", content: "Answer briefly." },
+        { role: "user", content: "Capital of Peru?" },
+        { role: "assistant", content: "Lima." },
+        { role: "user", content: "And of Chile?" },
+        { role: "assistant", content: "Santiago." },
+      ],
+    };
+    const seed = [...Array(100).keys()].find((s) => {
+      const index = { file: "x", line: 1, index: 0, format: "openai" as const, tools: [], promptLength: 0, label: null };
+      const drawn = drawRetries({ ...index, messages: conversation.messages }, [2, 4], { seed: s, rate: 1 });
+      return drawn[0]?.kind === "pure_retry" && drawn[1]?.kind === "divergent_retry";
+    });
+    expect(seed).toBeDefined();
+    const retries = { seed: seed!, rate: 1 };
+    const [v1, v2] = await Promise.all([
+      replayConversations({ conversations: [conversation], version: "v1", retries }),
+      replayConversations({ conversations: [conversation], version: "v2", retries }),
+    ]);
+    expect(v1[0].setAside).toEqual([]);
+    expect(v2[0].setAside.map((sample) => sample.weight_versions)).toEqual([["w0"]]);
+    expect(v1[0]).toHaveTrainingPayloadParity(v2[0], REPLAY_PARITY_OPTIONS);
   });
 
   test("inline conversations; a malformed one and an unrenderable one are named together, nothing is replayed", async () => {

@@ -10,6 +10,7 @@ import { SessionClient } from "../fixture/session-client";
 import type { SessionParityRun, SessionSnapshot } from "../fixture/types";
 import type { SessionServerVersion } from "../server/types";
 import { Sample, type JsonObject } from "../wire/sample";
+import { setAsideDroppedRoots } from "./dropped-roots";
 import { applyEdits, type ReplayHistoryEntry, type ReplayPlan } from "./replay-plan";
 import type { RecordedConversation } from "./types";
 
@@ -26,8 +27,10 @@ interface ReplayCallObservation {
 export interface ReplayObservation {
   version: SessionServerVersion;
   calls: ReplayCallObservation[];
-  /** Shaped like a parity run, so the payload matchers read it. */
+  /** Shaped like a parity run, so the payload matchers read it (v2: without the samples set aside). */
   run: SessionParityRun;
+  /** v2's samples of attempts dropped at the first recorded reply, which miles' picker keeps as root leaves (v1: none). */
+  setAside: Sample[];
 }
 
 /** Where a conversation is replayed. */
@@ -99,11 +102,13 @@ export async function driveConversation(context: ReplayDriveContext, conversatio
       const payload = await client.collect(sessionId, { max_seq_len: null, ...(context.version === "v2" ? { metadata } : {}) });
       stage = "decode";
       const reply = decodeCollectedReply(payload, inputSample, context.version);
-      const samples = reply.samples.length === 0 ? [] : applyDriverMetadata(context.version, reply.samples, inputSample, metadata, reply.sessionMetadata);
+      const all = reply.samples.length === 0 ? [] : applyDriverMetadata(context.version, reply.samples, inputSample, metadata, reply.sessionMetadata);
+      const { kept: samples, setAside } = context.version === "v2" ? setAsideDroppedRoots(plan, all) : { kept: all, setAside: [] };
       return {
         version: context.version,
         calls,
         run: { version: context.version, samples, sessionMetadata: reply.sessionMetadata, preCollect, emptyReason: reply.emptyReason },
+        setAside,
       };
     } catch (error) {
       const failure = `${stage} failed for session ${sessionId}: ${error instanceof Error ? error.message : String(error)}`;
@@ -111,6 +116,7 @@ export async function driveConversation(context: ReplayDriveContext, conversatio
         version: context.version,
         calls,
         run: { version: context.version, samples: [abortedCopy(inputSample)], sessionMetadata: {}, preCollect, emptyReason: null, failure },
+        setAside: [],
       };
     }
   } finally {

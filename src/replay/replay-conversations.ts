@@ -6,6 +6,7 @@ import { localPlanSink, remotePlanSink, type PlanSink } from "../backend/plan-ro
 import type { SessionParityRun } from "../fixture/types";
 import type { SessionServerOptions } from "../server/session-server";
 import type { SessionServerVersion } from "../server/types";
+import type { Sample } from "../wire/sample";
 import type { ChatTemplateSource } from "../tokenizer/families/model-defaults";
 import { unrenderableReason } from "./conversation-check";
 import { readCorpus } from "./corpus-files";
@@ -53,6 +54,11 @@ export interface ReplayedConversationRun extends SessionParityRun {
   source: { file: string; line: number };
   /** The retries injected before recorded replies. */
   retries: RetryInjection[];
+  /**
+   * v2 only: samples left out of `samples` because they are attempts dropped at the first recorded reply, root leaves
+   * that miles' default picker keeps by design while v1 rolls them back (empty for v1 and without such retries).
+   */
+  setAside: Sample[];
 }
 
 /** A corpus that holds a line or a conversation the replay cannot use: every problem, by line and message. */
@@ -165,6 +171,7 @@ export async function replayConversations(options: ReplayConversationsOptions): 
           conversation: conversation.index,
           source: { file: conversation.file, line: conversation.line },
           retries: plan.retries,
+          setAside: observed.setAside,
         };
       }
     };

@@ -63,26 +63,24 @@ function conversationSeed(seed: number, index: number): number {
  * The retries of one conversation: each recorded reply at `turns` gets one with probability `rate`, chosen among the
  * schedules that apply there. The tool-call failure modes (the agent's answer to a reply that should have called a
  * tool) apply to replies that call tools; a divergent retry rephrases the request's last message, so it needs a user,
- * tool or system message there. A schedule that drops a reply (pure, divergent, failure rollback) is injected only
- * after an earlier reply: at the first reply both attempts would be v2 roots, and v2 keeps every root by design (the
- * documented v1/v2 difference the fuzzer classes "v2 keeps several leaves", not a bug). Same seed and index, same
- * injections.
+ * tool or system message there. Every recorded reply is eligible, the first one included: a reply dropped there leaves
+ * a v2 root leaf that miles' picker keeps by design, and the replay sets its sample aside (`setAsideDroppedRoots`).
+ * Same seed and index, same injections.
  */
 export function drawRetries(conversation: RecordedConversation, turns: readonly number[], settings: RetrySettings): RetryInjection[] {
   const rate = settings.rate ?? DEFAULT_RETRY_RATE;
   const random = generator(conversationSeed(settings.seed, conversation.index));
   const out: RetryInjection[] = [];
-  for (const [position, turn] of turns.entries()) {
+  for (const turn of turns) {
     const roll = random();
     const pick = random();
     const variant = Math.floor(random() * 6);
     if (roll >= rate) continue;
     const callsTools = toolCallsOf(conversation.messages[turn]).length > 0;
-    const rephrasable = position > 0 && REPHRASED_ROLES.includes(conversation.messages[turn - 1].role);
+    const rephrasable = turn > 0 && REPHRASED_ROLES.includes(conversation.messages[turn - 1].role);
     const kinds = RETRY_KINDS.filter((kind) => {
       if (kind === "divergent_retry") return rephrasable;
-      if (kind === "pure_retry") return position > 0;
-      if (kind === "tool_call_failure_rollback") return position > 0 && callsTools;
+      if (kind === "pure_retry") return true;
       return callsTools;
     });
     if (kinds.length === 0) continue;

@@ -37,6 +37,8 @@ export interface ReplayResult extends CorpusPosition {
   /** Chat calls each server got (retries included). */
   calls: number;
   retries: RetryInjection[];
+  /** v2 samples set aside: attempts dropped at the first recorded reply, root leaves miles' picker keeps by design. */
+  setAside: number;
   verdict: ReplayVerdict;
 }
 
@@ -63,7 +65,7 @@ async function replayEntry(
   if (entry.kind === "malformed") {
     const { file, line, index, problem } = entry.malformed;
     const verdict = errorVerdict("malformed line", `${file}:${line}: ${problem}`, null);
-    return { result: { file, line, index, format: null, label: null, messages: 0, replies: 0, calls: 0, retries: [], verdict }, observed: null };
+    return { result: { file, line, index, format: null, label: null, messages: 0, replies: 0, calls: 0, retries: [], setAside: 0, verdict }, observed: null };
   }
   const conversation = entry.conversation;
   const base = {
@@ -81,16 +83,16 @@ async function replayEntry(
       `conversation ${conversation.index}, message ${problem.messageIndex}: ${problem.reason}`,
       problem.messageIndex,
     );
-    return { result: { ...base, replies: 0, calls: 0, retries: [], verdict }, observed: null };
+    return { result: { ...base, replies: 0, calls: 0, retries: [], setAside: 0, verdict }, observed: null };
   }
   const plan: ReplayPlan = buildReplayPlan(conversation, formats, retries);
-  const summary = { ...base, replies: replyTurns(conversation).length, calls: plan.calls.length, retries: plan.retries };
+  const summary = { ...base, replies: replyTurns(conversation).length, calls: plan.calls.length, retries: plan.retries, setAside: 0 };
   try {
     const [v1, v2] = await Promise.all([
       driveConversation({ version: "v1", serverUrl: environment.v1Url, plans: environment.plans, dispatcher: environment.dispatcher }, conversation, plan),
       driveConversation({ version: "v2", serverUrl: environment.v2Url, plans: environment.plans, dispatcher: environment.dispatcher }, conversation, plan),
     ]);
-    return { result: { ...summary, verdict: judgeReplay(plan, v1, v2) }, observed: { v1, v2 } };
+    return { result: { ...summary, setAside: v2.setAside.length, verdict: judgeReplay(plan, v1, v2) }, observed: { v1, v2 } };
   } catch (error) {
     return { result: { ...summary, verdict: errorVerdict("server problem", (error as Error).message, null, true) }, observed: null };
   }
