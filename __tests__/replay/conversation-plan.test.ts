@@ -172,6 +172,30 @@ describe("buildReplayPlan", () => {
     expect(buildReplayPlan(conversation, formats).replies[0].text).toBe(`<tool_call>\n{"name": "lookup", "arguments": ${args}}\n</tool_call>`);
   });
 
+  // sglang srt/parser/jinja_template_utils.py::process_content_for_template_format, "string" branch: " ".join(text parts)
+  test("a recorded list of text parts is sent as the one string SGLang renders for it (the parts joined by a space)", () => {
+    const parts = [
+      { type: "text", text: "Weather in" },
+      { type: "text", text: "Oslo?" },
+    ];
+    const conversation = recorded([
+      { role: "system", content: [{ type: "text", text: "Be brief." }] },
+      { role: "user", content: parts },
+      { role: "assistant", content: "Cold." },
+    ]);
+    const plan = buildReplayPlan(conversation, formats);
+    expect(plan.calls[0].edits).toEqual([
+      {
+        op: "append",
+        messages: [
+          { role: "system", content: "Be brief." },
+          { role: "user", content: "Weather in Oslo?" },
+        ],
+      },
+    ]);
+    expect(conversation.messages[1].content).toBe(parts);
+  });
+
   test("a divergent retry rephrases the request's last message, then restores it after dropping the injected reply", () => {
     const conversation = toolConversation(3);
     const seed = [...Array(200).keys()].find((s) => drawRetries(conversation, [2, 4, 6], { seed: s, rate: 1 })[1]?.kind === "divergent_retry");

@@ -14,19 +14,33 @@ export interface Unrenderable {
   reason: string;
 }
 
-/** The text of a message's content: a string, null/absent (""), or a list of text parts; null for anything else. */
+/**
+ * The text of a message's content: a string, null/absent (""), or a list of text parts joined by one space, as SGLang
+ * flattens a part list for a template that reads content as a string (Qwen3's and the families' here: sglang
+ * `srt/parser/jinja_template_utils.py::process_content_for_template_format`, its "string" branch); null for anything else.
+ */
 export function contentText(content: unknown): string | null {
   if (content === undefined || content === null) return "";
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return null;
-  let text = "";
+  const texts: string[] = [];
   for (const part of content) {
     if (part === null || typeof part !== "object" || (part as { type?: unknown }).type !== "text") return null;
     const value = (part as { text?: unknown }).text;
     if (typeof value !== "string") return null;
-    text += value;
+    texts.push(value);
   }
-  return text;
+  return texts.join(" ");
+}
+
+/**
+ * A recorded input message as the replaying agent sends it: a list of text parts becomes the one string the model saw
+ * through SGLang ({@link contentText}); the session servers render only string contents (miles' Qwen3 template drops
+ * a list to "", ours refuses it). Every other message is sent as recorded.
+ */
+export function asSent(message: ChatMessage): ChatMessage {
+  if (!Array.isArray(message.content)) return message;
+  return { ...message, content: contentText(message.content) ?? "" };
 }
 
 /** The non-text part of a content list (its `type`), or null. */

@@ -6,7 +6,7 @@ import { writeRecordedReply } from "../backend/recorded-reply";
 import type { MockFormats } from "../backend/mock-model";
 import { FUZZ_TEXTS, pick } from "../fuzz/schedule";
 import type { ChatMessage } from "../tokenizer/types";
-import { callArguments, contentText, replyTurns, toolCallsOf } from "./conversation-check";
+import { asSent, callArguments, contentText, replyTurns, toolCallsOf } from "./conversation-check";
 import { drawRetries, type RetryInjection, type RetryKind, type RetrySettings } from "./retry-injection";
 import type { RecordedConversation } from "./types";
 
@@ -80,7 +80,7 @@ export function buildReplayPlan(conversation: RecordedConversation, formats: Moc
   let cursor = 0;
   for (const turn of turns) {
     const messages = conversation.messages;
-    const inputs: HistoryEdit = { op: "append", messages: messages.slice(cursor, turn) };
+    const inputs: HistoryEdit = { op: "append", messages: messages.slice(cursor, turn).map(asSent) };
     const recorded = recordedText(messages[turn], formats);
     const injection = byTurn.get(turn);
     const plain = (variant: number): string => writeRecordedReply({ content: pick(FUZZ_TEXTS.replies, variant), reasoning: null, calls: [] }, formats);
@@ -94,7 +94,7 @@ export function buildReplayPlan(conversation: RecordedConversation, formats: Moc
         add(turn, null, [{ op: "rewind" }], recorded);
         break;
       case "divergent_retry": {
-        const last = messages[turn - 1];
+        const last = asSent(messages[turn - 1]);
         add(turn, injection.kind, [inputs, { op: "replace_last", message: rephrased(last, injection.variant) }], plain(injection.variant));
         add(turn, null, [{ op: "rewind" }, { op: "replace_last", message: last }], recorded);
         break;
