@@ -7,7 +7,7 @@ import type { FinishReason, ProcessFunction, ProcessResult } from "./types";
 import type { TokenRef } from "../tokenizer/families/types";
 import { stopTokenId, type MockFormats } from "./mock-model";
 import { planLookupKeys, type ReplyPlanRegistry } from "./reply-plans";
-import { thinkingAsThePromptAsks } from "./thinking-mode";
+import { plannedReplyAsThePromptAsks } from "./thinking-mode";
 import { BackendStatsRecorder } from "./stats";
 import { LatencyWaits } from "./latency-waits";
 import { decodePromptIds } from "./prompt-texts";
@@ -250,7 +250,7 @@ class MockEngine {
       const keys = plan === undefined || plan.size === 0 ? undefined : planLookupKeys(headers());
       const answered = keys === undefined ? undefined : plan?.answer(keys.routingKey, keys.callIndex);
       // a planned reply is the model's: under a prompt that leaves reasoning to the model, it thinks first
-      const planned = answered === undefined ? undefined : thinkingAsThePromptAsks(answered, prompt.text, this.options.formats);
+      const planned = answered === undefined ? undefined : plannedReplyAsThePromptAsks(answered, prompt.text, this.options.formats);
       const formats = this.options.formats;
       const result =
         planned ??

@@ -21,7 +21,8 @@ export interface RecordedAssistantParts {
  * already opened the reasoning block (qwennext, GLM-5.3) the text starts inside it, closed even when the message has
  * no reasoning. A family without a reasoning parser gets Qwen3's `<think>` block, which SGLang then leaves in the
  * content, as it would the model's own. DeepSeek's thinking mode (the parser forced by a request kwarg, the prompt
- * ending in `<think>`) is not followed: the text is written as for a prompt that opened no block.
+ * ending in `<think>`) is known only when the mock sees the prompt: it then starts the text inside the block
+ * (thinking-mode.ts, `plannedReplyAsThePromptAsks`).
  */
 export function writeRecordedReply(parts: RecordedAssistantParts, formats: MockFormats): string {
   const plain = formats.toolCalls.writeText === undefined ? parts.content : formats.toolCalls.writeText(parts.content);

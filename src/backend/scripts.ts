@@ -12,7 +12,7 @@ import { QWEN25_TOOL_CALLS } from "./formats/qwen25";
 import type { MockFormats } from "./mock-model";
 import type { ProcessFunction, ProcessResult } from "./types";
 import { markRequestBlind } from "./request-blind";
-import { MOCK_REASONING_TEXT, thinkingAsThePromptAsks } from "./thinking-mode";
+import { MOCK_REASONING_TEXT, thinkingAfterUnopenedTail, thinkingAsThePromptAsks } from "./thinking-mode";
 
 /** The weather call of one city, as data (each family's format spells it its own way). */
 interface WeatherCall {
@@ -92,17 +92,6 @@ function inFormats(reply: ProcessResult, formats: MockFormats | undefined, promp
     copy.text = formats.reasoning.write("", copy.text, true);
   }
   return thinkingAsThePromptAsks(copy, prompt, formats);
-}
-
-/**
- * True when a DeepSeek prompt is in thinking mode but its tail opened no reasoning block: its last turn opener (after a
- * user turn or a tool-result block) was `<think>`, and the prompt ends in neither opener.
- */
-function thinkingAfterUnopenedTail(prompt: string): boolean {
-  if (prompt.endsWith("<think>") || prompt.endsWith("</think>")) return false;
-  const opened = Math.max(prompt.lastIndexOf("<｜Assistant｜><think>"), prompt.lastIndexOf("</function_results>\n\n<think>"));
-  const closed = Math.max(prompt.lastIndexOf("<｜Assistant｜></think>"), prompt.lastIndexOf("</function_results>\n\n</think>"));
-  return opened > closed;
 }
 
 /**

@@ -13,7 +13,7 @@ import { readCorpus } from "./corpus-files";
 import { parseCorpusLine } from "./corpus-line";
 import { driveConversation } from "./drive-conversation";
 import { buildReplayPlan } from "./replay-plan";
-import type { RetryInjection, RetrySettings } from "./retry-injection";
+import { retryKindsFor, type RetryInjection, type RetrySettings } from "./retry-injection";
 import type { CorpusEntry, RecordedConversation } from "./types";
 
 /** Options of {@link replayConversations}. */
@@ -113,6 +113,7 @@ export async function replayConversations(options: ReplayConversationsOptions): 
     throw new Error("replayConversations: `sessionServerUrl` needs `backendUrl`, the session-parity mock that server calls");
   }
   const { formats } = resolveMockFormats({ titoModel: options.titoModel });
+  const kinds = retryKindsFor(options.titoModel);
   const closers: Array<() => Promise<void>> = [];
   const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
   closers.push(() => dispatcher.destroy());
@@ -157,7 +158,7 @@ export async function replayConversations(options: ReplayConversationsOptions): 
     const worker = async (): Promise<void> => {
       for (let i = next++; i < conversations.length; i = next++) {
         const conversation = conversations[i];
-        const plan = buildReplayPlan(conversation, formats, options.retries);
+        const plan = buildReplayPlan(conversation, formats, options.retries, kinds);
         const observed = await driveConversation({ version: options.version, serverUrl: serverUrl, plans, dispatcher }, conversation, plan);
         const refused = observed.calls.find((call) => call.status !== 200);
         const failure =

@@ -7,7 +7,7 @@ import type { MockFormats } from "../backend/mock-model";
 import { FUZZ_TEXTS, pick } from "../fuzz/schedule";
 import type { ChatMessage } from "../tokenizer/types";
 import { asSent, callArguments, contentText, replyTurns, toolCallsOf } from "./conversation-check";
-import { drawRetries, type RetryInjection, type RetryKind, type RetrySettings } from "./retry-injection";
+import { drawRetries, RETRY_KINDS, type RetryInjection, type RetryKind, type RetrySettings } from "./retry-injection";
 import type { RecordedConversation } from "./types";
 
 /** A change to the agent's history before a call. */
@@ -64,10 +64,16 @@ function rephrased(message: ChatMessage, variant: number): ChatMessage {
  * The plan of a conversation (checked renderable first): before each recorded reply the agent appends the recorded
  * messages since the previous one; a drawn retry adds a first call answered by an injected reply (plain text for
  * the pure and divergent retries, a malformed tool call for the failure modes) and the edits that undo or answer it.
+ * `kinds` limits the schedules drawn to those the family can replay (`retryKindsFor`).
  */
-export function buildReplayPlan(conversation: RecordedConversation, formats: MockFormats, retries?: RetrySettings): ReplayPlan {
+export function buildReplayPlan(
+  conversation: RecordedConversation,
+  formats: MockFormats,
+  retries?: RetrySettings,
+  kinds: readonly RetryKind[] = RETRY_KINDS,
+): ReplayPlan {
   const turns = replyTurns(conversation);
-  const injections = retries === undefined ? [] : drawRetries(conversation, turns, retries);
+  const injections = retries === undefined ? [] : drawRetries(conversation, turns, retries, kinds);
   const byTurn = new Map(injections.map((injection) => [injection.turn, injection]));
   const calls: ReplayCall[] = [];
   const replies: PlannedReply[] = [];

@@ -1,5 +1,6 @@
 // Where a replay injects retries into a recorded conversation, and which: the fuzz grammar's pure and divergent
 // retries and the weather agent's three tool-call failure modes. Pure and reproducible from (seed, conversation index).
+import { DEFAULT_TITO_MODEL, getTitoFamily } from "../tokenizer/families/registry";
 import { toolCallsOf } from "./conversation-check";
 import type { RecordedConversation } from "./types";
 
@@ -14,6 +15,16 @@ export const RETRY_KINDS: readonly RetryKind[] = [
   "tool_call_failure_append_tool",
   "tool_call_failure_append_user",
 ];
+
+/**
+ * The schedules a family can replay: all of them, but `tool_call_failure_append_tool` for a family whose prompts come
+ * from an official encoder (DeepSeek V3.2 / V4), which refuses a tool result after a reply without tool calls ("No
+ * tool calls but found tool output"), on both servers as in miles.
+ */
+export function retryKindsFor(titoModel: string | undefined): readonly RetryKind[] {
+  const family = getTitoFamily(titoModel ?? DEFAULT_TITO_MODEL);
+  return family.template.kind === "encoder" ? RETRY_KINDS.filter((kind) => kind !== "tool_call_failure_append_tool") : RETRY_KINDS;
+}
 
 /** A retry injected at one recorded reply. */
 export interface RetryInjection {
@@ -67,7 +78,12 @@ function conversationSeed(seed: number, index: number): number {
  * a v2 root leaf that miles' picker keeps by design, and the replay sets its sample aside (`setAsideDroppedRoots`).
  * Same seed and index, same injections.
  */
-export function drawRetries(conversation: RecordedConversation, turns: readonly number[], settings: RetrySettings): RetryInjection[] {
+export function drawRetries(
+  conversation: RecordedConversation,
+  turns: readonly number[],
+  settings: RetrySettings,
+  allowed: readonly RetryKind[] = RETRY_KINDS,
+): RetryInjection[] {
   const rate = settings.rate ?? DEFAULT_RETRY_RATE;
   const random = generator(conversationSeed(settings.seed, conversation.index));
   const out: RetryInjection[] = [];
@@ -78,7 +94,7 @@ export function drawRetries(conversation: RecordedConversation, turns: readonly 
     if (roll >= rate) continue;
     const callsTools = toolCallsOf(conversation.messages[turn]).length > 0;
     const rephrasable = turn > 0 && REPHRASED_ROLES.includes(conversation.messages[turn - 1].role);
-    const kinds = RETRY_KINDS.filter((kind) => {
+    const kinds = allowed.filter((kind) => {
       if (kind === "divergent_retry") return rephrasable;
       if (kind === "pure_retry") return true;
       return callsTools;

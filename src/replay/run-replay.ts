@@ -6,7 +6,7 @@ import { replyTurns, unrenderableReason } from "./conversation-check";
 import { driveConversation, type ReplayObservation } from "./drive-conversation";
 import { judgeReplay, type ReplayVerdict } from "./judge";
 import { buildReplayPlan, type ReplayPlan } from "./replay-plan";
-import type { RetryInjection, RetrySettings } from "./retry-injection";
+import { retryKindsFor, type RetryInjection, type RetryKind, type RetrySettings } from "./retry-injection";
 import type { CorpusEntry, CorpusFormat, CorpusPosition } from "./types";
 
 /** Options of {@link replayCorpus}. */
@@ -61,6 +61,7 @@ async function replayEntry(
   formats: MockFormats,
   entry: CorpusEntry,
   retries: RetrySettings | undefined,
+  kinds: readonly RetryKind[],
 ): Promise<{ result: ReplayResult; observed: { v1: ReplayObservation; v2: ReplayObservation } | null }> {
   if (entry.kind === "malformed") {
     const { file, line, index, problem } = entry.malformed;
@@ -85,7 +86,7 @@ async function replayEntry(
     );
     return { result: { ...base, replies: 0, calls: 0, retries: [], setAside: 0, verdict }, observed: null };
   }
-  const plan: ReplayPlan = buildReplayPlan(conversation, formats, retries);
+  const plan: ReplayPlan = buildReplayPlan(conversation, formats, retries, kinds);
   const summary = { ...base, replies: replyTurns(conversation).length, calls: plan.calls.length, retries: plan.retries, setAside: 0 };
   try {
     const [v1, v2] = await Promise.all([
@@ -112,6 +113,7 @@ function selected(entry: CorpusEntry, options: ReplayCorpusOptions): boolean {
 export async function replayCorpus(source: AsyncIterable<CorpusEntry> | Iterable<CorpusEntry>, options: ReplayCorpusOptions = {}): Promise<ReplayOutcome> {
   const concurrency = options.concurrency ?? 8;
   const { formats } = resolveMockFormats({ titoModel: options.titoModel });
+  const kinds = retryKindsFor(options.titoModel);
   const environment = options.environment ?? (await openFuzzEnvironment({ mockLogEntries: 0, ...options }));
   const iterator = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]();
   const results: ReplayResult[] = [];
@@ -128,7 +130,7 @@ export async function replayCorpus(source: AsyncIterable<CorpusEntry> | Iterable
       }
       if (next.done === true) return;
       if (!selected(next.value, options)) continue;
-      const { result, observed } = await replayEntry(environment, formats, next.value, options.retries);
+      const { result, observed } = await replayEntry(environment, formats, next.value, options.retries, kinds);
       requests += observed === null ? 0 : observed.v1.calls.length + observed.v2.calls.length;
       results.push(result);
       options.onResult?.(result, observed);
