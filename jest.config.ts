@@ -73,8 +73,12 @@ export const SLOW_SUITES: readonly string[] = [
   "__tests__/fixture/environment-thread.test.ts",
   // recorded conversations replayed through embedded mocks and servers started per call (over 5 s)
   "__tests__/replay/replay-conversations.test.ts",
+  // a 40-conversation unseen corpus replayed by CLI processes, with and without a retry before every reply (over 20 s)
+  "__tests__/replay/unseen-corpus.test.ts",
   // replays under DeepSeek V3.2 in thinking and chat mode, and a corpus by a CLI process (over 5 s)
   "__tests__/replay/deepseek-replay.test.ts",
+  // the unseen corpus through miles' Python session servers (optional: MILES_CHECKOUT)
+  "__tests__/cli/miles-python-replay.test.ts",
   // 256 concurrent sessions of nine turns each through one v1 server (a load test: over 5 s)
   "__tests__/server/v1-concurrency.test.ts",
 ];
