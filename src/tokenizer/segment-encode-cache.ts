@@ -121,6 +121,19 @@ interface CachedPiece {
   used: boolean;
 }
 
+/** Below this length V8 copies a substring anyway; from it on, a substring may be a view that keeps its parent alive. */
+const SLICE_VIEW_MIN_LENGTH = 13;
+
+/**
+ * A string with `text`'s characters that holds no other string alive. A piece is cut from a whole prompt render;
+ * V8 makes such a substring a view into its parent, so a cached view would keep every prompt it was cut from (far
+ * more than the cached characters the bound counts). Concatenating then slicing makes V8 write the characters into
+ * a string of their own (one character longer).
+ */
+export function ownedString(text: string): string {
+  return text.length < SLICE_VIEW_MIN_LENGTH ? text : ` ${text}`.slice(1);
+}
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }
@@ -129,7 +142,8 @@ function escapeRegExp(text: string): string {
  * Encoder that cuts text at added-token strings (one precompiled regex, longest token first so the leftmost
  * longest match wins, as in the library's trie) and encodes each piece between them once: pieces are looked up in
  * a map of text -> frozen ids bounded by the total characters cached, evicting least recently used pieces
- * first (the second-chance approximation of LRU, so that a hit costs no map update). Only valid when
+ * first (the second-chance approximation of LRU, so that a hit costs no map update). A cached piece owns its
+ * characters (never a view into the text it was cut from), so the bound is what the cache holds. Only valid when
  * {@link segmentEncodingProblem} returns null for the tokenizer that `encodePiece` runs.
  */
 export class SegmentEncodeCache {
@@ -220,6 +234,6 @@ export class SegmentEncodeCache {
       }
     }
     this.chars += piece.length;
-    this.pieces.set(piece, entry);
+    this.pieces.set(ownedString(piece), entry);
   }
 }
