@@ -10,8 +10,15 @@ export interface AddedTokenSpec {
   content: string;
 }
 
-/** Default bound of {@link SegmentEncodeCache}: total characters of the cached pieces (less on a small heap). */
-const DEFAULT_SEGMENT_CACHE_CHARS = 8_000_000;
+/**
+ * Default bound of {@link SegmentEncodeCache}: total characters of the cached pieces (less on a small heap). The
+ * pieces that hit are those of the conversations in flight (each render re-encodes their earlier messages): a million
+ * characters holds a 300-turn session's history several times over. Pieces of finished conversations are dead
+ * weight, and a costly one: a cached character takes about 8 heap bytes with its ids and entry, and V8 lets the old
+ * generation grow to a multiple of what it holds before collecting it, so a replay whose cache kept filling up to 8
+ * million characters peaked at half as much RSS again as one a tenth its length.
+ */
+const DEFAULT_SEGMENT_CACHE_CHARS = 1_000_000;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
@@ -161,7 +168,7 @@ export class SegmentEncodeCache {
     addedTokens: readonly AddedTokenSpec[],
     private readonly encodePiece: (text: string) => number[],
     /** Bound on the total characters of cached pieces. */
-    readonly maxChars: number = heapScaledBound(DEFAULT_SEGMENT_CACHE_CHARS, 4), // the text plus its ids (~1 per 4 chars)
+    readonly maxChars: number = heapScaledBound(DEFAULT_SEGMENT_CACHE_CHARS, 8), // the text, its ids (~1 per 4 chars) and the entry
   ) {
     this.idOfToken = new Map(addedTokens.map((token) => [token.content, token.id]));
     const contents = [...this.idOfToken.keys()].sort((a, b) => b.length - a.length);
