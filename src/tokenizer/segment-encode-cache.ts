@@ -12,13 +12,13 @@ export interface AddedTokenSpec {
 
 /**
  * Default bound of {@link SegmentEncodeCache}: total characters of the cached pieces (less on a small heap). The
- * pieces that hit are those of the conversations in flight (each render re-encodes their earlier messages): a million
- * characters holds a 300-turn session's history several times over. Pieces of finished conversations are dead
- * weight, and a costly one: a cached character takes about 8 heap bytes with its ids and entry, and V8 lets the old
- * generation grow to a multiple of what it holds before collecting it, so a replay whose cache kept filling up to 8
- * million characters peaked at half as much RSS again as one a tenth its length.
+ * pieces that hit are those of the conversations in flight (each render re-encodes their earlier messages): half a
+ * million characters holds a 300-turn session's whole history. Pieces of finished conversations are dead weight, and
+ * a costly one: a cached character takes about 8 heap bytes with its ids and entry, and V8 lets the old generation
+ * grow to a multiple of what it holds before collecting it, so a replay whose cache kept filling (up to 8 million
+ * characters) peaked at half as much RSS again as one a tenth its length.
  */
-const DEFAULT_SEGMENT_CACHE_CHARS = 1_000_000;
+const DEFAULT_SEGMENT_CACHE_CHARS = 500_000;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
