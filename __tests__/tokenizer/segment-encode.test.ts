@@ -2,6 +2,8 @@
 // The reference is an independent library tokenizer built from the same packaged files; files it cannot cover fall back.
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { beforeAll, describe, expect, it } from "@jest/globals";
 import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
 import fc from "fast-check";
@@ -11,6 +13,7 @@ import {
   defaultTokenizerDirectory,
   loadTokenizer,
   Qwen3Tokenizer,
+  ownedString,
   SegmentEncodeCache,
   segmentEncodingProblem,
   type AddedTokenSpec,
@@ -253,6 +256,39 @@ describe("the LRU bound", () => {
     const cache = new SegmentEncodeCache([], reference);
     expect(cache.encode("hello <|im_end|>")).toEqual(reference("hello <|im_end|>"));
     expect(cache.size).toBe(1);
+  });
+});
+
+describe("cached pieces own their characters", () => {
+  /** The engine's collector, reachable without starting Jest under --expose-gc. */
+  function collector(): () => void {
+    setFlagsFromString("--expose-gc");
+    return runInNewContext("gc") as () => void;
+  }
+
+  it("a piece cut from a huge prompt keeps none of it alive once the prompt is dropped", () => {
+    const gc = collector();
+    const cache = new SegmentEncodeCache([{ id: 1, content: "<|sep|>" }], (text) => [text.length], 10_000);
+    const parents = 20;
+    const parentChars = 2_000_000;
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < parents; i += 1) {
+      // the filler is longer than the bound (never cached); the short head is cached, cut out of this one string
+      const text = `a piece of prompt number ${i}, cut out of a long render<|sep|>${String(i % 10).repeat(parentChars)}`;
+      expect(cache.encode(text)).toEqual([text.indexOf("<|sep|>"), 1, parentChars]);
+    }
+    expect(cache.size).toBe(parents);
+    gc();
+    const retained = process.memoryUsage().heapUsed - before;
+    // views into the prompts would keep 20 x 2 MB alive; owned copies keep about 20 x 60 characters
+    expect(retained).toBeLessThan(parentChars * 4);
+    expect(cache.encode("a piece of prompt number 7, cut out of a long render")).toEqual([52]);
+    expect(cache.size).toBe(parents);
+  });
+
+  it("ownedString gives the same characters", () => {
+    for (const text of ["", "short", "exactly 13 ch", "a longer text with 😀 and 東京 in it", "x".repeat(100)]) expect(ownedString(text)).toBe(text);
   });
 });
 

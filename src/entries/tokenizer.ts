@@ -23,6 +23,7 @@ export {
   type TitoOptions,
   type TitoMessageMatcher,
 } from "../tokenizer/tito";
+export { TitoRenderCaches, sharedTitoRenderCaches } from "../tokenizer/tito-render-caches";
 export { loadTitoModel, type LoadedModel, type LoadTitoModelOptions } from "../tokenizer/family-load";
 export {
   DEFAULT_FAMILY,

@@ -40,6 +40,7 @@ export async function loadTitoKit(choice: ModelChoice): Promise<TitoKit> {
     chatTemplateKwargs: kwargsOrDefault(choice.chatTemplateKwargs),
     hfCheckpoint: choice.hfCheckpoint || undefined,
     tito: { memoizeRenders: true },
+    shareRenderCaches: true, // an embedded v1 and v2 render the same conversations
   });
   const tito = model.tito;
   return {

@@ -12,6 +12,7 @@ import { TitoModelError, type LoadedModelInfo, type ModelChoice, type TitoFamily
 import { loadCheckpoint, TokenizerLoadError, type CheckpointFiles } from "./load";
 import { NativeChatTemplate, specialTokenVariables } from "./native-template";
 import { FamilyTito, TitoError, type TitoOptions } from "./tito";
+import { sharedTitoRenderCaches } from "./tito-render-caches";
 import type { ChatMessage, ChatTemplateKwargs, ToolSpec } from "./types";
 
 /** A started model: the tokenizer rendering the family's template, its TITO rules, and where each came from. */
@@ -28,6 +29,12 @@ export interface LoadedModel extends LoadedModelInfo {
 export interface LoadTitoModelOptions extends ModelChoice {
   /** Passed to the TITO rules (session servers memoize renders). */
   tito?: Omit<TitoOptions, "eosToken">;
+  /**
+   * Render through the process-wide caches of every model loaded with this option over the same checkpoint, template
+   * and family (`sharedTitoRenderCaches`), unless `tito.renderCaches` names others. Session servers of one process
+   * (an embedded v1 and v2) then render each conversation once.
+   */
+  shareRenderCaches?: boolean;
 }
 
 const bundledTemplates = new Map<string, ChatTemplate>();
@@ -217,7 +224,9 @@ export async function loadTitoModel(options: LoadTitoModelOptions = {}): Promise
         ? (older: readonly ChatMessage[], newer: readonly ChatMessage[], tools: readonly ToolSpec[] | null, kwargs: ChatTemplateKwargs) =>
             renderer.renderHistorySuffix(older, newer, { tools, kwargs })
         : undefined;
-    tito = new FamilyTito(tokenizer, defaults, { ...options.tito, eosToken, historySuffix }, family);
+    const renderCaches =
+      options.tito?.renderCaches ?? (options.shareRenderCaches === true ? sharedTitoRenderCaches(files.tokenizer, renderer, family.name) : undefined);
+    tito = new FamilyTito(tokenizer, defaults, { ...options.tito, renderCaches, eosToken, historySuffix }, family);
   } catch (error) {
     if (error instanceof TitoError) throw new TitoModelError("bad-kwargs", family.name, error.message);
     throw error;

@@ -9,6 +9,7 @@ export * from "./load";
 export * from "./mismatch";
 export * from "./tito";
 export * from "./tito-prefix-cache";
+export * from "./tito-render-caches";
 export * from "./rendered-ids-memo";
 export * from "./sglang-tools";
 export * from "./checkpoint-tokenizer";

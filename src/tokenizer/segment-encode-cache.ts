@@ -10,8 +10,15 @@ export interface AddedTokenSpec {
   content: string;
 }
 
-/** Default bound of {@link SegmentEncodeCache}: total characters of the cached pieces (less on a small heap). */
-const DEFAULT_SEGMENT_CACHE_CHARS = 8_000_000;
+/**
+ * Default bound of {@link SegmentEncodeCache}: total characters of the cached pieces (less on a small heap). The
+ * pieces that hit are those of the conversations in flight (each render re-encodes their earlier messages): half a
+ * million characters holds a 300-turn session's whole history. Pieces of finished conversations are dead weight, and
+ * a costly one: a cached character takes about 8 heap bytes with its ids and entry, and V8 lets the old generation
+ * grow to a multiple of what it holds before collecting it, so a replay whose cache kept filling (up to 8 million
+ * characters) peaked at half as much RSS again as one a tenth its length.
+ */
+const DEFAULT_SEGMENT_CACHE_CHARS = 500_000;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
@@ -121,6 +128,19 @@ interface CachedPiece {
   used: boolean;
 }
 
+/** Below this length V8 copies a substring anyway; from it on, a substring may be a view that keeps its parent alive. */
+const SLICE_VIEW_MIN_LENGTH = 13;
+
+/**
+ * A string with `text`'s characters that holds no other string alive. A piece is cut from a whole prompt render;
+ * V8 makes such a substring a view into its parent, so a cached view would keep every prompt it was cut from (far
+ * more than the cached characters the bound counts). Concatenating then slicing makes V8 write the characters into
+ * a string of their own (one character longer).
+ */
+export function ownedString(text: string): string {
+  return text.length < SLICE_VIEW_MIN_LENGTH ? text : ` ${text}`.slice(1);
+}
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }
@@ -129,7 +149,8 @@ function escapeRegExp(text: string): string {
  * Encoder that cuts text at added-token strings (one precompiled regex, longest token first so the leftmost
  * longest match wins, as in the library's trie) and encodes each piece between them once: pieces are looked up in
  * a map of text -> frozen ids bounded by the total characters cached, evicting least recently used pieces
- * first (the second-chance approximation of LRU, so that a hit costs no map update). Only valid when
+ * first (the second-chance approximation of LRU, so that a hit costs no map update). A cached piece owns its
+ * characters (never a view into the text it was cut from), so the bound is what the cache holds. Only valid when
  * {@link segmentEncodingProblem} returns null for the tokenizer that `encodePiece` runs.
  */
 export class SegmentEncodeCache {
@@ -147,7 +168,7 @@ export class SegmentEncodeCache {
     addedTokens: readonly AddedTokenSpec[],
     private readonly encodePiece: (text: string) => number[],
     /** Bound on the total characters of cached pieces. */
-    readonly maxChars: number = heapScaledBound(DEFAULT_SEGMENT_CACHE_CHARS, 4), // the text plus its ids (~1 per 4 chars)
+    readonly maxChars: number = heapScaledBound(DEFAULT_SEGMENT_CACHE_CHARS, 8), // the text, its ids (~1 per 4 chars) and the entry
   ) {
     this.idOfToken = new Map(addedTokens.map((token) => [token.content, token.id]));
     const contents = [...this.idOfToken.keys()].sort((a, b) => b.length - a.length);
@@ -220,6 +241,6 @@ export class SegmentEncodeCache {
       }
     }
     this.chars += piece.length;
-    this.pieces.set(piece, entry);
+    this.pieces.set(ownedString(piece), entry);
   }
 }

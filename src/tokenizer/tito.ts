@@ -4,8 +4,9 @@ import { QWEN3_FAMILY } from "./families/qwen3";
 import { TitoModelError, type TitoFamily, type TokenRef } from "./families/types";
 import { deepSeekThinkingEnabled } from "./deepseek/encoder-renderer";
 import { MismatchComparator, type TitoMismatchEntry } from "./mismatch";
-import { RenderedIdsMemo } from "./rendered-ids-memo";
-import { exactDataKeyAt, TitoPrefixCache } from "./tito-prefix-cache";
+import type { RenderedIdsMemo } from "./rendered-ids-memo";
+import { exactDataKeyAt, type TitoPrefixCache } from "./tito-prefix-cache";
+import { TitoRenderCaches } from "./tito-render-caches";
 import type { ChatMessage, ChatTemplateKwargs, Tokenizer, ToolCall, ToolSpec } from "./types";
 import { pyEquals } from "../wire/py-equals";
 import { pyRepr } from "../wire/py-json";
@@ -97,6 +98,12 @@ export interface TitoOptions {
    * either way, only repeated renders get cheaper. Session servers turn it on.
    */
   memoizeRenders?: boolean;
+  /**
+   * The caches to render through, which other rule sets over the same vocabulary and template may share
+   * (`sharedTitoRenderCaches`); default: a set of this rule set's own. Sharing changes no result, only how often
+   * a render is computed.
+   */
+  renderCaches?: TitoRenderCaches;
   /** The checkpoint's `eos_token` text, for families whose rules name `{eos: true}`. */
   eosToken?: string;
   /**
@@ -125,7 +132,7 @@ export class FamilyTito {
   readonly defaultKwargs: Readonly<ChatTemplateKwargs>;
   private readonly comparator: MismatchComparator;
   /** Renders of `[dummySystem, dummyAssistant]` per tools, kwargs and stored tool calls. */
-  private readonly prefixRenders = new TitoPrefixCache();
+  private readonly prefixRenders: TitoPrefixCache;
   /** Ids of whole renders by exact inputs; null unless {@link TitoOptions.memoizeRenders}. */
   private readonly renderedIds: RenderedIdsMemo | null;
   /** Stored last ids after which the boundary appends {@link appendIds}. */
@@ -151,7 +158,9 @@ export class FamilyTito {
     options: TitoOptions = {},
     readonly family: TitoFamily = QWEN3_FAMILY,
   ) {
-    this.renderedIds = options.memoizeRenders === true ? new RenderedIdsMemo() : null;
+    const caches = options.renderCaches ?? new TitoRenderCaches();
+    this.prefixRenders = caches.prefixRenders;
+    this.renderedIds = options.memoizeRenders === true ? caches.renderedIds : null;
     this.historySuffix = options.historySuffix;
     this.maxTrimTokens = family.boundary.maxTrimTokens;
     this.allowedAppendRoles = new Set(family.allowedAppendRoles);

@@ -9,7 +9,7 @@ import type { TrajectoryNode } from "./forest";
 const LIST_DEPTH = 1;
 
 /** Default bound of the interned texts, in characters, less on a small heap (ids outlive a reset; see {@link TextIds}). */
-const DEFAULT_INTERNED_CHARS = 4_000_000;
+const DEFAULT_INTERNED_CHARS = 1_000_000;
 
 /**
  * Numbers exact key texts: equal texts get the same id while the text is held, and an id is never given to another
