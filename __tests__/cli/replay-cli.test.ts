@@ -165,3 +165,30 @@ describe("against the user's servers", () => {
     ]);
   });
 });
+
+describe("two differently configured sides", () => {
+  let mock: RunningCli;
+  let v1: RunningCli;
+
+  beforeAll(async () => {
+    mock = await startCli(["mock", "--port", "0"]);
+    v1 = await startCli(["serve", "v1", "--backend", mock.url, "--port", "0", "--quiet", "--chat-template", "checkpoint"]);
+  });
+
+  afterAll(async () => {
+    await v1?.stop();
+    await mock?.stop();
+  });
+
+  test("a FAIL between servers whose /health reports different templates is a configuration problem (exit 2) naming the flag", async () => {
+    const json = path.join(dir, "configuration.json");
+    const result = await runCli(["replay", CORPUS[0], "--backend", mock.url, "--v1", v1.url, "--json", json]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toContain("Configuration problem: v1 and v2 render with different settings (template checkpoint");
+    expect(result.stdout).toContain("pass --chat-template checkpoint to this run");
+    expect(result.stdout).toMatch(/ERROR: \d+ of 8 conversations differ between two differently configured sides/);
+    const summary = report(json).summary;
+    expect(summary.failed).toBeGreaterThan(0);
+    expect(summary.configurationProblem).toMatch(/^Configuration problem/);
+  });
+});

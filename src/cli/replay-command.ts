@@ -1,5 +1,6 @@
 // The `session-parity replay FILE...` subcommand: recorded conversations replayed through v1 and v2, optionally
-// with retries injected. Exit status 0 = every conversation passed, 1 = a FAIL or ERROR row, 2 = usage/server problem.
+// with retries injected. Exit status 0 = every conversation passed, 1 = a FAIL or ERROR row, 2 = usage, server or
+// configuration problem.
 import { existsSync, statSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { Command, InvalidArgumentError } from "commander";
@@ -136,6 +137,10 @@ export async function executeReplay(
   if (io.err.isTTY === true) io.err.write("\n");
   const totalMs = performance.now() - started;
   const summary = summarize(outcome.results);
+  // two differently configured sides differ by construction: said first, and not a parity verdict (exit 2)
+  const { checkConfiguration } = await import("./configuration-check");
+  const configuration = checkConfiguration(outcome.health.v1, outcome.health.v2, { v1: options.v1 === undefined, v2: options.v2 === undefined });
+  summary.configurationProblem = summary.failed > 0 ? configuration.problem : null;
   const report: ReplayReport = {
     reportVersion: 1,
     startedAt,
@@ -174,7 +179,8 @@ export async function executeReplay(
   }
   io.out.write(renderReplayReport(report, notes));
   if (unwritable !== null) throw unwritable;
-  const exitCode = summary.serverProblems > 0 || summary.conversations === 0 ? EXIT_USAGE : summary.pass ? EXIT_PASS : EXIT_FAIL;
+  const exitCode =
+    summary.serverProblems > 0 || summary.conversations === 0 || summary.configurationProblem !== null ? EXIT_USAGE : summary.pass ? EXIT_PASS : EXIT_FAIL;
   return { exitCode, report };
 }
 

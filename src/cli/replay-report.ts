@@ -29,6 +29,11 @@ export interface ReplayReport {
     byKind: Array<{ kind: string; status: "FAIL" | "ERROR"; count: number }>;
     /** Rows whose failure is the servers' (no reply, 404, 5xx): the command exits 2. */
     serverProblems: number;
+    /**
+     * When rows FAIL and the two servers' /health report different families, templates or kwargs: the difference and
+     * the flags that align them (the command exits 2: not a parity verdict); null otherwise.
+     */
+    configurationProblem: string | null;
     pass: boolean;
   };
   requests: number;
@@ -66,6 +71,7 @@ export function summarize(rows: readonly ReplayResult[]): ReplayReport["summary"
     errors: count("ERROR"),
     byKind: [...kinds.values()].sort((a, b) => b.count - a.count || a.kind.localeCompare(b.kind)),
     serverProblems: rows.filter((row) => row.verdict.serverProblem).length,
+    configurationProblem: null,
     pass: rows.length > 0 && rows.every((row) => row.verdict.status === "PASS"),
   };
 }
@@ -133,6 +139,8 @@ function renderVerdict(report: ReplayReport): string {
   if (conversations === 0)
     return `ERROR: no conversation to replay in ${report.files.join(", ")}${report.options.shard === null ? "" : ` (shard ${report.options.shard})`}.`;
   if (serverProblems > 0) return `ERROR: ${serverProblems} of ${conversations} conversations met a server problem (${timing}).`;
+  if (report.summary.configurationProblem !== null)
+    return `ERROR: ${failed} of ${conversations} conversations differ between two differently configured sides (see the configuration problem above), not a parity verdict (${timing}).`;
   if (failed === 0 && errors === 0) return `PASS: ${passed}/${conversations} conversations — the v2 training payload equals v1's bit for bit (${timing}).`;
   return `FAIL: ${failed} of ${conversations} conversations differ, ${errors} could not be replayed (${timing}).`;
 }
@@ -149,6 +157,7 @@ export function renderReplayReport(report: ReplayReport, notes: readonly string[
   const sections = [header];
   if (report.rows.length > 0) sections.push(renderTable(report));
   for (const section of [renderFailures(report), renderKinds(report)]) if (section !== "") sections.push(section);
+  if (report.summary.configurationProblem !== null) sections.push(report.summary.configurationProblem);
   if (notes.length > 0) sections.push(notes.join("\n"));
   sections.push(renderVerdict(report));
   return `${sections.join("\n\n")}\n`;

@@ -1,6 +1,7 @@
 // Replays a corpus through v1 and v2: a bounded pool of conversations in flight (the corpus is pulled only as
 // slots free up, so memory follows the concurrency, not the file), each judged as it completes.
 import { resolveMockFormats, type MockFormats } from "../backend/mock-model";
+import { probeHealth } from "../fixture/health-probe";
 import { openFuzzEnvironment, type FuzzEnvironment, type FuzzEnvironmentOptions } from "../fuzz/environment";
 import { replyTurns, unrenderableReason } from "./conversation-check";
 import { driveConversation, type ReplayObservation } from "./drive-conversation";
@@ -49,6 +50,8 @@ export interface ReplayOutcome {
   requests: number;
   /** Where the servers were. */
   servers: { v1: string; v2: string };
+  /** Each server's `GET /health` body, read before the first conversation (null when it answered none). */
+  health: { v1: unknown; v2: unknown };
 }
 
 function errorVerdict(kind: string, cause: string, messageIndex: number | null, serverProblem = false): ReplayVerdict {
@@ -115,6 +118,12 @@ export async function replayCorpus(source: AsyncIterable<CorpusEntry> | Iterable
   const { formats } = resolveMockFormats({ titoModel: options.titoModel });
   const kinds = retryKindsFor(options.titoModel);
   const environment = options.environment ?? (await openFuzzEnvironment({ mockLogEntries: 0, ...options }));
+  const readHealth = (url: string): Promise<unknown> =>
+    probeHealth(url).then(
+      (reply) => reply.body,
+      () => null,
+    );
+  const health = { v1: await readHealth(environment.v1Url), v2: await readHealth(environment.v2Url) };
   const iterator = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]();
   const results: ReplayResult[] = [];
   let requests = 0;
@@ -143,5 +152,5 @@ export async function replayCorpus(source: AsyncIterable<CorpusEntry> | Iterable
   }
   if (read.failure !== null) throw read.failure;
   results.sort((a, b) => a.index - b.index);
-  return { results, requests, servers: { v1: environment.v1Url, v2: environment.v2Url } };
+  return { results, requests, servers: { v1: environment.v1Url, v2: environment.v2Url }, health };
 }
