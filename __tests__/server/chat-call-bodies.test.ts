@@ -1,6 +1,7 @@
 // The two JSON bodies of every chat call as real loopback runs carry them (the fixture's requests, the mock backend's
 // replies, with and without routing replay): each reads as the reference path reads it, a reply's kept spelling is
-// the reference writer's, its tally is the walk of its tree, and every turn's charge is the full walk of its record.
+// the reference writer's, its tally is the walk of its tree, and every turn's charge is the walk of what its record adds
+// (the history it shares with the stored record it builds on counted as seen, as that record holds it).
 // mirrors miles/rollout/session/core.py (json.loads of the request body and of the backend's reply); the reference
 // path is the depth scan, then parsePyJson of the text (held to Python's json module in py-json.test.ts).
 import { afterAll, beforeAll, describe, expect, jest, test } from "@jest/globals";
@@ -26,6 +27,8 @@ interface CapturedBody {
 
 const bodies: CapturedBody[] = [];
 const charges: Array<{ committed: CompletedTurn; charged: number; walked: number }> = [];
+/** Turns whose request shared leading messages with the record it builds on. */
+let sharedTurns = 0;
 let backend: MockBackend;
 /** How many times a turn's charge walked its reply's tree (the tally makes that walk unneeded). */
 let replyWalks = 0;
@@ -39,10 +42,13 @@ beforeAll(async () => {
     bodies.push({ bytes: Buffer.from(bytes), maxDepth, keepSpelling: options?.keepSpelling === true });
     return parse(bytes, maxDepth, options);
   });
-  const charge = recordCharge.recordBytes;
-  jest.spyOn(recordCharge, "recordBytes").mockImplementation((committed, sized, responseBytes) => {
-    const charged = charge(committed, sized, responseBytes);
-    charges.push({ committed, charged, walked: retainedBytes([committed.record, committed.assistantMessage]) });
+  const charge = recordCharge.suffixRecordBytes;
+  jest.spyOn(recordCharge, "suffixRecordBytes").mockImplementation((committed, shared, responseBytes) => {
+    const charged = charge(committed, shared, responseBytes);
+    const request = committed.record.request;
+    const seen = new Set<object>([...(request.messages as object[]).slice(0, shared.messages), ...(shared.tools ? [request.tools as object] : [])]);
+    charges.push({ committed, charged, walked: retainedBytes([committed.record, committed.assistantMessage], seen) });
+    if (shared.messages > 0) sharedTurns += 1;
     return charged;
   });
   const walk = retainedSize.retainedTreeBytes;
@@ -100,8 +106,9 @@ describe("a chat call's bodies, as real runs carry them", () => {
     }
   });
 
-  test("every turn's charge is the full walk of its record and assistant message", () => {
+  test("every turn's charge is the walk of what its record and assistant message add to the stored history", () => {
     expect(charges.length).toBeGreaterThan(20);
+    expect(sharedTurns).toBeGreaterThan(10); // later turns share the history they repeat
     for (const { charged, walked } of charges) expect(charged).toBe(walked);
     // and each was charged from its reply's tally, not by walking the reply
     expect(replyWalks).toBe(0);

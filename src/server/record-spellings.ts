@@ -19,8 +19,20 @@ export class RecordTexts {
     /** `dumpsPy(record.response, PY_RESPONSE_JSON)`: the backend's own text when it was that already, or what the client was sent. */
     public response: string | undefined,
     /** Heap bytes the texts hold (charged to the session with the record). */
-    readonly heapBytes: number,
+    public heapBytes: number,
   ) {}
+
+  /**
+   * Drops the request's texts (the view then writes the request from the record, to the same bytes, and no later turn
+   * copies them); returns the heap bytes freed. The response's text stays.
+   */
+  dropRequest(): number {
+    const freed = this.requestDefault?.heapBytes ?? this.compact?.length ?? 0;
+    this.requestDefault = undefined;
+    this.compact = null;
+    this.heapBytes -= freed;
+    return freed;
+  }
 
   /** The request's compact text (`PY_RESPONSE_JSON`), derived once from the default one; undefined when unknown. */
   request(): string | undefined {

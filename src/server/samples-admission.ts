@@ -1,5 +1,6 @@
 // Sizes a samples reply before any work, so the session budget admits or refuses it as it does a chat turn.
 // The v2 op copies the request's metadata into every leaf's sample: its size times the leaves must fit the heap.
+import { recordPromptLength } from "./record-ids";
 import { cannotNestPast, MAX_JSON_DEPTH } from "../wire/json-depth";
 import { PyBigInt, PyFloat } from "../wire/py-json";
 import type { JsonObject } from "../wire/sample";
@@ -54,8 +55,7 @@ function recordsFootprint(policy: AnyTrajectoryPolicy, state: unknown): SamplesF
   const records = policy.storedRecords?.(state) ?? [];
   let tokens = 0;
   for (const record of records) {
-    const length = (record.request.input_ids as { length?: unknown } | undefined)?.length;
-    tokens += typeof length === "number" ? length : 0;
+    tokens += recordPromptLength(record) ?? 0; // a shared record's count, without making its list
   }
   return { samples: records.length, sampleTokens: tokens, viewTokens: tokens, carriesRequestMetadata: true };
 }

@@ -16,8 +16,10 @@ import { CHECKED_OUTPUT_BYTES_PER_TOKEN, rememberRecordOutput } from "./samples/
 import { addAdditionR3Offset, type ReplayRequestOptions } from "./replay-request";
 import { formatMiB, RequestTooLargeError, SESSION_OVERHEAD_BYTES, SessionBudgetError, SessionEntry, SessionStore, type SessionBudget } from "./session-store";
 import { assertMetadataFitsReply, SAMPLES_HEAP_SHARE, SAMPLES_REQUEST_BUDGET_SHARE, samplesReplySize } from "./samples-admission";
-import { recordBytes, sizeUpstreamBody, type SizedBody } from "./record-charge";
+import { suffixRecordBytes } from "./record-charge";
+import { type SharedHistory, shareStoredHistory } from "./shared-history";
 import { RecordTexts, textHeapBytes, withKnownTexts } from "./record-spellings";
+import { sharedRecordRun } from "./record-ids";
 import type { TitoKit } from "./tito-kit";
 import { type SentBody, spellUpstreamBody } from "./upstream-body";
 import { CompletedTurn, NormalizedChatRequest, SessionHttpError, SessionRecord } from "./types";
@@ -41,6 +43,11 @@ export interface ShellLimits {
 const TOKENS_PER_BODY_BYTE = 1 / 3;
 /** Heap bytes per stored token id: the record's `input_ids` and the checkpoint copy, 8 bytes each. */
 const BYTES_PER_TOKEN = 16;
+/**
+ * Heap bytes a parsed chat body takes at most per byte of its text (strings a byte a character, objects' headers and
+ * slots): what a commit may store of it, reserved without walking the parsed body.
+ */
+const HEAP_BYTES_PER_BODY_BYTE = 2;
 /** Least charge a reclaim frees when it can: one reclaim then makes room for many requests. */
 const MIN_RECLAIM_BYTES = 4 * 1024 * 1024;
 
@@ -68,10 +75,37 @@ function decodeSessionId(segment: string): string {
 interface RecordFacts {
   charge: number;
   texts: RecordTexts | undefined;
+  /** The part of `charge` for the ids arrays it holds while it is its session's newest record (0 once shared). */
+  idsBytes: number;
 }
+
+/** Each session's newest record: the only one whose prompt ids and request text are its own (see {@link settleOlder}). */
+const newestRecords = new WeakMap<SessionEntry<unknown>, SessionRecord>();
 
 /** Each stored record's facts (set when the record is committed; records are never shared by sessions). */
 const recordFacts = new WeakMap<SessionRecord, RecordFacts>();
+
+/** Heap bytes of a packed array of `length` small integers (as retained-size.ts counts it). */
+const idsArrayBytes = (length: number): number => 48 + 8 * length;
+/** Heap bytes a shared record's ids cost besides its run's own ids: the runs, the accessor and its closure. */
+const SHARED_IDS_OVERHEAD = 256;
+
+/**
+ * Charges a record that stopped being its session's newest for what it holds now: its prompt ids read from the shared
+ * runs (only the ids its checkpoint added are its own), its request text dropped (the view writes the request from
+ * the record; a later turn spells what it does not copy from the newest). The charge per turn so grows with the
+ * tokens the turn added, not with the whole conversation.
+ */
+function settleOlder(record: SessionRecord): void {
+  const facts = recordFacts.get(record);
+  if (facts === undefined) return;
+  const run = sharedRecordRun(record);
+  if (run !== undefined && facts.idsBytes > 0) {
+    facts.charge += SHARED_IDS_OVERHEAD + idsArrayBytes(run.base?.ownLength ?? run.ownLength) - facts.idsBytes;
+    facts.idsBytes = 0;
+  }
+  if (facts.texts !== undefined) facts.charge -= facts.texts.dropRequest();
+}
 
 function sessionNotFound(id: string): SessionHttpError {
   return new SessionHttpError(404, `session not found: session_id=${id}`);
@@ -80,7 +114,8 @@ function sessionNotFound(id: string): SessionHttpError {
 /** What a committed turn's charge is computed from. */
 interface CommittedCharge {
   turn: CompletedTurn;
-  sizedBody: SizedBody;
+  /** What its request shares with the stored record it builds on (charged to that record). */
+  shared: SharedHistory;
   texts: RecordTexts;
   /** The reply's retained size when its parse knew it. */
   responseBytes: number | undefined;
@@ -316,14 +351,14 @@ export class SessionShell {
     // split_assistant_turn reads a turn re-sent in pieces as one message before anything checks or matches it
     const parsed = readSplitTurns(parseJsonBody(body), this.ctx.messagesMatch);
     const request = normalizeChatRequest(parsed, this.kit.defaultKwargs, this.kit.mergeKwargs, this.replay);
-    const upstreamBody = request.upstreamBody;
-    // Room for what a commit will store, reserved before anything changes (a 503 here loses nothing): the request
-    // body as the record keeps it, plus its prompt ids twice (record and checkpoint). The commit charges the real size.
-    const sizedBody = sizeUpstreamBody(upstreamBody);
-    const release = this.store.reserve(sizedBody.bytes + BYTES_PER_TOKEN * Math.ceil(body.length * TOKENS_PER_BODY_BYTE), "this chat turn");
+    // Room for what a commit will store, reserved before anything changes (a 503 here loses nothing): at most the
+    // request body as parsed, plus its prompt ids twice (record and checkpoint), counted from the body's length (no
+    // walk of the history it repeats). The commit charges what the turn adds.
+    const reserved = HEAP_BYTES_PER_BODY_BYTE * body.length + BYTES_PER_TOKEN * Math.ceil(body.length * TOKENS_PER_BODY_BYTE);
+    const release = this.store.reserve(reserved, "this chat turn");
     this.store.requestStarted(entry);
     try {
-      await this.chatTurn(req, res, entry, request, requestTimestamp, sizedBody);
+      await this.chatTurn(req, res, entry, request, requestTimestamp);
     } finally {
       // the session is idle from the end of this turn, however long its upstream call took
       this.store.requestEnded(entry);
@@ -337,11 +372,15 @@ export class SessionShell {
    */
   private recharge(entry: SessionEntry<unknown>, committed?: CommittedCharge): void {
     if (committed !== undefined) {
-      const { turn, sizedBody, texts, responseBytes } = committed;
+      const { turn, shared, texts, responseBytes } = committed;
       const tokens = turn.promptIds.length + turn.completionIds.length;
       const outputReading = CHECKED_OUTPUT_BYTES_PER_TOKEN * turn.completionIds.length;
-      recordFacts.set(turn.record, { charge: recordBytes(turn, sizedBody, responseBytes) + 8 * tokens + outputReading + texts.heapBytes, texts });
+      const idsBytes = idsArrayBytes(turn.promptIds.length) + 8 * tokens;
+      recordFacts.set(turn.record, { charge: suffixRecordBytes(turn, shared, responseBytes) + 8 * tokens + outputReading + texts.heapBytes, texts, idsBytes });
       if (this.policy.storedRecords !== undefined) this.textHolders.add(entry);
+      const older = newestRecords.get(entry);
+      newestRecords.set(entry, turn.record);
+      if (older !== undefined && older !== turn.record) settleOlder(older);
     }
     const records = this.policy.storedRecords?.(entry.state);
     if (records === undefined) {
@@ -360,14 +399,16 @@ export class SessionShell {
    * {@link spellUpstreamBody} checks what it copies.
    */
   private promptBase(entry: SessionEntry<unknown>, hint: SessionRecord | null | undefined): SentBody | undefined {
-    let record: SessionRecord | undefined;
-    if (hint === undefined) {
-      const records = this.policy.storedRecords?.(entry.state);
-      record = records === undefined || records.length === 0 ? undefined : records[records.length - 1];
-    } else if (hint !== null) {
-      record = hint;
-    }
+    const record = this.baseRecord(entry, hint);
     return record === undefined ? undefined : recordFacts.get(record)?.texts?.sentBody();
+  }
+
+  /** The stored record a request builds on: the policy's hint (null: none), else the newest stored record. */
+  private baseRecord(entry: SessionEntry<unknown>, hint: SessionRecord | null | undefined): SessionRecord | undefined {
+    if (hint === null) return undefined;
+    if (hint !== undefined) return hint;
+    const records = this.policy.storedRecords?.(entry.state);
+    return records === undefined || records.length === 0 ? undefined : records[records.length - 1];
   }
 
   private async chatTurn(
@@ -376,7 +417,6 @@ export class SessionShell {
     entry: SessionEntry<unknown>,
     request: NormalizedChatRequest,
     requestTimestamp: number,
-    sizedBody: SizedBody,
   ): Promise<void> {
     const id = entry.id;
     const upstreamBody = request.upstreamBody;
@@ -388,7 +428,9 @@ export class SessionShell {
       this.recharge(entry);
       upstreamBody.input_ids = turn.promptIds.slice(); // the record keeps it: an exactly sized copy, no growth slack
       if (this.replay) addAdditionR3Offset(upstreamBody, this.replay, turn.checkpointIds, turn.promptIds);
-      return turn;
+      // the history this request repeats is the stored record's objects from now on (spelled alike: the same bytes)
+      const shared = shareStoredHistory(upstreamBody, this.baseRecord(entry, turn.baseRecord));
+      return { ...turn, shared };
     });
 
     // Phase 2 (no lock): the upstream call.
@@ -430,7 +472,7 @@ export class SessionShell {
         record,
       };
       if (this.policy.commit(entry.state, prepared.plan, request, turn, this.ctx))
-        this.recharge(entry, { turn, sizedBody, texts, responseBytes: completion.responseBytes });
+        this.recharge(entry, { turn, shared: prepared.shared, texts, responseBytes: completion.responseBytes });
     });
 
     if (request.clientStream) {

@@ -4,6 +4,14 @@ import type { ChatMessage } from "../../tokenizer/types";
 import type { MessageMatcher } from "../policy";
 import { matchedPrefixLength } from "../append-only";
 import { SessionHttpError, SessionRecord } from "../types";
+import { shareRecordIds } from "../record-ids";
+import { TokenRun } from "../token-run";
+
+/**
+ * One checkpoint's ids: the newest checkpoint is a plain array (what the next turn merges onto); each older one is a
+ * {@link TokenRun} sharing its prefix with the checkpoint before it, so the session holds each id once.
+ */
+type CheckpointIds = readonly number[] | TokenRun;
 
 /** How many generated turns a retry may discard. */
 export const MAX_ROLLBACK_TURNS = 1;
@@ -14,8 +22,8 @@ export interface LinearTrajectory {
   messages: ChatMessage[];
   /** One record per generated turn, aligned with `checkpoints`. */
   records: SessionRecord[];
-  /** Prompt + completion ids after each generated turn. */
-  checkpoints: number[][];
+  /** Prompt + completion ids after each generated turn (see {@link CheckpointIds}). */
+  checkpoints: CheckpointIds[];
   /** For each checkpoint, the message count it ends at. */
   checkpointMessageEnds: number[];
 }
@@ -26,8 +34,19 @@ export function createLinearTrajectory(): LinearTrajectory {
 }
 
 /** The ids of the current trajectory (the last checkpoint), or []. */
-export function currentTokenIds(state: LinearTrajectory): number[] {
-  return state.checkpoints.length > 0 ? state.checkpoints[state.checkpoints.length - 1] : [];
+export function currentTokenIds(state: LinearTrajectory): readonly number[] {
+  return state.checkpoints.length > 0 ? checkpointArray(state.checkpoints[state.checkpoints.length - 1]) : [];
+}
+
+/** A checkpoint's ids as an array (a fresh one for a run). */
+function checkpointArray(ids: CheckpointIds): readonly number[] {
+  return ids instanceof TokenRun ? ids.toArray() : ids;
+}
+
+/** A checkpoint as a run, sharing its prefix with `base` (a run already is one). */
+function checkpointRun(ids: CheckpointIds, base: CheckpointIds | undefined): TokenRun {
+  if (ids instanceof TokenRun) return ids;
+  return TokenRun.of(ids, base === undefined ? null : base instanceof TokenRun ? base : TokenRun.of(base), true);
 }
 
 /** Where a rollback lands, or null when the request extends the whole stored history. */
@@ -84,7 +103,7 @@ export function rollbackBase(state: LinearTrajectory, target: RollbackTarget | n
   if (target === null) return { messages: state.messages, tokenIds: currentTokenIds(state), turns: state.checkpoints.length };
   return {
     messages: state.messages.slice(0, target.keepMessages),
-    tokenIds: target.keepCheckpoints > 0 ? state.checkpoints[target.keepCheckpoints - 1] : [],
+    tokenIds: target.keepCheckpoints > 0 ? checkpointArray(state.checkpoints[target.keepCheckpoints - 1]) : [],
     turns: target.keepCheckpoints,
   };
 }
@@ -93,13 +112,28 @@ export function rollbackBase(state: LinearTrajectory, target: RollbackTarget | n
 export function applyRollback(state: LinearTrajectory, target: Omit<RollbackTarget, "matchedMessages">): void {
   state.messages = state.messages.slice(0, target.keepMessages);
   state.checkpoints = state.checkpoints.slice(0, target.keepCheckpoints);
+  // the checkpoint kept last is the newest again: an array, as the next turn merges onto it (the same array each read)
+  const last = state.checkpoints.length - 1;
+  if (last >= 0) state.checkpoints[last] = checkpointArray(state.checkpoints[last]);
   state.records = state.records.slice(0, target.keepCheckpoints);
   state.checkpointMessageEnds = state.checkpointMessageEnds.slice(0, target.keepCheckpoints);
 }
 
-/** Appends a generated turn: effective history (stored prefix + request tail + assistant), checkpoint, record. */
+/**
+ * Appends a generated turn: effective history (stored prefix + request tail + assistant), checkpoint, record. The
+ * checkpoint before it becomes a run sharing its prefix with the one before that, and its record's prompt ids read
+ * from that run (see record-ids.ts): only the newest turn keeps arrays of its own.
+ */
 export function appendTurn(state: LinearTrajectory, request: readonly ChatMessage[], assistant: ChatMessage, tokenIds: number[], record: SessionRecord): void {
   state.messages = [...state.messages, ...request.slice(state.messages.length), assistant];
+  const last = state.checkpoints.length - 1;
+  if (last >= 0) {
+    const run = checkpointRun(state.checkpoints[last], state.checkpoints[last - 1]);
+    state.checkpoints[last] = run;
+    const previous = state.records[last];
+    const promptLength = (previous?.request as { input_ids?: unknown } | undefined)?.input_ids;
+    if (previous !== undefined && Array.isArray(promptLength)) shareRecordIds(previous, run.prefix(promptLength.length));
+  }
   state.checkpoints.push(tokenIds);
   state.checkpointMessageEnds.push(request.length + 1);
   state.records.push(record);

@@ -3,6 +3,8 @@
 import type { ChatMessage } from "../../tokenizer/types";
 import type { MessageMatcher } from "../policy";
 import type { SessionRecord } from "../types";
+import { shareRecordIds } from "../record-ids";
+import { TokenRun } from "../token-run";
 
 /** Most nodes one session may hold; committing one more is refused. */
 export const MAX_TREE_NODES = 1024;
@@ -46,7 +48,10 @@ export class TrajectoryNode {
   /** Number of messages on the root -> this node path (inclusive of this delta). */
   readonly messageEnd: number;
   readonly deltaMessages: readonly ChatMessage[];
-  readonly tokenIds: readonly number[];
+  /** The snapshot root -> this node, sharing its parent's prefix (each id stored once per session and branch point). */
+  readonly run: TokenRun;
+  /** The snapshot as an array while this node is the newest of its forest (see {@link release}); null after. */
+  private ids: readonly number[] | null;
   readonly completionSpan: readonly [number, number];
   readonly committedAt: number;
   readonly responseId: string;
@@ -61,7 +66,8 @@ export class TrajectoryNode {
     adopt = false,
   ) {
     this.deltaMessages = adopt ? init.deltaMessages : [...init.deltaMessages];
-    this.tokenIds = adopt ? init.tokenIds : init.tokenIds.slice(); // slice sizes the copy exactly (a spread leaves growth slack)
+    this.ids = adopt ? init.tokenIds : init.tokenIds.slice(); // slice sizes the copy exactly (a spread leaves growth slack)
+    this.run = TokenRun.of(this.ids, parent === null ? null : parent.run, true);
     this.completionSpan = [init.completionSpan[0], init.completionSpan[1]];
     this.committedAt = init.committedAt;
     this.responseId = init.responseId;
@@ -69,6 +75,29 @@ export class TrajectoryNode {
     this.finishReason = init.finishReason;
     this.depth = parent === null ? 1 : parent.depth + 1;
     this.messageEnd = (parent === null ? 0 : parent.messageEnd) + this.deltaMessages.length;
+  }
+
+  /**
+   * Full token snapshot root -> this node (prompt + completion). The newest node of a forest keeps it as an array (the
+   * same array on every read); an older one makes a fresh, equal array from its run on each read.
+   */
+  get tokenIds(): readonly number[] {
+    return this.ids ?? this.run.toArray();
+  }
+
+  /** Number of ids in {@link tokenIds}, without making the array. */
+  get tokenCount(): number {
+    return this.run.length;
+  }
+
+  /**
+   * Drops the array this node kept while it was the newest: from now on its snapshot and its record's prompt ids are
+   * read from the shared runs (see record-ids.ts).
+   */
+  release(): void {
+    if (this.ids === null) return;
+    this.ids = null;
+    shareRecordIds(this.record, this.run.prefix(this.completionSpan[0]));
   }
 
   /** Commit order; the only ordering key of the forest. Same value as `id`. */
@@ -145,6 +174,7 @@ export class TrajectoryForest {
       throw new Error(`createNode: parent node ${parent.id} does not belong to this forest`);
     }
     const node = new TrajectoryNode(this.nodes.length, parent, init, adopt);
+    this.nodes.at(-1)?.release();
     this.nodes.push(node);
     if (parent === null) this.roots.push(node);
     else parent.children.push(node);

@@ -53,9 +53,9 @@ export function createV2Policy(options: V2PolicyOptions = {}): TrajectoryPolicy<
       for (const node of state.forest.nodes) {
         if (node.children.length > 0) continue;
         samples += 1;
-        sampleTokens += node.tokenIds.length;
+        sampleTokens += node.tokenCount;
       }
-      return { samples, sampleTokens, viewTokens: state.activeLeaf?.tokenIds.length ?? 0, carriesRequestMetadata: true };
+      return { samples, sampleTokens, viewTokens: state.activeLeaf?.tokenCount ?? 0, carriesRequestMetadata: true };
     },
     collectSamples(state, body, ctx): SamplesResult {
       const mismatches: MismatchCache = new Map(); // the active leaf's report serves both the session and its sample

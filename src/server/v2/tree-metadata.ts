@@ -54,7 +54,7 @@ export function buildTreeMetadata(forest: TrajectoryForest): TreeMetadata {
     truncated: node.truncated,
     committed_at: node.committedAt,
     completion_span: [node.completionSpan[0], node.completionSpan[1]],
-    num_tokens: node.tokenIds.length,
+    num_tokens: node.tokenCount,
     response_id: node.responseId,
   }));
   const leaves: TreeLeafRow[] = forest.leaves().map((leaf) => ({ node_id: leaf.id, path_node_ids: leaf.pathIds() }));
