@@ -24,6 +24,8 @@ export {
   type TitoMessageMatcher,
 } from "../tokenizer/tito";
 export { TitoRenderCaches, sharedTitoRenderCaches } from "../tokenizer/tito-render-caches";
+export { TitoPrefixCache } from "../tokenizer/tito-prefix-cache";
+export { RenderedIdsMemo } from "../tokenizer/rendered-ids-memo";
 export { loadTitoModel, type LoadedModel, type LoadTitoModelOptions } from "../tokenizer/family-load";
 export {
   DEFAULT_FAMILY,
