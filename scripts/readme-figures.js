@@ -6,6 +6,7 @@
 // of the region's text as written here, so __tests__/docs/figures.test.ts fails when a region was edited by hand, and
 // fails on a measured-looking figure (sizes, decimal timings, ratios, test counts) anywhere outside the regions.
 // `--capture [name ...]` first runs the command captures (compiled CLI: build first) into .bench-out/capture-*.txt.
+// `--only name ...` rewrites just the named regions, leaving the others as they are (their runs may be elsewhere).
 const { spawn, spawnSync } = require("node:child_process");
 const { createHash } = require("node:crypto");
 const fs = require("node:fs");
@@ -124,13 +125,14 @@ function render(name) {
   throw new Error(`readme-figures: no generator for region "${name}"`);
 }
 
-/** Rewrites every region of every page; returns how many changed. */
-function writeRegions() {
+/** Rewrites every region of every page (or only the regions named in `only`); returns how many pages changed. */
+function writeRegions(only = null) {
   let changed = 0;
   for (const page of pages()) {
     const file = path.join(root, page);
     const before = fs.readFileSync(file, "utf8");
-    const after = before.replace(REGION, (_whole, name) => {
+    const after = before.replace(REGION, (whole, name) => {
+      if (only !== null && !only.has(name)) return whole;
       const text = `${render(name).trimEnd()}\n`;
       return `${startMarker(name, text)}\n${text}<!-- figures:end -->`;
     });
@@ -258,6 +260,12 @@ async function runCaptures(only) {
 
 async function main() {
   const argv = process.argv.slice(2);
+  if (argv[0] === "--only") {
+    if (argv.length < 2) throw new Error("readme-figures: --only needs the names of the regions to rewrite");
+    const changed = writeRegions(new Set(argv.slice(1)));
+    if (changed === 0) console.log(`readme-figures: ${argv.slice(1).join(", ")} already current (or named by no page)`);
+    return;
+  }
   if (argv[0] === "--capture") await runCaptures(argv.slice(1));
   const changed = writeRegions();
   if (changed === 0) console.log("readme-figures: every generated region is current");
